@@ -1,0 +1,107 @@
+"""Which agents take part: built-in names, agent files and folders of them.
+
+An `AgentSpec` says where an agent comes from; `open_handle` turns it into the handle a
+game talks to, in the isolation mode asked for.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from .errors import AgentNotFound, HarnessError
+
+ISOLATION_MODES = ("sandbox", "process", "none")
+
+
+@dataclass(frozen=True)
+class AgentSpec:
+    name: str
+    language: str                 # python, hy, lisp, builtin, callable
+    source: str                   # a path, "builtin" or "callable"
+    function: Callable | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def path(self) -> Path | None:
+        return Path(self.source) if self.language in ("python", "hy", "lisp") else None
+
+
+def bundled_agents_dir() -> Path:
+    import student_agents
+
+    return Path(student_agents.__file__).resolve().parent
+
+
+def builtin_spec(name: str) -> AgentSpec:
+    return AgentSpec(name, "builtin", "builtin")
+
+
+def file_spec(path: Path) -> AgentSpec:
+    from .languages import BY_SUFFIX
+
+    language = BY_SUFFIX.get(path.suffix)
+    if language is None:
+        raise AgentNotFound(f"{path}: not an agent file (expected .py, .hy or .lisp)")
+    return AgentSpec(path.stem, language.name, str(path))
+
+
+def is_agent_file(path: Path) -> bool:
+    from .languages import BY_SUFFIX
+
+    return (path.is_file() and path.suffix in BY_SUFFIX
+            and not path.name.startswith(("_", ".")))
+
+
+def folder_specs(folder: Path) -> list[AgentSpec]:
+    return [file_spec(path) for path in sorted(folder.iterdir()) if is_agent_file(path)]
+
+
+def find_builtin(name: str) -> str | None:
+    from .builtins import BUILTINS
+
+    lowered = name.lower()
+    return lowered if lowered in BUILTINS else None
+
+
+def resolve_one(argument: str, search: list[Path] = ()) -> list[AgentSpec]:
+    """AGENT as the command line takes it: a file, a folder, a built-in or an agent name
+    found in one of the `search` folders."""
+    path = Path(argument)
+    if path.is_dir():
+        specs = folder_specs(path)
+        if not specs:
+            raise AgentNotFound(f"{path}: folder holds no agent files (.py, .hy, .lisp)")
+        return specs
+    if path.is_file():
+        return [file_spec(path)]
+    builtin = find_builtin(argument)
+    if builtin:
+        return [builtin_spec(builtin)]
+    for folder in search:
+        for candidate in folder_specs(folder) if folder.is_dir() else []:
+            if candidate.name.lower() == argument.lower():
+                return [candidate]
+    from .builtins import BUILTINS
+
+    raise AgentNotFound(
+        f"unknown agent {argument!r}: not a file, a folder or a built-in "
+        f"({', '.join(sorted(BUILTINS))})")
+
+
+def resolve(arguments, search: list[Path] = ()) -> list[AgentSpec]:
+    specs = [spec for argument in arguments for spec in resolve_one(argument, search)]
+    check_unique(specs)
+    return specs
+
+
+def check_unique(specs: list[AgentSpec]) -> None:
+    seen: dict[str, AgentSpec] = {}
+    for spec in specs:
+        other = seen.get(spec.name.lower())
+        if other is not None:
+            raise HarnessError(f"two agents named {spec.name}: {other.source} and {spec.source}")
+        seen[spec.name.lower()] = spec
+
+
+def callable_spec(function: Callable, name: str | None = None) -> AgentSpec:
+    return AgentSpec(name or function.__name__, "callable", "callable", function)

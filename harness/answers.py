@@ -1,0 +1,85 @@
+"""Turning whatever an agent returned into a canonical move string, in the agent's process.
+
+An answer is valid when it is a sequence of exactly `moves_per_turn` moves, each C or D.
+Accepted spellings (RULES.md): the symbol, string or character C or D in either case;
+anything but an upper-case symbol or string is accepted with a warning. Nothing about
+the answer is trusted: a str subclass is read through `str`'s own methods, so overriding
+`__eq__` or `__str__` cannot make one object count as both C and D, and an iterable is read
+at most one item past the expected length.
+"""
+from __future__ import annotations
+
+from itertools import islice
+
+_EXACT = {"C": "C", "D": "D"}
+_LOWER = {"c": "C", "d": "D"}
+
+
+class InvalidAnswer(Exception):
+    """The agent's answer is not `moves_per_turn` moves of C or D; the message says why."""
+
+
+def describe(value, limit: int = 80) -> str:
+    """A short, safe description of an agent's value (never calls the agent's __repr__)."""
+    if type(value) in (str, int, float, bool, type(None)):
+        text = repr(value)
+    elif type(value) in (list, tuple) and len(value) <= 8 and all(
+            type(v) in (str, int, float, bool, type(None)) for v in value):
+        text = repr(value)
+    else:
+        text = f"<{type(value).__name__} object>"
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _move(item) -> tuple[str, bool]:
+    """(canonical move, spelled canonically?) or InvalidAnswer."""
+    if isinstance(item, str):
+        text = str.__str__(item)  # the underlying characters, whatever the subclass says
+        if text in _EXACT:
+            return _EXACT[text], True
+        if text in _LOWER:
+            return _LOWER[text], False
+        raise InvalidAnswer(f"{describe(text)} is not a move (C or D)")
+    spelled = _other_spelling(item)
+    if spelled is not None:
+        return spelled, False
+    raise InvalidAnswer(f"{describe(item)} is not a move (C or D)")
+
+
+def _other_spelling(item):
+    """Hy keywords (`:C`) and the like; extended by lisp_bridge for Lisp data."""
+    name = getattr(type(item), "__module__", "")
+    if name.startswith("hy."):
+        from lisp_bridge.hy_data import move_from_hy  # only when a Hy value shows up
+
+        return move_from_hy(item)
+    return None
+
+
+def normalize(answer, moves_per_turn: int) -> tuple[str, str | None]:
+    """The canonical move string and a warning (or None) for a valid answer."""
+    if type(answer) in (list, tuple) and len(answer) == moves_per_turn and all(
+            type(m) is str and m in _EXACT for m in answer):
+        return "".join(answer), None  # the fast path every well-behaved agent takes
+    return _normalize_slowly(answer, moves_per_turn)
+
+
+def _normalize_slowly(answer, moves_per_turn: int) -> tuple[str, str | None]:
+    if answer is None:
+        raise InvalidAnswer("returned nothing (None)")
+    if isinstance(answer, (bytes, bytearray, dict, set, frozenset, int, float)):
+        raise InvalidAnswer(f"returned {describe(answer)}, not a list of {moves_per_turn} moves")
+    try:
+        items = list(islice(iter(answer), moves_per_turn + 1))
+    except Exception as error:  # an iterable that raises is the agent's fault, not ours
+        raise InvalidAnswer(
+            f"returned {describe(answer)} that fails when read: {type(error).__name__}")
+    if len(items) != moves_per_turn:
+        count = f"{len(items)}" if len(items) <= moves_per_turn else f"more than {moves_per_turn}"
+        raise InvalidAnswer(
+            f"returned {count} moves ({describe(answer)}), expected {moves_per_turn}")
+    moves, canonical = zip(*(_move(item) for item in items))
+    warning = None
+    if not all(canonical) or isinstance(answer, str):
+        warning = f"answer {describe(answer)} spelled non-canonically; write upper-case C and D"
+    return "".join(moves), warning

@@ -1,0 +1,107 @@
+"""One game of L turns between two agent handles (RULES.md, "A game" and "Flips").
+
+Each turn both agents are asked for their moves with the state as it was before the turn;
+each move is then flipped with chance F, drawn separately for each agent from its own
+generator, and the moves are played one at a time, move k of A against move k of B.
+"""
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+
+from . import seeds
+from .handles.base import Fault, GameStart
+from .rules import FLIPPED, GameParams
+
+
+@dataclass(frozen=True)
+class Turn:
+    intended_a: str
+    played_a: str
+    intended_b: str
+    played_b: str
+    fault_a: Fault | None = None
+    fault_b: Fault | None = None
+    score: tuple[int, int] = (0, 0)        # running score after this turn
+
+
+@dataclass
+class GameRecord:
+    round: int
+    a: str                                  # the name that sorts first
+    b: str
+    length: int
+    seed: int
+    score: tuple[int, int] = (0, 0)
+    turns: list[Turn] = field(default_factory=list)
+    warnings: dict[str, str] = field(default_factory=dict)   # first warning per side
+
+    def faults(self, side: str) -> list[tuple[int, Fault]]:
+        attribute = "fault_a" if side == "a" else "fault_b"
+        return [(number, getattr(turn, attribute))
+                for number, turn in enumerate(self.turns, 1) if getattr(turn, attribute)]
+
+    def fault_count(self, side: str) -> int:
+        return len(self.faults(side))
+
+
+class _Noise:
+    """Flips one agent's moves: F decays as that agent plays (both modes of RULES.md)."""
+
+    def __init__(self, params: GameParams, seed: int):
+        self.flip = params.flip
+        self.per_turn = params.moves_per_turn
+        self.draw = random.Random(seed).random
+
+    def apply(self, intended: str, turns_played: int) -> str:
+        flip, draw, per_turn = self.flip, self.draw, self.per_turn
+        if flip.per_turn_constant():
+            chance = flip.chance(turns_played, turns_played * per_turn)
+            if chance <= 0:
+                return intended
+            return "".join(FLIPPED[m] if draw() < chance else m for m in intended)
+        moves_played = turns_played * per_turn
+        return "".join(
+            FLIPPED[m] if draw() < flip.chance(turns_played, moves_played + k) else m
+            for k, m in enumerate(intended))
+
+
+def play_game(handle_a, handle_b, length: int, seed: int, params: GameParams,
+              round_number: int = 0) -> GameRecord:
+    """handle_a plays side "a" (its name sorts first); the result keeps every turn."""
+    record = GameRecord(round_number, handle_a.name, handle_b.name, length, seed)
+    per_turn, payoffs = params.moves_per_turn, params.payoffs
+    table = {m + t: points for (m, t), points in payoffs.table().items()}
+    default = params.default_moves
+    noise_a = _Noise(params, seeds.flip_seed(seed, "a"))
+    noise_b = _Noise(params, seeds.flip_seed(seed, "b"))
+    handle_a.start_game(GameStart(seeds.agent_seed(seed, "a"), per_turn, payoffs))
+    handle_b.start_game(GameStart(seeds.agent_seed(seed, "b"), per_turn, payoffs))
+    last_a = last_b = None
+    score_a = score_b = 0
+    for turn in range(length):
+        handle_a.request(last_a)
+        handle_b.request(last_b)
+        reply_a, reply_b = handle_a.collect(), handle_b.collect()
+        intended_a = reply_a.moves or default
+        intended_b = reply_b.moves or default
+        played_a = noise_a.apply(intended_a, turn)
+        played_b = noise_b.apply(intended_b, turn)
+        for k in range(per_turn):
+            gained_a, gained_b = table[played_a[k] + played_b[k]]
+            score_a += gained_a
+            score_b += gained_b
+        record.turns.append(Turn(intended_a, played_a, intended_b, played_b,
+                                 reply_a.fault, reply_b.fault, (score_a, score_b)))
+        _note_warning(record, "a", reply_a)
+        _note_warning(record, "b", reply_b)
+        last_a, last_b = (played_a, played_b), (played_b, played_a)
+    handle_a.end_game()
+    handle_b.end_game()
+    record.score = (score_a, score_b)
+    return record
+
+
+def _note_warning(record: GameRecord, side: str, reply) -> None:
+    if reply.warning and side not in record.warnings:
+        record.warnings[side] = reply.warning

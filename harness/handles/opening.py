@@ -1,0 +1,57 @@
+"""From an AgentSpec and an isolation mode to a ready handle (or LoadError)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..agents import AgentSpec
+from ..errors import LoadError
+
+
+@dataclass(frozen=True)
+class Isolation:
+    """How agents run: `sandbox` (own process inside bubblewrap), `process` (own process)
+    or `none` (inside the monitor)."""
+
+    mode: str = "sandbox"
+    timeout: float = 1.0
+    memory_limit: int = 1 << 30   # bytes of address space for an agent's process
+
+
+def open_handle(spec: AgentSpec, isolation: Isolation):
+    from ..languages import LANGUAGES
+
+    if spec.language == "callable":
+        return _in_monitor(spec.name, lambda rng, per_turn: spec.function,
+                           LANGUAGES["python"], isolation)
+    language = LANGUAGES[spec.language]
+    if isolation.mode == "none" and language.in_monitor:
+        return _in_monitor(spec.name, language.load(spec.path, spec.name), language, isolation)
+    return _in_process_of_its_own(spec, language, isolation)
+
+
+def _in_monitor(name, factory, language, isolation):
+    from .inprocess import InProcessHandle
+
+    return InProcessHandle(name, factory, language.pairs(), isolation.timeout,
+                           share_hist=language.name == "builtin")
+
+
+def _in_process_of_its_own(spec, language, isolation):
+    from ..languages import host_environment
+    from .process import ProcessHandle
+
+    source = spec.source if spec.language != "builtin" else "builtin"
+    argv = language.host_command(source, spec.name)
+    wrap = None
+    if isolation.mode == "sandbox":
+        wrap = _sandbox_wrapper(spec, isolation)
+    return ProcessHandle(spec.name, argv, host_environment(""), isolation.timeout, wrap=wrap)
+
+
+def _sandbox_wrapper(spec, isolation):
+    """The sandbox's argv wrapper, or None where the sandbox is not available."""
+    try:
+        from .. import sandbox
+    except ImportError:
+        return None
+    return sandbox.wrapper(spec, isolation)

@@ -1,0 +1,293 @@
+"""One OS process per agent, started once and reused from game to game.
+
+The monitor sends only what changed since the last call (the previous turn as played) and
+reads back one marked line per call; nothing from the agent's process is evaluated or
+unpickled, and every reply is checked against the protocol's grammar. A call past its
+deadline gets the process killed from here and replaced, brought up to date with the game
+so far; a process that dies is out for the rest of that game and replaced for the next.
+"""
+from __future__ import annotations
+
+import os
+import re
+import secrets
+import select
+import signal
+import subprocess
+import time
+
+from ..errors import LoadError
+from ..runtime import one_line
+from .base import CRASH, EXCEPTION, INVALID, SILENT_DEFAULT, TIMEOUT, Fault, GameStart, Reply
+
+LINE_LIMIT = 4096
+OUTPUT_CAP = 64 * 1024
+
+
+class _Dead(Exception):
+    """The host process ended (or broke the protocol beyond repair)."""
+
+
+class HostProcess:
+    """A running host: the pipes, a line reader with deadlines, captured stderr."""
+
+    def __init__(self, argv, env, token, output):
+        self.token = token.encode("ascii") + b" "
+        self.output = output
+        self.process = subprocess.Popen(
+            argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            env=env, start_new_session=True, close_fds=True)
+        self.request_fd = self.process.stdin.fileno()
+        self.reply_fd = self.process.stdout.fileno()
+        self.stderr_fd = self.process.stderr.fileno()
+        self.buffer = b""
+        self.poller = select.poll()
+        self.poller.register(self.reply_fd, select.POLLIN)
+        self.poller.register(self.stderr_fd, select.POLLIN)
+
+    def send(self, text: str) -> None:
+        try:
+            os.write(self.request_fd, text.encode("ascii"))
+        except OSError:  # broken pipe: the process is gone; the read will say so
+            pass
+
+    def read_line(self, deadline: float) -> str:
+        """The next marked line, or TimeoutError, or _Dead."""
+        while True:
+            line = self._buffered_line()
+            if line is not None:
+                if line.startswith(self.token):
+                    return line[len(self.token):].decode("utf-8", "replace")
+                continue  # not ours: agent code writing where it should not
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise TimeoutError
+            for fd, _event in self.poller.poll(remaining * 1000):
+                if fd == self.stderr_fd:
+                    self._drain_stderr()
+                else:
+                    self._fill()
+
+    def _buffered_line(self):
+        end = self.buffer.find(b"\n")
+        if end < 0:
+            if len(self.buffer) > LINE_LIMIT:
+                raise _Dead("sent a protocol line over 4096 bytes")
+            return None
+        line, self.buffer = self.buffer[:end], self.buffer[end + 1:]
+        return line
+
+    def _fill(self):
+        chunk = os.read(self.reply_fd, 65536)
+        if not chunk:
+            raise _Dead(self.exit_description())
+        self.buffer += chunk
+
+    def _drain_stderr(self):
+        try:
+            chunk = os.read(self.stderr_fd, 65536)
+        except OSError:
+            chunk = b""
+        if not chunk:
+            self.poller.unregister(self.stderr_fd)
+            return
+        self.output.keep(chunk)
+
+    def exit_description(self) -> str:
+        try:
+            code = self.process.wait(timeout=0.5)
+        except subprocess.TimeoutExpired:
+            return "closed its output"
+        if code < 0:
+            try:
+                return f"process killed by {signal.Signals(-code).name}"
+            except ValueError:
+                return f"process killed by signal {-code}"
+        return f"process exited with status {code}"
+
+    def kill(self) -> None:
+        try:
+            os.killpg(self.process.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        try:
+            self.process.kill()
+        except ProcessLookupError:
+            pass
+        self.process.wait()
+        self._drain_remaining()
+        for stream in (self.process.stdin, self.process.stdout, self.process.stderr):
+            try:
+                stream.close()
+            except OSError:
+                pass
+
+    def _drain_remaining(self):
+        try:
+            os.set_blocking(self.stderr_fd, False)
+            while chunk := os.read(self.stderr_fd, 65536):
+                self.output.keep(chunk)
+        except (OSError, ValueError):
+            pass
+
+    def quit(self) -> None:
+        self.send("QUIT\n")
+        try:
+            self.process.wait(timeout=0.2)
+        except subprocess.TimeoutExpired:
+            pass
+        self.kill()
+
+
+class CapturedOutput:
+    """What an agent printed, kept up to a cap for the instructor; the rest is counted."""
+
+    def __init__(self, cap: int = OUTPUT_CAP):
+        self.cap = cap
+        self.kept = bytearray()
+        self.dropped = 0
+
+    def keep(self, chunk: bytes) -> None:
+        room = self.cap - len(self.kept)
+        self.kept += chunk[:max(0, room)]
+        self.dropped += max(0, len(chunk) - max(0, room))
+
+    def text(self) -> str:
+        text = self.kept.decode("utf-8", "replace")
+        if self.dropped:
+            text += f"\n[... {self.dropped} more bytes not kept]"
+        return text
+
+
+_MOVES = re.compile(r"MOVES ([CD]+)(?: WARN (.*))?")
+
+
+class ProcessHandle:
+    def __init__(self, name: str, argv: list[str], env: dict, timeout: float,
+                 start_timeout: float = 30.0, wrap=None):
+        self.name = name
+        self.argv = argv
+        self.env = env
+        self.timeout = timeout
+        self.start_timeout = start_timeout
+        self.wrap = wrap or (lambda argv: argv)
+        self.output = CapturedOutput()
+        self.host: HostProcess | None = None
+        self.start: GameStart | None = None
+        self.turns: list[tuple[str, str]] = []
+        self.out_for_game = False
+        self.deadline = 0.0
+        self.status_message: str | None = None
+        self.host = self._launch()
+
+    # -- life cycle -------------------------------------------------------------------------
+    def _launch(self) -> HostProcess:
+        """A ready host, or LoadError with the agent's own reason."""
+        token = secrets.token_hex(8)
+        env = dict(self.env, PDH_TOKEN=token)
+        try:
+            host = HostProcess(self.wrap(self.argv), env, token, self.output)
+        except OSError as error:
+            raise LoadError(f"cannot start {self.argv[0]}: {error.strerror}")
+        try:
+            line = host.read_line(time.monotonic() + self.start_timeout)
+        except TimeoutError:
+            host.kill()
+            raise LoadError(f"did not finish loading within {self.start_timeout:g} s")
+        except _Dead as death:
+            host.kill()
+            raise LoadError(f"{death} while loading{self._output_hint()}")
+        if line.startswith("LOADERR "):
+            host.kill()
+            raise LoadError(line[len("LOADERR "):])
+        if line != "READY":
+            host.kill()
+            raise LoadError(f"host answered {one_line(line, 80)!r} instead of READY")
+        return host
+
+    def _output_hint(self) -> str:
+        lines = self.output.kept.decode("utf-8", "replace").strip().splitlines()
+        return f": {one_line(lines[-1], 200)}" if lines else ""
+
+    def _replace(self) -> bool:
+        """A new process, brought up to date with the game in progress; False if none starts."""
+        try:
+            self.host = self._launch()
+        except LoadError as error:
+            self.status_message = f"could not be restarted: {error}"
+            self.host = None
+            return False
+        self._send_game()
+        for mine, theirs in self.turns:
+            self.host.send(f"SYNC {mine} {theirs}\n")
+        return True
+
+    def _send_game(self) -> None:
+        start = self.start
+        t, r, p, s = start.payoffs.as_tuple()
+        self.host.send(f"GAME {start.agent_seed} {start.moves_per_turn} {t} {r} {p} {s}\n")
+
+    def _lose_host(self, reason: str) -> None:
+        if self.host is not None:
+            self.host.kill()
+            self.host = None
+        if self.status_message is None:
+            self.status_message = reason
+
+    # -- the handle -------------------------------------------------------------------------
+    def start_game(self, start: GameStart) -> None:
+        self.start = start
+        self.turns = []
+        self.out_for_game = False
+        if self.host is not None:
+            self._send_game()
+        elif not self._replace():  # the last game killed it; a fresh one starts this game
+            self.out_for_game = True
+
+    def request(self, last) -> None:
+        if last is not None:
+            self.turns.append(last)
+        if self.out_for_game:
+            return
+        if self.host is None and not self._replace():
+            self.out_for_game = True
+            return
+        self.host.send(f"TURN {last[0]} {last[1]}\n" if last is not None else "TURN\n")
+        self.deadline = time.monotonic() + self.timeout
+
+    def collect(self) -> Reply:
+        if self.out_for_game:
+            return SILENT_DEFAULT
+        try:
+            line = self.host.read_line(self.deadline)
+        except TimeoutError:
+            self._lose_host(None)
+            return Reply(None, Fault(TIMEOUT, f"no answer within {self.timeout:g} s; "
+                                              "process killed and replaced"))
+        except _Dead as death:
+            reason = f"{death}{self._output_hint()}"
+            self._lose_host(f"crashed: {reason}")
+            self.out_for_game = True
+            return Reply(None, Fault(CRASH, reason))
+        return self._parse(line)
+
+    def _parse(self, line: str) -> Reply:
+        match = _MOVES.fullmatch(line)
+        if match and len(match.group(1)) == self.start.moves_per_turn:
+            return Reply(match.group(1), None, match.group(2))
+        if line.startswith("ERROR "):
+            return Reply(None, Fault(EXCEPTION, one_line(line[len("ERROR "):])))
+        if line.startswith("INVALID "):
+            return Reply(None, Fault(INVALID, one_line(line[len("INVALID "):])))
+        return Reply(None, Fault(INVALID, f"unreadable reply {one_line(line, 80)!r}"))
+
+    def end_game(self) -> None:
+        self.turns = []
+
+    def close(self) -> None:
+        if self.host is not None:
+            self.host.quit()
+            self.host = None
+
+    def captured_output(self) -> str:
+        return self.output.text()

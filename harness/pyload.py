@@ -1,0 +1,63 @@
+"""Loading a Python agent file: compile once, execute fresh for every game."""
+from __future__ import annotations
+
+import random
+import sys
+import traceback
+from pathlib import Path
+
+from .errors import LoadError
+from .private_random import fresh_namespace
+
+
+def read_source(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as error:
+        raise LoadError(f"{path}: not UTF-8 text ({error.reason} at byte {error.start})")
+    except OSError as error:
+        raise LoadError(f"{path}: cannot read: {error.strerror}")
+
+
+def compile_python(path: Path):
+    source = read_source(path)
+    try:
+        return compile(source, str(path), "exec", dont_inherit=True)
+    except SyntaxError as error:
+        raise LoadError(f"{path}:{error.lineno}: syntax error: {error.msg}")
+    except ValueError as error:  # e.g. null bytes
+        raise LoadError(f"{path}: cannot compile: {error}")
+
+
+def line_in(path: Path, tb) -> str:
+    """':N' for the deepest traceback frame inside the agent's file, if any."""
+    lines = [frame.lineno for frame in traceback.extract_tb(tb) if frame.filename == str(path)]
+    return f":{lines[-1]}" if lines else ""
+
+
+def code_factory(code, path: Path, name: str):
+    """A factory(rng, moves_per_turn) -> agent function, running `code` fresh each call."""
+
+    def factory(rng, moves_per_turn):
+        namespace = fresh_namespace(f"pdharness_agent_{name}", str(path), rng)
+        try:
+            exec(code, namespace)
+        except BaseException as error:  # agent code may raise SystemExit and the like
+            detail = str(error).splitlines()[0] if str(error) else ""
+            raise LoadError(f"{path}{line_in(path, sys.exc_info()[2])}: "
+                            f"{type(error).__name__}{': ' + detail if detail else ''} "
+                            "while loading")
+        function = namespace.get(name)
+        if function is None:
+            raise LoadError(f"{path}: defines no function named {name} "
+                            "(the file must define a function named after it)")
+        if not callable(function):
+            raise LoadError(f"{path}: {name} is a {type(function).__name__}, not a function")
+        return function
+
+    factory(random.Random(0), 3)  # load it once now, so a broken file is a load error
+    return factory
+
+
+def load_python(path: Path, name: str):
+    return code_factory(compile_python(path), path, name)

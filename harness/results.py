@@ -1,0 +1,88 @@
+"""What a tournament produces, and how it ranks (RULES.md: "the monitor returns ...")."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .agents import AgentSpec
+from .game import GameRecord
+from .handles.base import FAULT_KINDS
+
+OK, LOAD_ERROR, CRASHED, DISQUALIFIED = "ok", "load-error", "crashed", "disqualified"
+
+
+@dataclass
+class Entrant:
+    spec: AgentSpec
+    status: str = OK
+    message: str | None = None
+    output: str = ""          # what its process printed (capped), for the instructor
+
+    @property
+    def name(self) -> str:
+        return self.spec.name
+
+
+@dataclass
+class RoundResult:
+    number: int
+    game_length: int
+    scores: dict[str, int]
+    dropped: list[str]
+
+
+@dataclass(frozen=True)
+class Standing:
+    rank: int
+    agent: str
+    score: int
+    dropped_in: int | None
+    faults: dict[str, int]
+
+
+@dataclass
+class TournamentResult:
+    seed: int
+    settings: object
+    entrants: list[Entrant]
+    rounds: list[RoundResult] = field(default_factory=list)
+    games: list[GameRecord] = field(default_factory=list)
+    standings: list[Standing] = field(default_factory=list)
+
+    def pairs(self) -> list[tuple[str, int]]:
+        """The monitor's answer: (agent score) best first."""
+        return [(s.agent, s.score) for s in self.standings]
+
+
+def fault_counts(games, name: str) -> dict[str, int]:
+    counts = {kind: 0 for kind in FAULT_KINDS}
+    for game in games:
+        for side, player in (("a", game.a), ("b", game.b)):
+            if player == name:
+                for _turn, fault in game.faults(side):
+                    counts[fault.kind] += 1
+    return counts
+
+
+def rank(names, rounds: list[RoundResult], dropped_in: dict[str, int | None],
+         games) -> list[Standing]:
+    """Ranked by the round an agent was dropped in (last standing first), then that round's
+    score, then name; agents equal on round and score share a rank."""
+    totals = {name: 0 for name in names}
+    last_score = {name: 0 for name in names}
+    for result in rounds:
+        for name, score in result.scores.items():
+            totals[name] += score
+            last_score[name] = score
+
+    def merit(name):
+        out = dropped_in.get(name)
+        return (0 if out is None else 1, -(out or 0), -last_score[name])
+
+    ordered = sorted(names, key=lambda name: (merit(name), name))
+    standings, previous, current_rank = [], None, 0
+    for position, name in enumerate(ordered, 1):
+        if merit(name) != previous:
+            current_rank, previous = position, merit(name)
+        standings.append(Standing(current_rank, name, totals[name], dropped_in.get(name),
+                                  fault_counts(games, name)))
+    return standings

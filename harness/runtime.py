@@ -1,0 +1,76 @@
+"""What runs next to an agent: in the monitor (`--isolation none`) or in its host process.
+
+It keeps the agent's view of the game (hist and score, rebuilt from the played turns the
+monitor sends), loads the agent fresh for every game with its own seeded `random`, calls
+it, and turns its answer into canonical moves. Both isolation modes use this same code, so
+an agent plays identically in either.
+"""
+from __future__ import annotations
+
+import random
+
+from .answers import InvalidAnswer, normalize
+from .errors import LoadError
+from .rules import Payoffs
+
+MOVES_REPLY, INVALID_REPLY, ERROR_REPLY = "MOVES", "INVALID", "ERROR"
+
+
+def one_line(text: str, limit: int = 500) -> str:
+    text = " ".join(str(text).split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def describe_exception(error: BaseException) -> str:
+    detail = one_line(str(error)) if str(error) else ""
+    return f"{type(error).__name__}: {detail}" if detail else type(error).__name__
+
+
+class AgentRuntime:
+    def __init__(self, factory, hist_pair, share_hist: bool = False):
+        self.factory = factory
+        self.hist_pair = hist_pair
+        self.share_hist = share_hist  # built-ins promise not to modify hist
+        self.function = None
+        self.hist: list = []
+        self.mine = self.theirs = 0
+        self.moves_per_turn = 3
+        self.table = Payoffs().table()
+
+    def start_game(self, seed: int, moves_per_turn: int, payoffs: Payoffs) -> None:
+        """Fresh agent, empty history. A reload that fails becomes the first call's error."""
+        self.moves_per_turn = moves_per_turn
+        self.table = payoffs.table()
+        self.hist = []
+        self.mine = self.theirs = 0
+        try:
+            self.function = self.factory(random.Random(seed), moves_per_turn)
+        except LoadError as error:
+            self.function = error
+
+    def record(self, mine: str, theirs: str) -> None:
+        """Append one played turn (strings of C/D) to the agent's view of the game."""
+        table, pair = self.table, self.hist_pair
+        for m, t in zip(mine, theirs):
+            gained, given = table[m, t]
+            self.mine += gained
+            self.theirs += given
+            self.hist.append(pair(m, t))
+
+    def call(self) -> tuple[str, str, str | None]:
+        """(MOVES, "CCD", warning) or (INVALID|ERROR, message, None)."""
+        function = self.function
+        if isinstance(function, LoadError):
+            return ERROR_REPLY, f"reloading failed: {function}", None
+        hist = self.hist if self.share_hist else list(self.hist)
+        try:
+            answer = function(hist, [self.mine, self.theirs])
+        except BaseException as error:  # SystemExit and KeyboardInterrupt are agent errors too
+            return ERROR_REPLY, describe_exception(error), None
+        try:
+            moves, warning = normalize(answer, self.moves_per_turn)
+        except InvalidAnswer as error:
+            return INVALID_REPLY, one_line(str(error)), None
+        except BaseException as error:  # a hostile answer object raising from __eq__ etc.
+            return INVALID_REPLY, f"answer failed when read: {describe_exception(error)}", None
+        return MOVES_REPLY, moves, warning

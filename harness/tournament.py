@@ -1,0 +1,146 @@
+"""The Levinson tournament: round robins, dropping the lowest scorers, until one is left.
+
+A run is a loop over `TournamentState`, which holds everything needed to go on, so a run
+recorded round by round can be resumed where it stopped.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .handles.opening import Isolation
+from .results import (CRASHED, DISQUALIFIED, LOAD_ERROR, Entrant, RoundResult,
+                      TournamentResult, rank)
+from .rounds import draw_length, lowest_scorers, round_robin, round_scores
+from .rules import GameLength, GameParams
+
+
+@dataclass(frozen=True)
+class Settings:
+    game: GameParams = field(default_factory=GameParams)
+    length: GameLength = field(default_factory=GameLength)
+    isolation: Isolation = field(default_factory=Isolation)
+    jobs: int | None = None              # None: every core
+    max_rounds: int | None = None
+    max_faults: int | None = None        # disqualify after this many faults
+    disqualify_broken: bool = False      # agents that do not load leave before round 1
+
+
+@dataclass
+class TournamentState:
+    remaining: list[str]
+    dropped_in: dict[str, int | None]
+    rounds: list[RoundResult] = field(default_factory=list)
+    games: list = field(default_factory=list)
+    disqualified: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def next_round(self) -> int:
+        return len(self.rounds) + 1
+
+
+class Observer:
+    """Hooks for records and progress; every method is optional."""
+
+    def tournament_started(self, result: TournamentResult) -> None: ...
+    def game_finished(self, game) -> None: ...
+    def round_finished(self, state: TournamentState, round_result: RoundResult, games) -> None: ...
+
+
+def run_tournament(specs, seed: int, settings: Settings = Settings(),
+                   observer: Observer | None = None,
+                   state: TournamentState | None = None) -> TournamentResult:
+    from .runners import HandlePool, make_runner
+
+    observer = observer or Observer()
+    pool = HandlePool(specs, settings.isolation)
+    entrants = _open_all(pool, specs)
+    result = TournamentResult(seed, settings, entrants)
+    state = state or _first_state(entrants, settings)
+    result.rounds, result.games = state.rounds, state.games
+    observer.tournament_started(result)
+    runner = make_runner(pool, settings.game, settings.jobs)
+    try:
+        while _goes_on(state, settings):
+            _play_round(state, seed, settings, runner, observer)
+    finally:
+        runner.close()
+    _settle_statuses(entrants, runner, state)
+    result.standings = rank([e.name for e in entrants], state.rounds, state.dropped_in,
+                            state.games)
+    return result
+
+
+def _open_all(pool, specs) -> list[Entrant]:
+    """Load every agent once up front, in parallel, so load errors are known before play."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=8) as executor:
+        list(executor.map(lambda spec: pool.handle(spec.name), specs))
+    return [Entrant(spec, LOAD_ERROR, pool.known_broken[spec.name])
+            if spec.name in pool.known_broken else Entrant(spec) for spec in specs]
+
+
+def _first_state(entrants, settings) -> TournamentState:
+    playing = [e.name for e in entrants
+               if not (settings.disqualify_broken and e.status == LOAD_ERROR)]
+    dropped = {e.name: 0 for e in entrants if e.name not in playing}
+    dropped.update({name: None for name in playing})
+    return TournamentState(sorted(playing), dropped)
+
+
+def _goes_on(state, settings) -> bool:
+    if len(state.remaining) < 2:
+        return False
+    if settings.max_rounds is not None and state.next_round > settings.max_rounds:
+        return False
+    return not (state.rounds and not state.rounds[-1].dropped)  # all tied: co-winners
+
+
+def _play_round(state, seed, settings, runner, observer) -> None:
+    number = state.next_round
+    length = draw_length(seed, number, settings.length)
+    games = runner.play(round_robin(state.remaining, number, length, seed),
+                        on_game=observer.game_finished)
+    scores = round_scores(state.remaining, games)
+    dropped = lowest_scorers(scores)
+    newly_out = _over_fault_limit(state, games, settings)
+    dropped = sorted(set(dropped) | set(newly_out))
+    result = RoundResult(number, length, scores, dropped)
+    state.rounds.append(result)
+    state.games.extend(games)
+    for name in dropped:
+        state.dropped_in[name] = number
+    state.remaining = [name for name in state.remaining if name not in dropped]
+    runner.release(dropped)
+    observer.round_finished(state, result, games)
+
+
+def _over_fault_limit(state, games, settings) -> list[str]:
+    """Agents whose faults so far reach --max-faults: disqualified at the end of this round."""
+    if settings.max_faults is None:
+        return []
+    from .results import fault_counts
+
+    out = []
+    for name in state.remaining:
+        total = sum(fault_counts(state.games + list(games), name).values())
+        if total >= settings.max_faults:
+            state.disqualified[name] = f"{total} faults (limit {settings.max_faults})"
+            out.append(name)
+    return out
+
+
+def _settle_statuses(entrants, runner, state) -> None:
+    for pool in runner.pools:
+        pool.close()
+    for entrant in entrants:
+        notes = [note for pool in runner.pools for note in pool.retired.get(entrant.name, [])]
+        entrant.output = "".join(output for _message, output in notes)
+        crashes = [message for message, _output in notes if message]
+        if entrant.name in state.disqualified:
+            entrant.status, entrant.message = DISQUALIFIED, state.disqualified[entrant.name]
+        elif entrant.status == LOAD_ERROR and state.dropped_in.get(entrant.name) == 0:
+            entrant.status = DISQUALIFIED
+            entrant.message = f"does not load: {entrant.message}"
+        elif entrant.status != LOAD_ERROR and crashes:
+            entrant.status, entrant.message = CRASHED, crashes[0]
