@@ -1,0 +1,76 @@
+"""The `pdharness` command line. Each command lives in harness/commands/<name>.py and is
+imported only when used, so `pdharness --help` and every command start quickly."""
+from __future__ import annotations
+
+import importlib
+import sys
+
+import click
+
+COMMANDS = {
+    "tournament": "Run the Levinson tournament.",
+    "monitor": "Run the original Lisp call, e.g. \"(monitor '(.25 .1) '(10 50) '(...))\".",
+    "play": "Play one game between two agents, with a turn-by-turn trace.",
+    "validate": "Check submissions before upload: name, contract, a short seeded game.",
+    "new": "Write a correctly named agent template.",
+    "show": "Inspect a recorded run (--db FILE).",
+    "resume": "Finish an interrupted recorded run.",
+}
+
+
+class LazyGroup(click.Group):
+    def list_commands(self, ctx):
+        return [name for name in COMMANDS if self._module(name) is not None]
+
+    def get_command(self, ctx, name):
+        module = self._module(name)
+        return getattr(module, "command", None) if module else None
+
+    def format_commands(self, ctx, formatter):
+        rows = [(name, COMMANDS[name]) for name in self.list_commands(ctx)]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
+
+    @staticmethod
+    def _module(name):
+        if name not in COMMANDS:
+            return None
+        try:
+            return importlib.import_module(f"harness.commands.{name}")
+        except ModuleNotFoundError as error:
+            if error.name == f"harness.commands.{name}":
+                return None
+            raise
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name=None, version=__import__("harness").__version__)
+def cli():
+    """pdharness: the Levinson Prisoner's Dilemma tournament monitor."""
+
+
+def fail(message: str, status: int = 2):
+    click.echo(f"pdharness: error: {message}", err=True)
+    sys.exit(status)
+
+
+def main(argv=None):
+    from .errors import HarnessError
+
+    try:
+        status = cli.main(args=argv, prog_name="pdharness", standalone_mode=False)
+    except click.UsageError as error:
+        if type(error).__name__ == "NoArgsIsHelpError":  # bare `pdharness`: show the help
+            click.echo(error.ctx.get_help())
+            sys.exit(0)
+        fail(error.format_message())
+    except click.ClickException as error:
+        fail(error.format_message(), error.exit_code if error.exit_code != 1 else 2)
+    except HarnessError as error:
+        fail(str(error))
+    except (KeyboardInterrupt, click.Abort):
+        click.echo("pdharness: interrupted", err=True)
+        sys.exit(130)
+    except BrokenPipeError:
+        sys.exit(0)
+    sys.exit(status if isinstance(status, int) else 0)

@@ -1,0 +1,116 @@
+"""A tournament result as people and programs read it: table, json, lisp, csv."""
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+from .handles.base import FAULT_KINDS
+
+
+def params_dict(settings) -> dict:
+    game = settings.game
+    return {
+        "flip": [game.flip.start, game.flip.decay],
+        "length": [settings.length.low, settings.length.high],
+        "moves_per_turn": game.moves_per_turn,
+        "decay": game.flip.mode,
+        "timeout": game.timeout,
+        "payoffs": dict(zip("TRPS", game.payoffs.as_tuple())),
+        "default_answer": game.default_answer,
+        "isolation": settings.isolation.mode,
+        "max_rounds": settings.max_rounds,
+        "max_faults": settings.max_faults,
+    }
+
+
+def game_dict(game) -> dict:
+    return {"round": game.round, "a": game.a, "b": game.b, "length": game.length,
+            "score": list(game.score),
+            "faults": {"a": game.fault_count("a"), "b": game.fault_count("b")}}
+
+
+def result_dict(result) -> dict:
+    return {
+        "seed": result.seed,
+        "params": params_dict(result.settings),
+        "agents": [{"name": e.name, "source": e.spec.source, "language": e.spec.language,
+                    "status": e.status, "message": e.message} for e in result.entrants],
+        "rounds": [{"round": r.number, "game_length": r.game_length, "scores": r.scores,
+                    "dropped": r.dropped} for r in result.rounds],
+        "games": [game_dict(game) for game in result.games],
+        "standings": [{"rank": s.rank, "agent": s.agent, "score": s.score,
+                       "dropped_in": s.dropped_in, "faults": s.faults}
+                      for s in result.standings],
+    }
+
+
+def as_json(result) -> str:
+    return json.dumps(result_dict(result), indent=2)
+
+
+def as_lisp(result) -> str:
+    from lisp_bridge.sexpr import Symbol, dumps
+
+    return dumps([[Symbol(name), score] for name, score in result.pairs()])
+
+
+CSV_COLUMNS = ["rank", "agent", "score", "dropped_in", *(f"faults_{k}" for k in FAULT_KINDS),
+               "status", "language", "source"]
+
+
+def csv_rows(result) -> list[dict]:
+    entrants = {e.name: e for e in result.entrants}
+    rows = []
+    for s in result.standings:
+        entrant = entrants[s.agent]
+        row = {"rank": s.rank, "agent": s.agent, "score": s.score,
+               "dropped_in": "" if s.dropped_in is None else s.dropped_in,
+               "status": entrant.status, "language": entrant.spec.language,
+               "source": entrant.spec.source}
+        row.update({f"faults_{kind}": s.faults[kind] for kind in FAULT_KINDS})
+        rows.append(row)
+    return rows
+
+
+def as_csv(result) -> str:
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=CSV_COLUMNS, lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(csv_rows(result))
+    return out.getvalue()
+
+
+def _dropped_text(dropped_in) -> str:
+    if dropped_in is None:
+        return "winner"
+    return "did not play" if dropped_in == 0 else f"round {dropped_in}"
+
+
+def as_table(result) -> str:
+    params = params_dict(result.settings)
+    lines = [f"Levinson tournament  seed {result.seed}  flip {params['flip'][0]:g} "
+             f"{params['flip'][1]:g} ({params['decay']})  length {params['length'][0]}-"
+             f"{params['length'][1]}  {params['moves_per_turn']} moves/turn  "
+             f"isolation {params['isolation']}", ""]
+    winners = [s for s in result.standings if s.dropped_in is None]
+    if len(winners) > 1:
+        lines += [f"Co-winners (all tied): {', '.join(s.agent for s in winners)}", ""]
+    width = max([len("agent")] + [len(s.agent) for s in result.standings])
+    lines.append(f"{'rank':>4}  {'agent':<{width}}  {'score':>7}  {'out':<12}  faults")
+    for s in result.standings:
+        faults = ", ".join(f"{n} {k}" for k, n in s.faults.items() if n) or "-"
+        lines.append(f"{s.rank:>4}  {s.agent:<{width}}  {s.score:>7}  "
+                     f"{_dropped_text(s.dropped_in):<12}  {faults}")
+    lines += ["", "Rounds:"]
+    for r in result.rounds:
+        dropped = ", ".join(r.dropped) or "nobody (all tied)"
+        lines.append(f"  {r.number:>3}: {r.game_length} turns, dropped {dropped}")
+    troubled = [e for e in result.entrants if e.status != "ok"]
+    if troubled:
+        lines += ["", "Agents with problems:"]
+        lines += [f"  {e.name}: {e.status}: {e.message}" for e in troubled]
+    return "\n".join(lines)
+
+
+FORMATTERS = {"table": as_table, "json": as_json, "lisp": as_lisp, "csv": as_csv}
