@@ -59,14 +59,18 @@ class HostProcess:
                 if line.startswith(self.token):
                     return line[len(self.token):].decode("utf-8", "replace")
                 continue  # not ours: agent code writing where it should not
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                raise TimeoutError
+            remaining = max(0.0, deadline - time.monotonic())
+            # past the deadline, still take a reply that is already waiting in the pipe:
+            # an agent collected second must not pay for the first one's slowness
+            replied = False
             for fd, _event in self.poller.poll(remaining * 1000):
                 if fd == self.stderr_fd:
                     self._drain_stderr()
                 else:
                     self._fill()
+                    replied = True
+            if remaining == 0 and not replied:
+                raise TimeoutError
 
     def _buffered_line(self):
         end = self.buffer.find(b"\n")

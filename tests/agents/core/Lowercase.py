@@ -1,0 +1,2 @@
+def Lowercase(hist, score):
+    return ["c", "d", "C"]

@@ -1,0 +1,103 @@
+"""Agents that hang, crash, raise or lie: each fault recorded by kind, the game goes on."""
+import pytest
+
+from conftest import AGENTS
+from harness.agents import builtin_spec, file_spec
+from harness.errors import LoadError
+from harness.game import play_game
+from harness.handles.opening import Isolation, open_handle
+from harness.rules import FlipParams, GameParams
+
+QUIET = GameParams(flip=FlipParams(0.0, 0.0), timeout=0.5)
+CORE = AGENTS / "core"
+
+
+def game(name, opponent="titfortat", mode="process", turns=6, params=QUIET, seed=1):
+    isolation = Isolation(mode, params.timeout)
+    agent = open_handle(file_spec(CORE / f"{name}.py"), isolation)
+    other = open_handle(builtin_spec(opponent), isolation)
+    try:
+        first, second = sorted([agent, other], key=lambda h: h.name)
+        record = play_game(first, second, turns, seed, params)
+        side = "a" if first is agent else "b"
+        return record, side
+    finally:
+        agent.close()
+        other.close()
+
+
+def kinds(record, side):
+    return [fault.kind for _turn, fault in record.faults(side)]
+
+
+def test_a_hanging_agent_is_killed_at_the_deadline_and_replaced():
+    record, side = game("Hanger", turns=5)
+    assert len(record.turns) == 5
+    assert kinds(record, side) == ["timeout"] * 4
+    other = "b" if side == "a" else "a"
+    assert kinds(record, other) == []
+    first_turn = record.turns[0]
+    assert (first_turn.intended_a if side == "a" else first_turn.intended_b) == "CCC"
+
+
+def test_a_process_that_dies_is_one_crash_then_default_answers_then_a_new_process():
+    params = GameParams(flip=FlipParams(0.0, 0.0), default_answer="C")
+    isolation = Isolation("process", 1.0)
+    crasher = open_handle(file_spec(CORE / "Crasher.py"), isolation)
+    defector = open_handle(builtin_spec("defect"), isolation)
+    try:
+        for seed in (1, 2):  # the second game gets a fresh process
+            record = play_game(crasher, defector, 5, seed, params)
+            assert kinds(record, "a") == ["crash"]
+            assert [t.intended_a for t in record.turns] == ["DDD", "DDD", "CCC", "CCC", "CCC"]
+            assert "exited with status 3" in record.faults("a")[0][1].message
+    finally:
+        crasher.close()
+        defector.close()
+
+
+@pytest.mark.parametrize("mode", ["none", "process"])
+def test_an_exception_is_a_fault_with_its_message(mode):
+    record, side = game("Raiser", mode=mode, turns=4)
+    faults = record.faults(side)
+    assert [turn for turn, _ in faults] == [2, 4]
+    assert faults[0][1].kind == "exception"
+    assert faults[0][1].message == "ValueError: odd history"
+    assert [t.intended_a if side == "a" else t.intended_b for t in record.turns] == [
+        "CDC", "CCC", "CDC", "CCC"]
+
+
+@pytest.mark.parametrize("mode", ["none", "process"])
+def test_invalid_answers_are_faults_that_say_what_was_wrong(mode):
+    record, side = game("Liar", mode=mode, turns=5)
+    faults = record.faults(side)
+    assert [f.kind for _, f in faults] == ["invalid"] * 5
+    messages = [f.message for _, f in faults]
+    assert "returned 2 moves" in messages[0]
+    assert "'X' is not a move" in messages[1]
+    assert "None" in messages[2]
+    assert "dict" in messages[3]
+    assert "more than 3" in messages[4]
+
+
+@pytest.mark.parametrize("mode", ["none", "process"])
+def test_lower_case_answers_play_with_a_warning(mode):
+    record, side = game("Lowercase", mode=mode, turns=2)
+    assert kinds(record, side) == []
+    assert record.turns[0].intended_b == "CDC" if side == "b" else record.turns[0].intended_a == "CDC"
+    assert "non-canonically" in record.warnings[side]
+
+
+@pytest.mark.parametrize("mode", ["none", "process"])
+def test_hist_and_score_agree_with_the_rules_every_call(mode):
+    params = GameParams(flip=FlipParams(0.3, 0.0))
+    record, side = game("Checker", opponent="random", mode=mode, turns=30, params=params)
+    assert kinds(record, side) == []
+
+
+@pytest.mark.parametrize("mode", ["none", "process"])
+@pytest.mark.parametrize("name,reason", [("Broken", "Broken.py:1: syntax error"),
+                                         ("Misnamed", "defines no function named Misnamed")])
+def test_files_that_do_not_load_say_why(mode, name, reason):
+    with pytest.raises(LoadError, match=reason):
+        open_handle(file_spec(CORE / f"{name}.py"), Isolation(mode))
