@@ -3,6 +3,7 @@ imported only when used, so `pdharness --help` and every command start quickly."
 from __future__ import annotations
 
 import importlib
+import os
 import sys
 
 import click
@@ -73,4 +74,9 @@ def main(argv=None):
         sys.exit(130)
     except BrokenPipeError:
         sys.exit(0)
+    except Exception as error:  # a bug of ours: still one line, the traceback on request
+        if os.environ.get("PDHARNESS_DEBUG"):
+            raise
+        fail(f"internal error: {type(error).__name__}: {error} "
+             "(set PDHARNESS_DEBUG=1 to see where)", 70)
     sys.exit(status if isinstance(status, int) else 0)
