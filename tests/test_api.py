@@ -1,0 +1,41 @@
+"""harness.monitor, the Python form of the original call."""
+import pytest
+
+import harness
+from conftest import AGENTS
+from harness.errors import HarnessError
+
+
+def always_defect(hist, score):
+    return ["D", "D", "D"]
+
+
+def test_monitor_takes_names_paths_and_functions_and_answers_best_first():
+    result = harness.monitor((0.25, 0.1), [10, 50],
+                             ["titfortat", AGENTS / "core" / "Gambler.py", always_defect],
+                             seed=4, isolation="none")
+    assert sorted(name for name, _ in result) == ["Gambler", "always_defect", "titfortat"]
+    assert result.seed == 4
+    assert result == [(s.agent, s.score) for s in result.result.standings]
+    scores = {name: score for name, score in result}
+    assert all(isinstance(score, int) for score in scores.values())
+
+
+def test_same_seed_same_answer_and_names_found_in_the_agents_folder():
+    folder = AGENTS / "core"
+    first = harness.monitor((.25, .1), (10, 20), ["Gambler", "random"], seed=9,
+                            agents_dir=folder, isolation="process")
+    second = harness.monitor((.25, .1), (10, 20), ["gambler", "random"], seed=9,
+                             agents_dir=folder, isolation="none")
+    assert first == second
+
+
+@pytest.mark.parametrize("flip,length,agents,needle", [
+    ((0.25,), (10, 50), ["random", "defect"], "flip_params"),
+    ((0.25, 0.1), (50, 10), ["random", "defect"], "greater than maximum"),
+    ((0.25, 0.1), (10, 50), ["random", 42], "not an agent"),
+    ((0.25, 0.1), (10, 50), ["nosuch"], "unknown agent"),
+])
+def test_bad_arguments_are_clear_errors(flip, length, agents, needle):
+    with pytest.raises(HarnessError, match=needle):
+        harness.monitor(flip, length, agents, seed=1, isolation="none")
