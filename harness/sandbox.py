@@ -1,0 +1,448 @@
+"""`--isolation sandbox`: each agent's host process starts inside bubblewrap.
+
+What the agent's process gets (docs/readme/untrusted.md says it for users):
+- its own PID, IPC, UTS and network namespaces: it sees and can signal only its own
+  processes, and has no network but an isolated loopback;
+- a read-only view of only what the host needs: /usr (system libraries, SBCL), the Python
+  installation and the site folders that hold hy and hyrule, the harness and lisp_bridge
+  packages, the harness's cache, and a read-only copy of its own file at the file's path
+  (not the folder around it, so no other submission);
+- a private, empty, size-limited /tmp, a minimal /dev, its own /proc, no capabilities, a
+  new session (no terminal to inject input into), SIGKILL when the monitor dies;
+- a minimal environment, and the resource limits of harness/limits.py.
+
+When the monitor runs as root (the usual case on a grading server) the agent would be
+root inside the sandbox too, and the kernel never counts root's processes; so each sandbox
+drops to a user id of its own (`setpriv`), which also makes the process limit hold per
+agent. Without `setpriv`, or where that user cannot read the Python installation, the
+sandbox keeps root inside a user namespace without capabilities and no process limit.
+
+Where bubblewrap cannot run at all (not Linux, not installed, no user namespaces), one
+warning on stderr says what is not protected, and agents run as plain processes with the
+resource limits (`process` isolation).
+"""
+from __future__ import annotations
+
+import itertools
+import os
+import shutil
+import subprocess
+import sys
+import threading
+from dataclasses import dataclass, field
+from typing import Callable
+
+from . import limits as resource_limits
+from .errors import LoadError
+
+TMP_SIZE = 64 * 1024 * 1024        # the agent's private /tmp, in bytes of memory
+UID_BASE = 1_900_000_000           # sandbox user ids: far above any real account's
+UID_SPAN = 100_000_000
+SANDBOX_PATH = "/usr/bin:/bin"
+
+# How a sandbox is built on this machine (chosen once by `support()`):
+DEDICATED_USER = "dedicated-user"  # root monitor: bwrap as root, agent under its own uid
+USER_NAMESPACE = "user-namespace"  # bwrap in a user namespace, agent keeps the caller's uid
+
+
+@dataclass
+class Launch:
+    """How to start one host process: what Popen needs, and fds to close once it started."""
+
+    argv: list[str]
+    env: dict[str, str]
+    preexec_fn: Callable | None = None
+    pass_fds: tuple[int, ...] = ()
+
+    def popen_options(self) -> dict:
+        options = {}
+        if self.preexec_fn is not None:
+            options["preexec_fn"] = self.preexec_fn
+        if self.pass_fds:
+            options["pass_fds"] = self.pass_fds
+        return options
+
+    def close(self) -> None:
+        for fd in self.pass_fds:
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+
+
+@dataclass(frozen=True)
+class Support:
+    """What the sandbox can do here; `flavor` None when it cannot run at all."""
+
+    flavor: str | None
+    reason: str = ""
+    bwrap: str = "bwrap"
+    setpriv: str | None = None
+    prlimit: str | None = None
+    options: frozenset = frozenset()   # optional bwrap options this version knows
+
+    @property
+    def counts_processes(self) -> bool:
+        return self.flavor == DEDICATED_USER or (
+            self.flavor == USER_NAMESPACE and os.geteuid() != 0 and self.prlimit is not None)
+
+
+# -- the hook the process handle uses ---------------------------------------------------------
+def launcher(spec, isolation) -> Callable[[list[str], dict], Launch]:
+    """For an agent and an isolation mode, the function (argv, env) -> Launch that the
+    process handle calls for every process it starts (the first and every replacement)."""
+    memory = getattr(isolation, "memory_limit", resource_limits.DEFAULT_MEMORY)
+    if isolation.mode == "sandbox":
+        found = support()
+        if found.flavor is not None:
+            return _sandboxed(spec, memory, found)
+        warn_once(found.reason)
+    return _plain(memory)
+
+
+def wrapper(spec, isolation):
+    """The older hook name, kept for callers that still use it."""
+    return launcher(spec, isolation)
+
+
+def _plain(memory):
+    """`process` isolation: the same resource limits, no OS sandbox."""
+    limits = resource_limits.Limits(memory=memory)
+
+    def launch(argv, env):
+        return Launch(resource_limits.fit_runtime(argv, memory), dict(env),
+                      resource_limits.preexec(limits, die_with_parent=True))
+
+    return launch
+
+
+_uids = itertools.count()
+
+
+def _next_uid() -> int:
+    """A user id no other running sandbox of this monitor has (and, with the pid mixed in,
+    most likely none of another monitor's either)."""
+    return UID_BASE + (os.getpid() * 10_000 + next(_uids)) % UID_SPAN
+
+
+def _sandboxed(spec, memory, found: Support):
+    views = _Views.of(spec)
+
+    def launch(argv, env):
+        argv = resource_limits.fit_runtime(argv, memory)
+        data_fd = views.open_agent_file()
+        fds = (data_fd,) if data_fd is not None else ()
+        try:
+            command = bwrap_command(argv, env, views, found, data_fd)
+        except BaseException:
+            Launch([], {}, pass_fds=fds).close()
+            raise
+        processes = resource_limits.DEFAULT_PROCESSES if found.flavor == DEDICATED_USER else None
+        limits = resource_limits.Limits(memory=memory, processes=processes)
+        return Launch(command, {"PATH": SANDBOX_PATH},
+                      resource_limits.preexec(limits), fds)
+
+    return launch
+
+
+# -- what the sandbox shows ------------------------------------------------------------------
+@dataclass
+class _Views:
+    """The host paths bound read-only (each at its own path), and the agent's file."""
+
+    roots: list[str]                   # directories and files bound as they are
+    agent_file: str | None             # absolute path; a read-only copy appears there
+    hidden: list[str] = field(default_factory=list)  # bound folders covered by empty ones
+    cache: str | None = None
+
+    @classmethod
+    def of(cls, spec) -> "_Views":
+        cache = _cache_dir()
+        roots = _system_roots() + _python_roots() + _package_roots() + _lisp_roots(spec)
+        if cache:
+            roots.append(cache)
+        roots = _outermost(roots)
+        agent_file = None
+        if getattr(spec, "language", None) in ("python", "hy", "lisp"):
+            agent_file = os.path.abspath(spec.source)
+        hidden = []
+        for folder in (_bundled_agents_dir(),
+                       os.path.dirname(agent_file) if agent_file else None):
+            if folder and _inside(folder, roots) and folder not in hidden:
+                hidden.append(folder)
+        return cls(roots, agent_file, hidden, cache)
+
+    def open_agent_file(self) -> int | None:
+        if self.agent_file is None:
+            return None
+        try:
+            return os.open(self.agent_file, os.O_RDONLY | os.O_CLOEXEC)
+        except OSError as error:
+            raise LoadError(f"{self.agent_file}: cannot read: {error.strerror}")
+
+
+def _system_roots() -> list[str]:
+    roots = ["/usr"]
+    for path in ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"):
+        if os.path.isdir(path) and not os.path.islink(path):
+            roots.append(path)
+    if os.path.exists("/etc/ld.so.cache"):
+        roots.append("/etc/ld.so.cache")  # where the dynamic linker finds libraries
+    return roots
+
+
+def _python_roots() -> list[str]:
+    """The interpreter, its standard library and the site folders hy and hyrule live in."""
+    import importlib.util
+    import sysconfig
+
+    roots = {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix}
+    paths = sysconfig.get_paths()
+    roots.update(paths[key] for key in ("stdlib", "platstdlib", "purelib", "platlib")
+                 if key in paths)
+    roots.add(os.path.realpath(sys.executable))
+    for module in ("hy", "hyrule", "funcparserlib"):
+        try:
+            found = importlib.util.find_spec(module)
+        except (ImportError, ValueError):
+            found = None
+        if found is not None and found.origin:
+            roots.add(os.path.dirname(os.path.dirname(os.path.abspath(found.origin))))
+    return [root for root in roots if root and os.path.exists(root)]
+
+
+def _package_roots() -> list[str]:
+    """The harness and lisp_bridge packages, not the folder that holds them."""
+    from .languages import package_root
+
+    root = package_root()
+    return [path for path in (os.path.join(root, "harness"), os.path.join(root, "lisp_bridge"))
+            if os.path.isdir(path)]
+
+
+def _lisp_roots(spec) -> list[str]:
+    """SBCL lives under /usr when installed from Debian; elsewhere bind its runtime and
+    its home (the folder with sbcl.core and contribs)."""
+    if getattr(spec, "language", None) != "lisp":
+        return []
+    roots = []
+    program = shutil.which("sbcl")
+    if program:
+        program = os.path.realpath(program)
+        roots.append(program)
+        home = os.path.join(os.path.dirname(os.path.dirname(program)), "lib", "sbcl")
+        if os.path.isdir(home):
+            roots.append(home)
+    if os.environ.get("SBCL_HOME") and os.path.isdir(os.environ["SBCL_HOME"]):
+        roots.append(os.path.abspath(os.environ["SBCL_HOME"]))
+    return roots
+
+
+def _cache_dir() -> str | None:
+    try:
+        from .cache import cache_dir
+
+        return str(cache_dir().resolve())
+    except OSError:
+        return None
+
+
+def _bundled_agents_dir() -> str | None:
+    import importlib.util
+
+    try:
+        found = importlib.util.find_spec("student_agents")
+    except (ImportError, ValueError):
+        return None
+    if found is None or not found.origin:
+        return None
+    return os.path.dirname(os.path.abspath(found.origin))
+
+
+def _inside(path: str, roots) -> bool:
+    return any(path == root or path.startswith(root.rstrip("/") + "/") for root in roots)
+
+
+def _outermost(paths) -> list[str]:
+    """Each path once, without those already inside another (binding those adds nothing)."""
+    kept: list[str] = []
+    for path in sorted({os.path.abspath(p) for p in paths}, key=lambda p: (p.count("/"), p)):
+        if not _inside(path, kept):
+            kept.append(path)
+    return kept
+
+
+def _ancestors(path: str) -> list[str]:
+    parts, found = path.strip("/").split("/")[:-1], []
+    for depth in range(1, len(parts) + 1):
+        found.append("/" + "/".join(parts[:depth]))
+    return found
+
+
+# -- the bwrap command line ------------------------------------------------------------------
+def bwrap_command(argv, env, views: _Views, found: Support, data_fd: int | None) -> list[str]:
+    perms = (lambda mode: ["--perms", mode]) if "--perms" in found.options else (lambda mode: [])
+    command = [found.bwrap, "--die-with-parent", "--new-session"]
+    command += _namespaces(found)
+    command += ["--proc", "/proc", "--dev", "/dev"]
+    if "--size" in found.options:
+        command += ["--size", str(TMP_SIZE)]
+    command += perms("1777") + ["--tmpfs", "/tmp"]
+    cwd = os.getcwd()
+    # bwrap gives the folders it creates on the way to a bind the modes of the host's
+    # (/root is 0700): a sandbox user could not reach its own files through them
+    for folder in _folders_to_make(views, cwd):
+        command += perms("0755") + ["--dir", folder]
+    for root in views.roots:
+        command += ["--ro-bind", root, root]
+    for link in ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"):
+        if os.path.islink(link):
+            command += ["--symlink", os.readlink(link), link]
+    for folder in views.hidden:
+        command += perms("0755") + ["--tmpfs", folder]
+    if views.agent_file is not None:
+        command += perms("0444") + ["--ro-bind-data", str(data_fd), views.agent_file]
+    for folder in ["/"] + views.hidden:
+        command += ["--remount-ro", folder]
+    command += ["--chdir", cwd, "--clearenv"]
+    for name, value in sorted(_sandbox_env(env, views).items()):
+        command += ["--setenv", name, value]
+    command += ["--", *_inside_wrapper(found), *argv]
+    return command
+
+
+def _folders_to_make(views: _Views, cwd: str) -> list[str]:
+    """Every folder on the way to a bind, the agent's file or the working folder, that no
+    mount provides, shallowest first."""
+    wanted = [cwd] + ([views.agent_file] if views.agent_file else []) + views.roots
+    mounts = views.roots + ["/tmp", "/proc", "/dev"]
+    folders = {folder for path in wanted for folder in _ancestors(path)}
+    if not _inside(cwd, views.roots):
+        folders.add(cwd)
+    folders = {folder for folder in folders
+               if folder not in ("/", "/tmp") and not _inside(folder, views.roots)
+               and folder not in mounts}
+    return sorted(folders, key=lambda p: (p.count("/"), p))
+
+
+def _namespaces(found: Support) -> list[str]:
+    if found.flavor == DEDICATED_USER:
+        # no user namespace: bwrap sets up as root, then `setpriv` leaves for a plain uid
+        return ["--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts",
+                "--unshare-cgroup-try", "--cap-drop", "ALL",
+                "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
+    options = ["--unshare-all", "--unshare-user", "--cap-drop", "ALL"]
+    if "--disable-userns" in found.options:
+        options.append("--disable-userns")
+    return options
+
+
+def _inside_wrapper(found: Support) -> list[str]:
+    if found.flavor == DEDICATED_USER:
+        uid = str(_next_uid())
+        return [found.setpriv, "--reuid", uid, "--regid", uid, "--clear-groups",
+                "--inh-caps=-all", "--"]
+    if found.counts_processes:
+        # set inside the new user namespace, the limit counts only this sandbox's processes
+        count = resource_limits.DEFAULT_PROCESSES
+        return [found.prlimit, f"--nproc={count}:{count}", "--"]
+    return []
+
+
+def _sandbox_env(env, views: _Views) -> dict[str, str]:
+    kept = {name: value for name, value in env.items()
+            if name not in ("HOME", "PATH", "XDG_CACHE_HOME", "TMPDIR")}
+    kept.update(PATH=SANDBOX_PATH, HOME="/tmp", TMPDIR="/tmp")
+    if views.cache:
+        kept["PDHARNESS_CACHE"] = views.cache
+    return kept
+
+
+# -- can it run here? ------------------------------------------------------------------------
+_support: Support | None = None
+_support_lock = threading.Lock()
+_warned = False
+
+
+def support() -> Support:
+    """Probe once per process: start the real interpreter in each kind of sandbox."""
+    global _support
+    with _support_lock:
+        if _support is None:
+            _support = _probe()
+        return _support
+
+
+def _probe() -> Support:
+    if not sys.platform.startswith("linux"):
+        return Support(None, f"bubblewrap needs Linux, this is {sys.platform}")
+    bwrap = shutil.which("bwrap")
+    if bwrap is None:
+        return Support(None, "bubblewrap is not installed (apt-get install bubblewrap)")
+    options = _known_options(bwrap)
+    prlimit, setpriv = shutil.which("prlimit"), shutil.which("setpriv")
+    candidates = []
+    if os.geteuid() == 0 and setpriv:
+        candidates.append(Support(DEDICATED_USER, "", bwrap, os.path.realpath(setpriv),
+                                  prlimit and os.path.realpath(prlimit), options))
+    candidates.append(Support(USER_NAMESPACE, "", bwrap, None,
+                              prlimit and os.path.realpath(prlimit), options))
+    reason = ""
+    for candidate in candidates:
+        reason = _try(candidate)
+        if not reason:
+            return candidate
+    return Support(None, reason)
+
+
+def _known_options(bwrap: str) -> frozenset:
+    try:
+        text = subprocess.run([bwrap, "--help"], capture_output=True, text=True,
+                              timeout=10).stdout
+    except (OSError, subprocess.SubprocessError):
+        return frozenset()
+    return frozenset(option for option in ("--perms", "--size", "--disable-userns")
+                     if option in text)
+
+
+def _try(candidate: Support) -> str:
+    """'' when the host's interpreter starts in this sandbox and loads the harness."""
+    from .agents import builtin_spec
+
+    views = _Views.of(builtin_spec("cooperate"))
+    probe = [sys.executable, "-c", "import harness.host, sys; sys.stdout.write('ok')"]
+    from .languages import host_environment
+
+    command = bwrap_command(probe, host_environment(""), views, candidate, None)
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, timeout=30,
+                              env={"PATH": SANDBOX_PATH})
+    except (OSError, subprocess.SubprocessError) as error:
+        return f"bubblewrap does not start: {error}"
+    if done.returncode == 0 and done.stdout == "ok":
+        return ""
+    lines = (done.stderr or done.stdout).strip().splitlines()
+    return f"bubblewrap fails here: {lines[-1] if lines else f'exit status {done.returncode}'}"
+
+
+def warn_once(reason: str) -> None:
+    global _warned
+    if _warned:
+        return
+    _warned = True
+    print(f"pdharness: warning: no sandbox: {reason}. Agents run as plain processes with "
+          "resource limits only: each can read and write whatever this user can, use the "
+          "network, and signal other processes, the monitor included "
+          "(see README, 'Running untrusted submissions').", file=sys.stderr)
+
+
+def describe() -> str:
+    """One line about the sandbox on this machine, for `--isolation sandbox` users."""
+    found = support()
+    if found.flavor is None:
+        return f"no sandbox: {found.reason}"
+    if found.flavor == DEDICATED_USER:
+        return "bubblewrap, each agent under a user id of its own, process limit enforced"
+    if found.counts_processes:
+        return "bubblewrap in a user namespace, process limit enforced"
+    return "bubblewrap in a user namespace as root without capabilities, no process limit"
