@@ -100,11 +100,6 @@ def launcher(spec, isolation) -> Callable[[list[str], dict], Launch]:
     return _plain(memory)
 
 
-def wrapper(spec, isolation):
-    """The older hook name, kept for callers that still use it."""
-    return launcher(spec, isolation)
-
-
 def _plain(memory):
     """`process` isolation: the same resource limits, no OS sandbox."""
     limits = resource_limits.Limits(memory=memory)

@@ -42,16 +42,13 @@ def _in_process_of_its_own(spec, language, isolation):
 
     source = spec.source if spec.language != "builtin" else "builtin"
     argv = language.host_command(source, spec.name)
-    wrap = None
-    if isolation.mode == "sandbox":
-        wrap = _sandbox_wrapper(spec, isolation)
-    return ProcessHandle(spec.name, argv, host_environment(""), isolation.timeout, wrap=wrap)
+    return ProcessHandle(spec.name, argv, host_environment(""), isolation.timeout,
+                         wrap=_launcher(spec, isolation))
 
 
-def _sandbox_wrapper(spec, isolation):
-    """The sandbox's argv wrapper, or None where the sandbox is not available."""
-    try:
-        from .. import sandbox
-    except ImportError:
-        return None
-    return sandbox.wrapper(spec, isolation)
+def _launcher(spec, isolation):
+    """(argv, env) -> how each of the agent's processes starts: inside the sandbox, or as a
+    plain process (`process` mode, or no sandbox here), always with resource limits."""
+    from ..sandbox import launcher
+
+    return launcher(spec, isolation)

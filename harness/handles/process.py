@@ -31,12 +31,12 @@ class _Dead(Exception):
 class HostProcess:
     """A running host: the pipes, a line reader with deadlines, captured stderr."""
 
-    def __init__(self, argv, env, token, output):
+    def __init__(self, argv, env, token, output, popen_options=None):
         self.token = token.encode("ascii") + b" "
         self.output = output
         self.process = subprocess.Popen(
             argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-            env=env, start_new_session=True, close_fds=True)
+            env=env, start_new_session=True, close_fds=True, **(popen_options or {}))
         self.request_fd = self.process.stdin.fileno()
         self.reply_fd = self.process.stdout.fileno()
         self.stderr_fd = self.process.stderr.fileno()
@@ -163,6 +163,12 @@ class CapturedOutput:
         return text
 
 
+def _as_is(argv, env):
+    from ..sandbox import Launch
+
+    return Launch(list(argv), env)
+
+
 _MOVES = re.compile(r"MOVES ([CD]+)(?: WARN (.*))?")
 
 
@@ -174,7 +180,7 @@ class ProcessHandle:
         self.env = env
         self.timeout = timeout
         self.start_timeout = start_timeout
-        self.wrap = wrap or (lambda argv: argv)
+        self.wrap = wrap or _as_is  # (argv, env) -> harness.sandbox.Launch
         self.output = CapturedOutput()
         self.host: HostProcess | None = None
         self.start: GameStart | None = None
@@ -189,10 +195,16 @@ class ProcessHandle:
         """A ready host, or LoadError with the agent's own reason."""
         token = secrets.token_hex(8)
         env = dict(self.env, PDH_TOKEN=token)
+        launch = self.wrap(self.argv, env)  # may raise LoadError
         try:
-            host = HostProcess(self.wrap(self.argv), env, token, self.output)
+            host = HostProcess(launch.argv, launch.env, token, self.output,
+                               launch.popen_options())
         except OSError as error:
-            raise LoadError(f"cannot start {self.argv[0]}: {error.strerror}")
+            raise LoadError(f"cannot start {launch.argv[0]}: {error.strerror}")
+        except subprocess.SubprocessError as error:  # the limits could not be set
+            raise LoadError(f"cannot start {launch.argv[0]}: {error}")
+        finally:
+            launch.close()
         try:
             line = host.read_line(time.monotonic() + self.start_timeout)
         except TimeoutError:
