@@ -34,7 +34,9 @@ class HostProcess:
     def __init__(self, argv, env, token, output, popen_options=None):
         self.token = token.encode("ascii") + b" "
         self.output = output
-        self.process = subprocess.Popen(
+        from ..sandbox import popen  # from a thread that outlives this one: see there
+
+        self.process = popen(
             argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
             env=env, start_new_session=True, close_fds=True, **(popen_options or {}))
         self.request_fd = self.process.stdin.fileno()
