@@ -1,0 +1,3 @@
+;; Hostile: spins forever on every call.
+(defn HySpinner [hist score]
+  (while True))
