@@ -1,0 +1,415 @@
+"""The hostile suite: a tournament of agents that misbehave in every way we could think of,
+next to honest ones, under `--isolation sandbox` and under `--isolation process`.
+
+What must hold (issue 6): the tournament finishes with every hostile agent's faults recorded
+by kind; the monitor's process survives; with a fixed seed every game between two honest
+agents is the same (scores and moves) with or without the hostile agents; no file appears
+outside the run's own output; nothing from an agent is unpickled or evaluated in the
+monitor. Under `process` isolation some of these do not hold, and the tests say which.
+
+Each tournament runs in a separate monitor process (a real one, from a short program), so
+an agent that kills its parent would end that process, not the test run.
+"""
+from __future__ import annotations
+
+import ast
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+from conftest import AGENTS, IN_CI, ROOT
+from harness import sandbox
+
+HOSTILE = AGENTS / "hostile"
+PYTHON_HOSTILE = sorted(path.stem for path in HOSTILE.glob("*.py"))
+HONEST = ["titfortat", "grudger", "pavlov", "random", "KhosmoodLevinson"]
+MARKERS = ["/tmp/pdharness-hostile-unpickled", "/tmp/pdharness-hostile-evaluated",
+           "/tmp/pdharness-hostile-planted"]
+NETWORK_PORT = 47211            # where tests/agents/hostile/Networker.py knocks
+SETTINGS = {"seed": 2024, "flip": [0.1, 0.5], "length": [2, 2], "timeout": 0.25,
+            "jobs": 2, "max_rounds": 2, "max_faults": 3}
+
+# Agents that would harm the test machine outside the sandbox (they refuse to act outside a
+# PID namespace of their own), or end the monitor: left out of the `process` run.
+ONLY_IN_SANDBOX = {"Massacre", "Forker", "ParentKiller"}
+
+RUNNER = r"""
+import json, sys
+sys.path.insert(0, sys.argv[1])
+from harness.agents import resolve
+from harness.handles.opening import Isolation
+from harness.rules import FlipParams, GameLength, GameParams
+from harness.tournament import Settings, run_tournament
+
+o = json.loads(sys.argv[2])
+settings = Settings(
+    game=GameParams(flip=FlipParams(*o["flip"]), timeout=o["timeout"]),
+    length=GameLength(*o["length"]), isolation=Isolation(o["isolation"], o["timeout"]),
+    jobs=o["jobs"], max_rounds=o["max_rounds"], max_faults=o["max_faults"])
+result = run_tournament(resolve(o["agents"]), o["seed"], settings)
+
+def fault(f):
+    return f and [f.kind, f.message]
+
+print(json.dumps({
+    "agents": {e.name: {"status": e.status, "message": e.message, "output": e.output}
+               for e in result.entrants},
+    "rounds": [{"number": r.number, "scores": r.scores, "dropped": r.dropped}
+               for r in result.rounds],
+    "games": [{"round": g.round, "a": g.a, "b": g.b, "score": list(g.score),
+               "turns": [[t.intended_a, t.played_a, t.intended_b, t.played_b,
+                          fault(t.fault_a), fault(t.fault_b)] for t in g.turns]}
+              for g in result.games],
+    "standings": {s.agent: {"faults": s.faults, "dropped_in": s.dropped_in}
+                  for s in result.standings}}))
+"""
+
+
+class Listener:
+    """A TCP port on the machine's loopback, counting the connections that reach it."""
+
+    def __init__(self, port):
+        self.socket = socket.socket()
+        self.socket.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.socket.bind(("127.0.0.1", port))
+        self.socket.listen(64)
+        self.connections = 0
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self):
+        while True:
+            try:
+                connection, _ = self.socket.accept()
+            except OSError:
+                return
+            self.connections += 1
+            connection.close()
+
+    def close(self):
+        self.socket.close()
+
+
+def snapshot(folder: Path) -> dict[str, int]:
+    return {str(path.relative_to(folder)): path.stat().st_size
+            for path in sorted(folder.rglob("*")) if path.is_file()}
+
+
+def run_tournament(workdir: Path, agents, isolation: str, **overrides) -> dict:
+    """A tournament in a monitor process of its own, working in `workdir`."""
+    options = dict(SETTINGS, agents=[str(a) for a in agents], isolation=isolation, **overrides)
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    done = subprocess.run([sys.executable, "-c", RUNNER, str(ROOT), json.dumps(options)],
+                          capture_output=True, text=True, cwd=workdir, env=env, timeout=900)
+    assert done.returncode == 0, f"the monitor died ({done.returncode}): {done.stderr[-2000:]}"
+    return json.loads(done.stdout)
+
+
+def prepare(workdir: Path, names) -> list[Path]:
+    """Copies of the hostile agents and one honest agent file, in the run's own folder."""
+    agents = workdir / "agents"
+    agents.mkdir(parents=True)
+    for name in names:
+        shutil.copy(HOSTILE / f"{name}.py", agents)
+    honest = workdir / "honest"
+    honest.mkdir()
+    shutil.copy(ROOT / "student_agents" / "KhosmoodLevinson.py", honest)
+    return [agents, *HONEST[:-1], honest / "KhosmoodLevinson.py"]
+
+
+def remove_markers():
+    for marker in MARKERS:
+        if os.path.exists(marker):
+            os.remove(marker)
+
+
+class HostileRun:
+    """One hostile tournament and an honest-only one with the same seed, and what they
+    left behind."""
+
+    def __init__(self, workdir: Path, isolation: str):
+        names = [n for n in PYTHON_HOSTILE
+                 if isolation == "sandbox" or n not in ONLY_IN_SANDBOX]
+        remove_markers()
+        self.agents_dir = workdir / "agents"
+        arguments = prepare(workdir, names)
+        self.before = snapshot(workdir)
+        try:
+            listener = Listener(NETWORK_PORT)
+        except OSError:
+            listener = None
+        try:
+            self.result = run_tournament(workdir, arguments, isolation)
+        finally:
+            if listener:
+                listener.close()
+        self.after = snapshot(workdir)
+        self.markers = {marker: os.path.exists(marker) for marker in MARKERS}
+        remove_markers()
+        self.connections = listener.connections if listener else None
+        self.honest = run_tournament(workdir, arguments[1:], isolation)
+
+    def faults(self, name) -> dict[str, int]:
+        return {kind: n for kind, n in self.result["standings"][name]["faults"].items() if n}
+
+    def turns_of(self, name):
+        """(intended moves, fault) for every turn `name` played, over all games."""
+        for game in self.result["games"]:
+            for turn in game["turns"]:
+                if game["a"] == name:
+                    yield turn[0], turn[4]
+                elif game["b"] == name:
+                    yield turn[2], turn[5]
+
+    def intended(self, name, turn_number=None) -> set[str]:
+        """The moves `name` intended on turns without a fault (on one turn of each game)."""
+        moves = set()
+        for game in self.result["games"]:
+            if name not in (game["a"], game["b"]):
+                continue
+            for number, turn in enumerate(game["turns"], 1):
+                mine, fault = (turn[0], turn[4]) if game["a"] == name else (turn[2], turn[5])
+                if fault is None and turn_number in (None, number):
+                    moves.add(mine)
+        return moves
+
+
+def _require_sandbox():
+    found = sandbox.support()
+    if found.flavor is None:
+        if IN_CI:
+            pytest.fail(f"the sandbox does not run in CI: {found.reason}", pytrace=False)
+        pytest.skip(found.reason)
+
+
+@pytest.fixture(scope="module")
+def sandboxed_run(tmp_path_factory):
+    if shutil.which("bwrap") is None and not IN_CI:
+        pytest.skip("bubblewrap is not installed (apt-get install bubblewrap)")
+    _require_sandbox()
+    return HostileRun(tmp_path_factory.mktemp("hostile-sandbox"), "sandbox")
+
+
+@pytest.fixture(scope="module")
+def process_run(tmp_path_factory):
+    return HostileRun(tmp_path_factory.mktemp("hostile-process"), "process")
+
+
+@pytest.fixture(params=["sandboxed_run", "process_run"])
+def run(request):
+    """Each test that takes `run` holds under both isolation modes."""
+    return request.getfixturevalue(request.param)
+
+
+# -- faults, by kind ---------------------------------------------------------------------------
+EVERY_TURN = {
+    "Spinner": "timeout", "Sleeper": "timeout",
+    "Thrower": "exception", "SysExiter": "exception", "SystemExitRaiser": "exception",
+    "Interrupter": "exception",
+    "NoneAnswer": "invalid", "NumberAnswer": "invalid", "DictAnswer": "invalid",
+    "WrongLength": "invalid", "BadIterable": "invalid", "Evaluator": "invalid",
+}
+WELL_BEHAVED_IN_THE_END = ["Pickler", "RandomPatcher", "Saboteur", "ParentKiller", "Massacre",
+                           "Forker", "Snoop", "Planter", "Networker", "Peeker", "Forger"]
+
+
+def test_the_tournament_finishes_with_every_agent_accounted_for(run):
+    agents = run.result["agents"]
+    assert set(HONEST) <= set(agents)
+    assert all(agents[name]["status"] == "ok" for name in HONEST)
+    assert len(run.result["rounds"]) == 2
+    first_round = [g for g in run.result["games"] if g["round"] == 1]
+    assert len(first_round) == len(agents) * (len(agents) - 1) // 2
+    assert all(len(game["turns"]) == 2 for game in run.result["games"])
+
+
+@pytest.mark.parametrize("name,kind", sorted(EVERY_TURN.items()))
+def test_an_agent_that_misbehaves_every_turn_faults_every_turn_with_its_kind(run, name, kind):
+    turns = list(run.turns_of(name))
+    assert turns and all(fault is not None and fault[0] == kind for _moves, fault in turns)
+    assert run.faults(name) == {kind: len(turns)}
+
+
+def test_fault_messages_say_what_happened(run):
+    messages = {name: {fault[1] for _moves, fault in run.turns_of(name) if fault}
+                for name in ["Thrower", "SysExiter", "SystemExitRaiser", "Interrupter",
+                             "NoneAnswer", "DictAnswer", "WrongLength", "Spinner"]}
+    assert messages["Thrower"] == {"RuntimeError: hostile agent raising on purpose"}
+    assert messages["SysExiter"] == {"SystemExit: 0"}
+    assert messages["SystemExitRaiser"] == {"SystemExit: 3", "KeyboardInterrupt"}
+    assert messages["Interrupter"] == {"KeyboardInterrupt"}
+    assert messages["NoneAnswer"] == {"returned nothing (None)"}
+    assert all("dict" in message for message in messages["DictAnswer"])
+    assert any("returned 2 moves" in message for message in messages["WrongLength"])
+    assert all("no answer within 0.25 s" in message for message in messages["Spinner"])
+
+
+def test_a_process_that_dies_is_replaced_for_the_next_game(run):
+    """OsExiter dies on its first call of every game: one crash per game, then the
+    default answer for the rest of that game, and a fresh process for the next one."""
+    games = [g for g in run.result["games"] if "OsExiter" in (g["a"], g["b"])]
+    for game in games:
+        side = 0 if game["a"] == "OsExiter" else 1
+        faults = [turn[4 + side] for turn in game["turns"]]
+        assert faults[0][0] == "crash" and "exited with status 0" in faults[0][1]
+        assert faults[1:] == [None] * (len(faults) - 1)
+    assert run.faults("OsExiter") == {"crash": len(games)}
+    assert run.result["agents"]["OsExiter"]["status"] == "disqualified"
+
+
+def test_memory_hogs_fail_in_their_own_process(run):
+    faults = run.faults("MemoryHog")
+    assert faults and set(faults) <= {"exception", "timeout"}
+    messages = {fault[1] for _moves, fault in run.turns_of("MemoryHog") if fault}
+    assert "MemoryError" in messages  # 40 GiB at once: refused under the address-space limit
+
+
+def test_strings_that_equal_both_moves_are_read_by_their_characters(run):
+    turns = [(moves, fault) for moves, fault in run.turns_of("Chameleon")]
+    assert {fault[0] for _moves, fault in turns if fault} == {"invalid"}
+    assert run.intended("Chameleon") == {"DDD"}          # D pretending to be C plays D
+    assert run.intended("Chameleon", turn_number=1) == set()
+
+
+def test_objects_that_run_code_when_unpickled_are_read_as_plain_moves(run):
+    assert run.faults("Pickler") == {}
+    assert run.intended("Pickler") == {"CCD"}
+
+
+def test_a_flood_of_output_is_captured_capped_and_never_taken_for_a_reply(run):
+    assert set(run.faults("Shouter")) <= {"timeout"}    # printing megabytes takes time
+    assert run.intended("Shouter") == {"CCC"}            # forged "MOVES DDD" lines ignored
+    output = run.result["agents"]["Shouter"]["output"]
+    assert "more bytes not kept" in output
+    assert 0 < len(output) < 4 * 64 * 1024 + 1000       # a cap per process pool, not MBs
+    assert run.intended("Forger") == {"CCC"} and run.faults("Forger") == {}
+
+
+@pytest.mark.parametrize("name", ["RandomPatcher", "Saboteur"])
+def test_patching_random_or_other_agents_changes_only_the_patcher(run, name):
+    assert run.faults(name) == {}
+    assert run.intended(name) == {"DDD"}
+
+
+def test_an_agent_that_cannot_start_is_a_load_error_and_the_tournament_goes_on(run):
+    entry = run.result["agents"]["DiesOnLoad"]
+    assert entry["status"] == "load-error"
+    assert "exited with status 7" in entry["message"]
+    assert run.faults("DiesOnLoad") == {}                # default answers, no new faults
+
+
+def test_agents_over_the_fault_limit_are_disqualified_at_the_end_of_the_round(run):
+    over = [name for name in PYTHON_HOSTILE if name in run.result["standings"]
+            and sum(run.result["standings"][name]["faults"].values()) >= 3]
+    assert set(EVERY_TURN) <= set(over)
+    for name in over:
+        assert run.result["agents"][name]["status"] == "disqualified"
+        assert run.result["agents"][name]["message"].endswith("faults (limit 3)")
+        assert run.result["standings"][name]["dropped_in"] == 1
+    second_round = run.result["rounds"][1]["scores"]
+    assert not set(over) & set(second_round)
+
+
+# -- honest games ------------------------------------------------------------------------------
+def test_games_between_honest_agents_are_the_same_with_or_without_hostile_ones(run):
+    def honest_games(result):
+        return {(g["round"], g["a"], g["b"]): (g["score"], g["turns"]) for g in result["games"]
+                if g["a"] in HONEST and g["b"] in HONEST}
+
+    with_hostile, alone = honest_games(run.result), honest_games(run.honest)
+    assert len([key for key in with_hostile if key[0] == 1]) == 10   # every honest pair
+    assert {key for key in with_hostile if key[0] == 1} <= set(alone)
+    shared = set(with_hostile) & set(alone)
+    for key in shared:
+        assert with_hostile[key] == alone[key], key
+    assert all(not any(t[4] or t[5] for t in turns) for _score, turns in alone.values())
+
+
+# -- what the sandbox protects, and what `process` does not ------------------------------------
+def test_the_monitor_survives_agents_that_kill_what_they_can_see(sandboxed_run):
+    for name in ["ParentKiller", "Massacre"]:
+        assert sandboxed_run.faults(name) == {}
+        assert sandboxed_run.intended(name) == {"CCC"}
+        assert sandboxed_run.result["agents"][name]["status"] == "ok"
+    crashed = [name for name, agent in sandboxed_run.result["agents"].items()
+               if agent["status"] == "crashed" or sandboxed_run.faults(name).get("crash")]
+    assert crashed == ["OsExiter"]      # the only crash is the one that crashes itself
+
+
+def test_a_fork_bomb_is_held_to_the_process_limit(sandboxed_run):
+    if not sandbox.support().counts_processes:
+        pytest.skip("this sandbox cannot count an agent's processes (root in a user namespace)")
+    assert sandboxed_run.intended("Forker") == {"CCC"}
+
+
+def test_in_the_sandbox_an_agent_finds_no_submission_and_no_network(sandboxed_run):
+    assert sandboxed_run.intended("Snoop") == {"CCC"}
+    assert sandboxed_run.intended("Peeker") == {"CCC"}
+    assert sandboxed_run.intended("Networker") == {"CCC"}
+    if sandboxed_run.connections is not None:
+        assert sandboxed_run.connections == 0
+
+
+def test_in_the_sandbox_no_file_appears_outside_the_run(sandboxed_run):
+    # the write to /tmp succeeded, in the agent's private /tmp: move 2 is D
+    assert sandboxed_run.intended("Planter") == {"CDC"}
+    assert sandboxed_run.after == sandboxed_run.before
+    assert not any(sandboxed_run.markers.values())
+
+
+def test_under_process_isolation_agents_can_read_write_and_connect(process_run):
+    """Not protected without the OS sandbox (docs/readme/untrusted.md says so)."""
+    assert process_run.intended("Snoop") == {"DDD"}
+    assert process_run.intended("Peeker") == {"DDD"}
+    assert process_run.intended("Planter") == {"DDD"}
+    assert "agents/Planted.py" in set(process_run.after) - set(process_run.before)
+    assert process_run.markers["/tmp/pdharness-hostile-planted"]
+    if process_run.connections is not None:
+        assert process_run.intended("Networker") == {"DDD"}
+        assert process_run.connections > 0
+
+
+def test_under_process_isolation_an_agent_can_kill_the_monitor(tmp_path):
+    """Not protected without the OS sandbox: the host's parent is the monitor."""
+    shutil.copy(HOSTILE / "ParentKiller.py", tmp_path)
+    options = dict(SETTINGS, agents=[str(tmp_path / "ParentKiller.py"), "titfortat"],
+                   isolation="process", max_rounds=1)
+    done = subprocess.run([sys.executable, "-c", RUNNER, str(ROOT), json.dumps(options)],
+                          capture_output=True, text=True, cwd=tmp_path, timeout=300,
+                          env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    assert done.returncode == -9 and done.stdout == ""
+
+
+def test_nothing_from_an_agent_is_unpickled_or_evaluated(run):
+    assert not run.markers["/tmp/pdharness-hostile-unpickled"]
+    assert not run.markers["/tmp/pdharness-hostile-evaluated"]
+
+
+MONITOR_SIDE = ["harness/handles/process.py", "harness/handles/base.py",
+                "harness/handles/opening.py", "harness/game.py", "harness/rounds.py",
+                "harness/tournament.py", "harness/results.py", "harness/formats.py",
+                "harness/sandbox.py", "harness/limits.py"]
+FORBIDDEN_MODULES = {"pickle", "cPickle", "marshal", "shelve", "dill", "cloudpickle"}
+FORBIDDEN_BUILTINS = {"eval", "exec", "compile", "__import__"}
+
+
+@pytest.mark.parametrize("module", MONITOR_SIDE)
+def test_the_monitor_side_code_has_no_way_to_unpickle_or_evaluate(module):
+    tree = ast.parse((ROOT / module).read_text(), module)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            assert not {alias.name.split(".")[0] for alias in node.names} & FORBIDDEN_MODULES
+        elif isinstance(node, ast.ImportFrom):
+            assert (node.module or "").split(".")[0] not in FORBIDDEN_MODULES
+        elif isinstance(node, ast.Call):
+            function = node.func
+            if isinstance(function, ast.Name):
+                assert function.id not in FORBIDDEN_BUILTINS, f"{module}:{node.lineno}"
+            elif isinstance(function, ast.Attribute):
+                assert function.attr != "literal_eval", f"{module}:{node.lineno}"
