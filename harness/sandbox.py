@@ -53,6 +53,7 @@ class Launch:
     env: dict[str, str]
     preexec_fn: Callable | None = None
     pass_fds: tuple[int, ...] = ()
+    cpu_seconds: int | None = None     # the CPU time limit it will run under
 
     def popen_options(self) -> dict:
         options = {}
@@ -106,7 +107,8 @@ def _plain(memory):
 
     def launch(argv, env):
         return Launch(resource_limits.fit_runtime(argv, memory), dict(env),
-                      resource_limits.preexec(limits, die_with_parent=True))
+                      resource_limits.preexec(limits, die_with_parent=True),
+                      cpu_seconds=limits.cpu_seconds)
 
     return launch
 
@@ -135,7 +137,7 @@ def _sandboxed(spec, memory, found: Support):
         processes = resource_limits.DEFAULT_PROCESSES if found.flavor == DEDICATED_USER else None
         limits = resource_limits.Limits(memory=memory, processes=processes)
         return Launch(command, {"PATH": SANDBOX_PATH},
-                      resource_limits.preexec(limits), fds)
+                      resource_limits.preexec(limits), fds, limits.cpu_seconds)
 
     return launch
 

@@ -386,3 +386,38 @@ def test_asking_for_process_isolation_gives_no_warning():
                                 "--length", "2", "2", "--seed", "1")
     assert status == 0
     assert "warning" not in err
+
+
+def test_a_host_near_its_cpu_limit_from_honest_work_is_retired_between_games(tmp_path):
+    """RLIMIT_CPU counts a process's whole life: an honest agent that thinks hard on every
+    call would meet it in a long tournament. The handle retires a host whose calls used half
+    of it, at a game boundary, so the limit only ever kills CPU burnt outside the calls."""
+    from harness.handles.process import ProcessHandle
+    from harness.sandbox import Launch
+
+    path = tmp_path / "Thinker.py"
+    path.write_text(textwrap.dedent("""
+        import time
+
+        def Thinker(hist, score):
+            end = time.process_time() + 0.3
+            while time.process_time() < end:
+                pass
+            return ["C", "C", "C"]
+    """))
+    tight = limits.Limits(cpu_seconds=1)
+
+    def start(argv, env):
+        return Launch(argv, env, limits.preexec(tight), cpu_seconds=tight.cpu_seconds)
+
+    argv = [sys.executable, "-m", "harness.host", "python", str(path), "Thinker"]
+    thinker = ProcessHandle("Thinker", argv, host_environment(""), 5.0, wrap=start)
+    other = open_handle(builtin_spec("titfortat"), Isolation("process", 5.0))
+    try:
+        params = GameParams(flip=FlipParams(0.0, 0.0), timeout=5.0)
+        records = [play_game(thinker, other, 2, seed, params) for seed in range(4)]
+        assert [record.fault_count("a") for record in records] == [0, 0, 0, 0]
+        assert thinker.status_message is None
+    finally:
+        thinker.close()
+        other.close()

@@ -46,6 +46,14 @@ class HostProcess:
         self.poller = select.poll()
         self.poller.register(self.reply_fd, select.POLLIN)
         self.poller.register(self.stderr_fd, select.POLLIN)
+        self.busy = 0.0            # seconds spent answering calls: a bound on its CPU time
+        self.cpu_budget = None     # its CPU time limit (seconds), if any
+
+    def worn_out(self) -> bool:
+        """Near its CPU time limit from honest work: retire it between games rather than
+        have the limit kill it mid-game (a background thread burning CPU between calls
+        is not counted here, and meets the limit)."""
+        return self.cpu_budget is not None and self.busy > self.cpu_budget / 2
 
     def send(self, text: str) -> None:
         try:
@@ -207,6 +215,7 @@ class ProcessHandle:
             raise LoadError(f"cannot start {launch.argv[0]}: {error}")
         finally:
             launch.close()
+        host.cpu_budget = launch.cpu_seconds
         try:
             line = host.read_line(time.monotonic() + self.start_timeout)
         except TimeoutError:
@@ -257,6 +266,9 @@ class ProcessHandle:
         self.start = start
         self.turns = []
         self.out_for_game = False
+        if self.host is not None and self.host.worn_out():
+            self.host.quit()
+            self.host = None
         if self.host is not None:
             self._send_game()
         elif not self._replace():  # the last game killed it; a fresh one starts this game
@@ -287,6 +299,7 @@ class ProcessHandle:
             self._lose_host(f"crashed: {reason}")
             self.out_for_game = True
             return Reply(None, Fault(CRASH, reason))
+        self.host.busy += time.monotonic() - (self.deadline - self.timeout)
         return self._parse(line)
 
     def _parse(self, line: str) -> Reply:
