@@ -1,0 +1,73 @@
+"""The original call, `(monitor '(.25 .1) '(10 50) '(#'random #'titfortat ...))`, read as
+Lisp data (never evaluated) and turned into the monitor's parameters."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from harness.errors import HarnessError
+
+from .sexpr import LispSyntaxError, Symbol, read_one
+
+
+class MonitorFormError(HarnessError):
+    """The form is Lisp, but not a monitor call we can run."""
+
+
+@dataclass(frozen=True)
+class MonitorCall:
+    flip: tuple[float, float]
+    length: tuple[int, int]
+    agents: list[str]
+
+
+def _is(form, name: str) -> bool:
+    return isinstance(form, Symbol) and form.name == name
+
+
+def _unquote(form):
+    """'(...) and (quote ...) give their contents; (list ...) gives its arguments."""
+    if isinstance(form, list) and len(form) == 2 and _is(form[0], "QUOTE"):
+        return form[1]
+    if isinstance(form, list) and form and _is(form[0], "LIST"):
+        return form[1:]
+    return form
+
+
+def _numbers(form, what: str, kind):
+    values = _unquote(form)
+    if not (isinstance(values, list) and len(values) == 2
+            and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values)):
+        raise MonitorFormError(f"{what} must be a list of two numbers, like '(.25 .1)")
+    if kind is int and not all(float(v).is_integer() for v in values):
+        raise MonitorFormError(f"{what} must be two whole numbers, like '(10 50)")
+    return tuple(kind(v) for v in values)
+
+
+def _agent_name(form) -> str:
+    """#'name, 'name, name or "path"."""
+    form = _unquote(form)
+    if isinstance(form, list) and len(form) == 2 and _is(form[0], "FUNCTION"):
+        form = form[1]
+    if isinstance(form, Symbol):
+        return form.text
+    if isinstance(form, str):
+        return form
+    raise MonitorFormError(f"not an agent: {form!r} (write #'name)")
+
+
+def parse_monitor_call(text: str) -> MonitorCall:
+    try:
+        form = read_one(text)
+    except LispSyntaxError as error:
+        raise MonitorFormError(f"malformed Lisp form: {error}")
+    if not (isinstance(form, list) and form and _is(form[0], "MONITOR")):
+        raise MonitorFormError("expected a call (monitor flipParams gameLength agents)")
+    if len(form) != 4:
+        raise MonitorFormError(
+            f"monitor takes 3 arguments (flipParams gameLength agents), got {len(form) - 1}")
+    agents = _unquote(form[3])
+    if not isinstance(agents, list) or not agents:
+        raise MonitorFormError("agents must be a list, like '(#'random #'titfortat)")
+    return MonitorCall(_numbers(form[1], "flipParams", float),
+                       _numbers(form[2], "gameLength", int),
+                       [_agent_name(agent) for agent in agents])
