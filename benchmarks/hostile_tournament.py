@@ -1,0 +1,62 @@
+"""How long a tournament with a few hostile agents takes under a 0.2 s call limit.
+
+    python benchmarks/hostile_tournament.py [--isolation sandbox|process] [--max-faults N]
+
+Every turn a spinning or sleeping agent plays costs the call limit, and its process is
+killed and replaced; the figure to watch is the time beyond what the deadlines alone cost
+(timeouts x limit / parallel games), which is what killing and replacing processes adds.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from harness.agents import resolve  # noqa: E402
+from harness.handles.opening import Isolation  # noqa: E402
+from harness.rules import GameLength, GameParams  # noqa: E402
+from harness.tournament import Settings, run_tournament  # noqa: E402
+
+HOSTILE = ROOT / "tests" / "agents" / "hostile"
+HOSTILE_AGENTS = ["Spinner", "Sleeper", "OsExiter", "MemoryHog", "Thrower", "Shouter"]
+HONEST = ["titfortat", "grudger", "pavlov", "random", "cooperate", "defect", "titfortwotats"]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--isolation", default="sandbox", choices=["sandbox", "process"])
+    parser.add_argument("--timeout", type=float, default=0.2)
+    parser.add_argument("--length", type=int, nargs=2, default=[10, 20])
+    parser.add_argument("--max-faults", type=int, default=None)
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--hostile", nargs="*", default=HOSTILE_AGENTS, metavar="NAME",
+                        help="hostile agents from tests/agents/hostile")
+    options = parser.parse_args()
+    specs = resolve([str(HOSTILE / f"{name}.py") for name in options.hostile] + HONEST)
+    settings = Settings(game=GameParams(timeout=options.timeout),
+                        length=GameLength(*options.length),
+                        isolation=Isolation(options.isolation, options.timeout),
+                        jobs=options.jobs, max_faults=options.max_faults)
+    began = time.perf_counter()
+    result = run_tournament(specs, 11, settings)
+    elapsed = time.perf_counter() - began
+    timeouts = sum(s.faults["timeout"] for s in result.standings)
+    crashes = sum(s.faults["crash"] for s in result.standings)
+    turns = sum(len(game.turns) for game in result.games)
+    deadlines = timeouts * options.timeout / options.jobs
+    print(f"{options.isolation}, limit {options.timeout:g} s, {options.jobs} parallel games, "
+          f"max faults {options.max_faults}")
+    print(f"{len(specs)} agents ({len(options.hostile)} hostile), {len(result.rounds)} rounds, "
+          f"{len(result.games)} games, {turns} turns")
+    print(f"{timeouts} timeouts and {crashes} crashes (each a process killed and replaced)")
+    print(f"wall time {elapsed:.1f} s; deadlines alone {deadlines:.1f} s; "
+          f"the rest {elapsed - deadlines:.1f} s")
+
+
+if __name__ == "__main__":
+    main()
