@@ -9,17 +9,9 @@ returns the `(hist, score)` function.
 """
 from __future__ import annotations
 
-from typing import Callable
-
-Strategy = Callable[[list, list], list]
-
-
 class _Seen:
-    """The game so far, flattened move by move, kept up to date incrementally.
-
-    Within a game hist only grows, so each call reads just the new pairs: a built-in costs
-    O(1) a move however long the game, which keeps `--isolation none` fast.
-    """
+    """The game so far, flattened move by move, kept up to date incrementally: a built-in
+    costs O(1) a move however long the game, which keeps `--isolation none` fast."""
 
     __slots__ = ("mine", "theirs", "their_defections")
 
@@ -27,39 +19,74 @@ class _Seen:
         self.mine, self.theirs = [], []
         self.their_defections = [0]  # their_defections[i]: D's among theirs[:i]
 
-    def update(self, hist):
-        for pair in hist[len(self.mine):]:
-            self.mine.append(pair[0])
-            self.theirs.append(pair[1])
-            self.their_defections.append(self.their_defections[-1] + (pair[1] == "D"))
+    def observe(self, mine: str, theirs: str) -> None:
+        self.mine.extend(mine)
+        self.theirs.extend(theirs)
+        defections = self.their_defections
+        for move in theirs:
+            defections.append(defections[-1] + (move == "D"))
 
     def defections_before(self, index):
-        return self.their_defections[max(0, min(index, len(self.theirs)))]
+        if index <= 0:
+            return 0
+        defections = self.their_defections
+        return defections[index] if index < len(defections) else defections[-1]
+
+
+class Strategy:
+    """A built-in for one game: told what was played, it answers the next turn's moves."""
+
+    def __init__(self, choose, rng, moves_per_turn: int):
+        self.choose, self.rng, self.per_turn = choose, rng, moves_per_turn
+        self.seen = _Seen()
+        self.observe = self.seen.observe  # told (mine, theirs) as played
+
+    def answer(self) -> str:
+        seen, choose, rng, k = self.seen, self.choose, self.rng, self.per_turn
+        start = len(seen.mine)
+        if k == 1:
+            return choose(seen, start, rng, 1)
+        return "".join([choose(seen, start + j, rng, k) for j in range(k)])
+
+
+def as_agent_function(strategy: Strategy):
+    """The same strategy as an ordinary `(hist, score)` agent, for a host process."""
+    fed = 0
+
+    def agent(hist, score):
+        nonlocal fed
+        new = hist[fed:]
+        fed = len(hist)
+        strategy.observe("".join(pair[0] for pair in new), "".join(pair[1] for pair in new))
+        return list(strategy.answer())
+    return agent
+
+
+class Builtin:
+    """A built-in agent: `strategy(rng, moves_per_turn)` starts one game of it, and calling
+    it like any other agent factory gives its `(hist, score)` function."""
+
+    def __init__(self, choose, doc: str):
+        self.choose = choose
+        self.__doc__ = doc
+
+    def strategy(self, rng, moves_per_turn: int) -> Strategy:
+        return Strategy(self.choose, rng, moves_per_turn)
+
+    def __call__(self, rng, moves_per_turn: int):
+        return as_agent_function(self.strategy(rng, moves_per_turn))
 
 
 def _per_move(choose):
-    """A factory from `choose(seen, n, rng, k) -> move`, where n is the index of the move
-    being chosen (counting every move of the game) and k the moves per turn."""
-
-    def factory(rng, moves_per_turn):
-        seen = _Seen()
-
-        def agent(hist, score):
-            seen.update(hist)
-            start = len(seen.mine)
-            return [choose(seen, start + j, rng, moves_per_turn)
-                    for j in range(moves_per_turn)]
-        return agent
-
-    factory.__doc__ = choose.__doc__
-    return factory
+    """From `choose(seen, n, rng, k) -> move`, where n is the index of the move being chosen
+    (counting every move of the game) and k the moves per turn."""
+    return Builtin(choose, choose.__doc__)
 
 
 def _fixed(move):
-    def factory(rng, moves_per_turn):
-        answer = [move] * moves_per_turn
-        return lambda hist, score: answer
-    return factory
+    def choose(seen, n, rng, k):
+        return move
+    return Builtin(choose, f"Always plays {move}.")
 
 
 def _lagged(hist_list, n, k, back=0):
@@ -186,8 +213,6 @@ BUILTINS = {
     "hardmajority": _per_move(_hard_majority),
     "forgiver": _per_move(_forgiver),
 }
-BUILTINS["cooperate"].__doc__ = "Always cooperates."
-BUILTINS["defect"].__doc__ = "Always defects."
 
 
 def describe_builtins() -> dict[str, str]:

@@ -7,15 +7,16 @@ generator, and the moves are played one at a time, move k of A against move k of
 from __future__ import annotations
 
 import random
+from functools import lru_cache
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from . import seeds
 from .handles.base import Fault, GameStart
 from .rules import FLIPPED, GameParams
 
 
-@dataclass(frozen=True)
-class Turn:
+class Turn(NamedTuple):
     intended_a: str
     played_a: str
     intended_b: str
@@ -45,25 +46,40 @@ class GameRecord:
         return len(self.faults(side))
 
 
+@lru_cache(maxsize=256)
+def _chances(flip, per_turn: int, length: int, per_move: bool) -> tuple[float, ...]:
+    """F for each turn of a game (or each move, when F changes within a turn)."""
+    if per_move:
+        return tuple(flip.chance(m // per_turn, m) for m in range(length * per_turn))
+    return tuple(flip.chance(t, t * per_turn) for t in range(length))
+
+
 class _Noise:
     """Flips one agent's moves: F decays as that agent plays (both modes of RULES.md)."""
 
-    def __init__(self, params: GameParams, seed: int):
-        self.flip = params.flip
-        self.per_turn = params.moves_per_turn
+    def __init__(self, params: GameParams, seed: int, length: int):
+        flip, per_turn = params.flip, params.moves_per_turn
         self.draw = random.Random(seed).random
-
-    def apply(self, intended: str, turns_played: int) -> str:
-        flip, draw, per_turn = self.flip, self.draw, self.per_turn
+        self.per_turn = per_turn
+        # F for each turn (or each move), worked out once: the loop below is the hot path
         if flip.per_turn_constant():
-            chance = flip.chance(turns_played, turns_played * per_turn)
+            self.chances, self.move_chances = _chances(flip, per_turn, length, False), None
+        else:
+            self.chances, self.move_chances = None, _chances(flip, per_turn, length, True)
+
+    def apply(self, intended: str, turn: int) -> str:
+        draw = self.draw
+        if self.chances is not None:
+            chance = self.chances[turn]
             if chance <= 0:
                 return intended
-            return "".join(FLIPPED[m] if draw() < chance else m for m in intended)
-        moves_played = turns_played * per_turn
-        return "".join(
-            FLIPPED[m] if draw() < flip.chance(turns_played, moves_played + k) else m
-            for k, m in enumerate(intended))
+            if self.per_turn == 1:
+                return FLIPPED[intended] if draw() < chance else intended
+            return "".join([FLIPPED[m] if draw() < chance else m for m in intended])
+        first = turn * self.per_turn
+        chances = self.move_chances
+        return "".join([FLIPPED[m] if draw() < chances[first + k] else m
+                        for k, m in enumerate(intended)])
 
 
 def play_game(handle_a, handle_b, length: int, seed: int, params: GameParams,
@@ -73,8 +89,9 @@ def play_game(handle_a, handle_b, length: int, seed: int, params: GameParams,
     per_turn, payoffs = params.moves_per_turn, params.payoffs
     table = {m + t: points for (m, t), points in payoffs.table().items()}
     default = params.default_moves
-    noise_a = _Noise(params, seeds.flip_seed(seed, "a"))
-    noise_b = _Noise(params, seeds.flip_seed(seed, "b"))
+    noise_a = _Noise(params, seeds.flip_seed(seed, "a"), length)
+    noise_b = _Noise(params, seeds.flip_seed(seed, "b"), length)
+    turns = record.turns
     handle_a.start_game(GameStart(seeds.agent_seed(seed, "a"), per_turn, payoffs))
     handle_b.start_game(GameStart(seeds.agent_seed(seed, "b"), per_turn, payoffs))
     last_a = last_b = None
@@ -87,14 +104,20 @@ def play_game(handle_a, handle_b, length: int, seed: int, params: GameParams,
         intended_b = reply_b.moves or default
         played_a = noise_a.apply(intended_a, turn)
         played_b = noise_b.apply(intended_b, turn)
-        for k in range(per_turn):
-            gained_a, gained_b = table[played_a[k] + played_b[k]]
+        if per_turn == 1:
+            gained_a, gained_b = table[played_a + played_b]
             score_a += gained_a
             score_b += gained_b
-        record.turns.append(Turn(intended_a, played_a, intended_b, played_b,
-                                 reply_a.fault, reply_b.fault, (score_a, score_b)))
-        _note_warning(record, "a", reply_a)
-        _note_warning(record, "b", reply_b)
+        else:
+            for k in range(per_turn):
+                gained_a, gained_b = table[played_a[k] + played_b[k]]
+                score_a += gained_a
+                score_b += gained_b
+        turns.append(Turn(intended_a, played_a, intended_b, played_b,
+                          reply_a.fault, reply_b.fault, (score_a, score_b)))
+        if reply_a.warning or reply_b.warning:
+            _note_warning(record, "a", reply_a)
+            _note_warning(record, "b", reply_b)
         last_a, last_b = (played_a, played_b), (played_b, played_a)
     handle_a.end_game()
     handle_b.end_game()

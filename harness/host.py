@@ -29,7 +29,7 @@ def _loaded(language_name: str, source: str, name: str):
 
     language = LANGUAGES[language_name]
     factory = language.load(Path(source) if language_name != "builtin" else None, name)
-    return AgentRuntime(factory, language.pairs(), share_hist=language_name == "builtin")
+    return AgentRuntime(factory, language.pairs(), trusted=language_name == "builtin")
 
 
 def serve(runtime, requests, send) -> None:

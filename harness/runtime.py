@@ -27,10 +27,12 @@ def describe_exception(error: BaseException) -> str:
 
 
 class AgentRuntime:
-    def __init__(self, factory, hist_pair, share_hist: bool = False):
+    def __init__(self, factory, hist_pair, trusted: bool = False):
         self.factory = factory
         self.hist_pair = hist_pair
-        self.share_hist = share_hist  # built-ins promise not to modify hist
+        # built-ins are our own code: they get the live hist (they never modify it) and their
+        # answers, always canonical lists, skip the checks every other agent's answer gets
+        self.trusted = trusted
         self.function = None
         self.hist: list = []
         self.mine = self.theirs = 0
@@ -51,6 +53,12 @@ class AgentRuntime:
     def record(self, mine: str, theirs: str) -> None:
         """Append one played turn (strings of C/D) to the agent's view of the game."""
         table, pair = self.table, self.hist_pair
+        if len(mine) == 1:
+            gained, given = table[mine, theirs]
+            self.mine += gained
+            self.theirs += given
+            self.hist.append(pair(mine, theirs))
+            return
         for m, t in zip(mine, theirs):
             gained, given = table[m, t]
             self.mine += gained
@@ -62,9 +70,10 @@ class AgentRuntime:
         function = self.function
         if isinstance(function, LoadError):
             return ERROR_REPLY, f"reloading failed: {function}", None
-        hist = self.hist if self.share_hist else list(self.hist)
+        if self.trusted:
+            return MOVES_REPLY, "".join(function(self.hist, None)), None
         try:
-            answer = function(hist, [self.mine, self.theirs])
+            answer = function(list(self.hist), [self.mine, self.theirs])
         except BaseException as error:  # SystemExit and KeyboardInterrupt are agent errors too
             return ERROR_REPLY, describe_exception(error), None
         try:

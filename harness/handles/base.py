@@ -11,6 +11,7 @@ answer: they think at the same time and neither can learn the other's moves for 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from ..rules import Payoffs
 
@@ -24,14 +25,26 @@ class Fault:
     message: str
 
 
-@dataclass(frozen=True)
-class Reply:
+class Reply(NamedTuple):
     """moves is the canonical move string, or None: play the default answer. A None with no
     fault means the agent is already known to be out for this game (its process died)."""
 
     moves: str | None
     fault: Fault | None = None
     warning: str | None = None
+
+
+_PLAIN_REPLIES: dict[str, Reply] = {}
+
+
+def _new_plain_reply(moves: str) -> Reply:
+    reply = _PLAIN_REPLIES[moves] = Reply(moves)
+    return reply
+
+
+def plain_reply(moves: str) -> Reply:
+    """The reply for a well-formed answer: shared, since most answers are one of a few."""
+    return _PLAIN_REPLIES.get(moves) or _new_plain_reply(moves)
 
 
 @dataclass(frozen=True)

@@ -5,17 +5,18 @@ but a call that never returns cannot be stopped here: that is what the process m
 """
 from __future__ import annotations
 
+import random
 import time
 
 from ..runtime import ERROR_REPLY, MOVES_REPLY, AgentRuntime
-from .base import EXCEPTION, INVALID, TIMEOUT, Fault, GameStart, Reply
+from .base import EXCEPTION, INVALID, TIMEOUT, Fault, GameStart, Reply, plain_reply
 
 
 class InProcessHandle:
-    def __init__(self, name: str, factory, hist_pair, timeout: float, share_hist=False):
+    def __init__(self, name: str, factory, hist_pair, timeout: float, trusted=False):
         self.name = name
         self.timeout = timeout
-        self.runtime = AgentRuntime(factory, hist_pair, share_hist=share_hist)
+        self.runtime = AgentRuntime(factory, hist_pair, trusted=trusted)
         self.reply: Reply | None = None
 
     def start_game(self, start: GameStart) -> None:
@@ -32,7 +33,7 @@ class InProcessHandle:
             self.reply = Reply(None, Fault(TIMEOUT, f"answered after {elapsed:.2f} s "
                                                     f"(limit {self.timeout:g} s)"))
         elif kind == MOVES_REPLY:
-            self.reply = Reply(text, None, warning)
+            self.reply = plain_reply(text) if warning is None else Reply(text, None, warning)
         else:
             self.reply = Reply(None, Fault(EXCEPTION if kind == ERROR_REPLY else INVALID, text))
 
@@ -41,6 +42,40 @@ class InProcessHandle:
 
     def end_game(self) -> None:
         self.reply = None
+
+    def close(self) -> None:
+        pass
+
+    def captured_output(self) -> str:
+        return ""
+
+
+class BuiltinHandle:
+    """A built-in strategy inside the monitor: told the played moves directly, with no hist
+    to build and no answer to check (it is our own code). Plays exactly as the same built-in
+    does in a host process, where it is wrapped as an ordinary `(hist, score)` agent."""
+
+    def __init__(self, name: str, builtin):
+        self.name = name
+        self.builtin = builtin
+        self.strategy = None
+        self.reply: Reply | None = None
+
+    def start_game(self, start: GameStart) -> None:
+        self.strategy = self.builtin.strategy(random.Random(start.agent_seed),
+                                              start.moves_per_turn)
+        self._observe, self._answer = self.strategy.observe, self.strategy.answer
+
+    def request(self, last) -> None:
+        if last is not None:
+            self._observe(last[0], last[1])
+        self.reply = plain_reply(self._answer())
+
+    def collect(self) -> Reply:
+        return self.reply
+
+    def end_game(self) -> None:
+        self.strategy = None
 
     def close(self) -> None:
         pass

@@ -24,6 +24,10 @@ def open_handle(spec: AgentSpec, isolation: Isolation):
         return _in_monitor(spec.name, lambda rng, per_turn: spec.function,
                            LANGUAGES["python"], isolation)
     language = LANGUAGES[spec.language]
+    if isolation.mode == "none" and spec.language == "builtin":
+        from .inprocess import BuiltinHandle
+
+        return BuiltinHandle(spec.name, language.load(None, spec.name))
     if isolation.mode == "none" and language.in_monitor:
         return _in_monitor(spec.name, language.load(spec.path, spec.name), language, isolation)
     return _in_process_of_its_own(spec, language, isolation)
@@ -33,7 +37,7 @@ def _in_monitor(name, factory, language, isolation):
     from .inprocess import InProcessHandle
 
     return InProcessHandle(name, factory, language.pairs(), isolation.timeout,
-                           share_hist=language.name == "builtin")
+                           trusted=language.name == "builtin")
 
 
 def _in_process_of_its_own(spec, language, isolation):
