@@ -28,22 +28,52 @@ class Turn(NamedTuple):
 
 @dataclass
 class GameRecord:
+    """A game, turn by turn. Kept by column (one string per turn and side) because records
+    cross between worker processes and into the database by the thousand; `turns` gives
+    the same as Turn rows."""
+
     round: int
     a: str                                  # the name that sorts first
     b: str
     length: int
     seed: int
     score: tuple[int, int] = (0, 0)
-    turns: list[Turn] = field(default_factory=list)
+    intended_a: list[str] = field(default_factory=list)
+    played_a: list[str] = field(default_factory=list)
+    intended_b: list[str] = field(default_factory=list)
+    played_b: list[str] = field(default_factory=list)
+    running_a: list[int] = field(default_factory=list)     # score after each turn
+    running_b: list[int] = field(default_factory=list)
+    fault_at: dict[tuple[str, int], Fault] = field(default_factory=dict)  # (side, turn - 1)
     warnings: dict[str, str] = field(default_factory=dict)   # first warning per side
 
+    def add_turn(self, turn: Turn) -> None:
+        self.intended_a.append(turn.intended_a)
+        self.played_a.append(turn.played_a)
+        self.intended_b.append(turn.intended_b)
+        self.played_b.append(turn.played_b)
+        self.running_a.append(turn.score[0])
+        self.running_b.append(turn.score[1])
+        index = len(self.intended_a) - 1
+        for side, fault in (("a", turn.fault_a), ("b", turn.fault_b)):
+            if fault is not None:
+                self.fault_at[side, index] = fault
+
+    @property
+    def turns(self) -> list[Turn]:
+        fault_at = self.fault_at
+        return [Turn(ia, pa, ib, pb, fault_at.get(("a", i)), fault_at.get(("b", i)), (sa, sb))
+                for i, (ia, pa, ib, pb, sa, sb) in enumerate(zip(
+                    self.intended_a, self.played_a, self.intended_b, self.played_b,
+                    self.running_a, self.running_b))]
+
     def faults(self, side: str) -> list[tuple[int, Fault]]:
-        attribute = "fault_a" if side == "a" else "fault_b"
-        return [(number, getattr(turn, attribute))
-                for number, turn in enumerate(self.turns, 1) if getattr(turn, attribute)]
+        """(turn number from 1, fault) for one side, in turn order."""
+        return sorted((index + 1, fault) for (s, index), fault in self.fault_at.items()
+                      if s == side)
 
     def fault_count(self, side: str) -> int:
-        return len(self.faults(side))
+        return sum(1 for s, _index in self.fault_at if s == side)
 
 
 @lru_cache(maxsize=256)
@@ -85,13 +115,27 @@ class _Noise:
 def play_game(handle_a, handle_b, length: int, seed: int, params: GameParams,
               round_number: int = 0) -> GameRecord:
     """handle_a plays side "a" (its name sorts first); the result keeps every turn."""
+    steps = game_steps(handle_a, handle_b, length, seed, params, round_number)
+    while True:
+        try:
+            next(steps)
+        except StopIteration as finished:
+            return finished.value
+
+
+def game_steps(handle_a, handle_b, length: int, seed: int, params: GameParams,
+               round_number: int = 0):
+    """The game as a generator: it pauses after asking both agents for a turn, so a runner
+    can wait on many games' agents at once; its return value is the GameRecord."""
     record = GameRecord(round_number, handle_a.name, handle_b.name, length, seed)
     per_turn, payoffs = params.moves_per_turn, params.payoffs
     table = {m + t: points for (m, t), points in payoffs.table().items()}
     default = params.default_moves
     noise_a = _Noise(params, seeds.flip_seed(seed, "a"), length)
     noise_b = _Noise(params, seeds.flip_seed(seed, "b"), length)
-    turns = record.turns
+    intended_as, played_as = record.intended_a, record.played_a
+    intended_bs, played_bs = record.intended_b, record.played_b
+    running_a, running_b, fault_at = record.running_a, record.running_b, record.fault_at
     handle_a.start_game(GameStart(seeds.agent_seed(seed, "a"), per_turn, payoffs))
     handle_b.start_game(GameStart(seeds.agent_seed(seed, "b"), per_turn, payoffs))
     last_a = last_b = None
@@ -99,6 +143,7 @@ def play_game(handle_a, handle_b, length: int, seed: int, params: GameParams,
     for turn in range(length):
         handle_a.request(last_a)
         handle_b.request(last_b)
+        yield
         reply_a, reply_b = handle_a.collect(), handle_b.collect()
         intended_a = reply_a.moves or default
         intended_b = reply_b.moves or default
@@ -113,8 +158,16 @@ def play_game(handle_a, handle_b, length: int, seed: int, params: GameParams,
                 gained_a, gained_b = table[played_a[k] + played_b[k]]
                 score_a += gained_a
                 score_b += gained_b
-        turns.append(Turn(intended_a, played_a, intended_b, played_b,
-                          reply_a.fault, reply_b.fault, (score_a, score_b)))
+        intended_as.append(intended_a)
+        played_as.append(played_a)
+        intended_bs.append(intended_b)
+        played_bs.append(played_b)
+        running_a.append(score_a)
+        running_b.append(score_b)
+        if reply_a.fault is not None:
+            fault_at["a", turn] = reply_a.fault
+        if reply_b.fault is not None:
+            fault_at["b", turn] = reply_b.fault
         if reply_a.warning or reply_b.warning:
             _note_warning(record, "a", reply_a)
             _note_warning(record, "b", reply_b)

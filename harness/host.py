@@ -25,11 +25,12 @@ def _take_protocol_streams():
 
 def _loaded(language_name: str, source: str, name: str):
     from .languages import LANGUAGES
-    from .runtime import AgentRuntime
+    from .runtime import AgentRuntime, StrategyRuntime
 
     language = LANGUAGES[language_name]
-    factory = language.load(Path(source) if language_name != "builtin" else None, name)
-    return AgentRuntime(factory, language.pairs(), trusted=language_name == "builtin")
+    if language_name == "builtin":
+        return StrategyRuntime(language.load(None, name))
+    return AgentRuntime(language.load(Path(source), name), language.pairs())
 
 
 def serve(runtime, requests, send) -> None:

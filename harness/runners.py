@@ -4,9 +4,10 @@ each game depends only on its own seed, so every runner gives the same result.""
 from __future__ import annotations
 
 import os
-import threading
+import select
+import time
 
-from .game import play_game
+from .game import game_steps, play_game
 from .handles.base import DefaultHandle
 from .errors import LoadError
 
@@ -80,41 +81,70 @@ class SerialRunner:
             pool.close()
 
 
-class ThreadRunner(SerialRunner):
-    """Agents live in processes, so threads mostly wait on pipes: one pool per thread."""
+class PipelinedRunner(SerialRunner):
+    """Agents in processes: many games at once, on one thread.
 
-    def __init__(self, pool: HandlePool, params, jobs: int):
-        super().__init__(pool, params)
-        self.jobs = jobs
-        self.local = threading.local()
-        self.lock = threading.Lock()
-        self.free = [pool]
-
-    def _pool(self):
-        pool = getattr(self.local, "pool", None)
-        if pool is None:
-            with self.lock:
-                if self.free:
-                    pool = self.free.pop()
-                else:
-                    first = self.pools[0]
-                    pool = HandlePool(first.specs.values(), first.isolation, first.known_broken)
-                    self.pools.append(pool)
-            self.local.pool = pool
-        return pool
+    Each agent has one process, so it plays one game at a time and up to half the agents'
+    worth of games run together. While one game's agents think, other games' turns go on:
+    the monitor waits on every pipe at once instead of on one game's two.
+    """
 
     def play(self, jobs, on_game=None):
-        from concurrent.futures import ThreadPoolExecutor
+        pool = self.pools[0]
+        waiting, running, records, busy = list(jobs), {}, {}, set()
 
-        def one(job):
-            record = play_job(self._pool(), job, self.params)
+        def finish(index, record):
+            job, _steps = running.pop(index)
+            busy.difference_update((job.a, job.b))
+            records[index] = record
             if on_game:
-                with self.lock:
-                    on_game(record)
-            return record
+                on_game(record)
 
-        with ThreadPoolExecutor(max_workers=self.jobs) as executor:
-            return list(executor.map(one, jobs))
+        def advance(index):
+            try:
+                next(running[index][1])
+            except StopIteration as finished:
+                finish(index, finished.value)
+
+        queue = list(enumerate(waiting))
+        while queue or running:
+            for entry in [e for e in queue if e[1].a not in busy and e[1].b not in busy]:
+                if entry[1].a in busy or entry[1].b in busy:
+                    continue
+                index, job = entry
+                queue.remove(entry)
+                busy.update((job.a, job.b))
+                running[index] = (job, game_steps(pool.handle(job.a), pool.handle(job.b),
+                                                  job.length, job.seed, self.params, job.round))
+                advance(index)
+            self._step_ready_games(running, pool, advance)
+        return [records[index] for index in range(len(waiting))]
+
+    @staticmethod
+    def _step_ready_games(running, pool, advance):
+        """Advance every game whose two agents have answered; else wait for a pipe."""
+        poller, owners, deadline, stepped = select.poll(), {}, None, False
+        for index, (job, _steps) in list(running.items()):
+            handles = (pool.handle(job.a), pool.handle(job.b))
+            fds = [(fd, h) for h in handles for fd in _waiting_on(h)]
+            if not fds:
+                advance(index)
+                stepped = True
+                continue
+            for fd, handle in fds:
+                owners[fd] = handle
+                poller.register(fd, select.POLLIN)
+                deadline = handle.deadline if deadline is None else min(deadline, handle.deadline)
+        if stepped or not owners:
+            return
+        timeout = max(0.0, deadline - time.monotonic())
+        for fd, _event in poller.poll(timeout * 1000 + 1):
+            owners[fd].pump(fd)
+
+
+def _waiting_on(handle) -> list[int]:
+    waiting_on = getattr(handle, "waiting_on", None)
+    return waiting_on() if waiting_on else []
 
 
 _FORKED = {}
@@ -125,25 +155,36 @@ def _forked_play(job):
 
 
 class ForkRunner(SerialRunner):
-    """Agents in the monitor's process: games run in forked workers, one CPU each."""
+    """Agents in the monitor's process: games run in forked workers, one CPU each.
+
+    The workers are forked once, with every agent already loaded, and live for the whole
+    tournament; each takes a few large batches of a round's games (fewer round trips)."""
 
     def __init__(self, pool: HandlePool, params, jobs: int):
         super().__init__(pool, params)
         self.jobs = jobs
+        self.workers = None
 
     def play(self, jobs, on_game=None):
-        import multiprocessing
+        if self.workers is None:
+            import multiprocessing
 
-        _FORKED.update(pool=self.pools[0], params=self.params)
-        context = multiprocessing.get_context("fork")
-        chunk = max(1, len(jobs) // (self.jobs * 4))
-        with context.Pool(self.jobs) as workers:
-            records = []
-            for record in workers.imap(_forked_play, jobs, chunksize=chunk):
-                records.append(record)
-                if on_game:
-                    on_game(record)
+            _FORKED.update(pool=self.pools[0], params=self.params)
+            self.workers = multiprocessing.get_context("fork").Pool(self.jobs)
+        batch = max(1, -(-len(jobs) // (self.jobs * 2)))
+        records = []
+        for record in self.workers.imap(_forked_play, jobs, chunksize=batch):
+            records.append(record)
+            if on_game:
+                on_game(record)
         return records
+
+    def close(self):
+        if self.workers is not None:
+            self.workers.terminate()
+            self.workers.join()
+            self.workers = None
+        super().close()
 
 
 def make_runner(pool: HandlePool, params, jobs: int | None):
@@ -152,4 +193,4 @@ def make_runner(pool: HandlePool, params, jobs: int | None):
         return SerialRunner(pool, params)
     if pool.isolation.mode == "none":
         return ForkRunner(pool, params, jobs)
-    return ThreadRunner(pool, params, jobs)
+    return PipelinedRunner(pool, params)

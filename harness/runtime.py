@@ -27,12 +27,9 @@ def describe_exception(error: BaseException) -> str:
 
 
 class AgentRuntime:
-    def __init__(self, factory, hist_pair, trusted: bool = False):
+    def __init__(self, factory, hist_pair):
         self.factory = factory
         self.hist_pair = hist_pair
-        # built-ins are our own code: they get the live hist (they never modify it) and their
-        # answers, always canonical lists, skip the checks every other agent's answer gets
-        self.trusted = trusted
         self.function = None
         self.hist: list = []
         self.mine = self.theirs = 0
@@ -70,8 +67,6 @@ class AgentRuntime:
         function = self.function
         if isinstance(function, LoadError):
             return ERROR_REPLY, f"reloading failed: {function}", None
-        if self.trusted:
-            return MOVES_REPLY, "".join(function(self.hist, None)), None
         try:
             answer = function(list(self.hist), [self.mine, self.theirs])
         except BaseException as error:  # SystemExit and KeyboardInterrupt are agent errors too
@@ -83,3 +78,21 @@ class AgentRuntime:
         except BaseException as error:  # a hostile answer object raising from __eq__ etc.
             return INVALID_REPLY, f"answer failed when read: {describe_exception(error)}", None
         return MOVES_REPLY, moves, warning
+
+
+class StrategyRuntime:
+    """The same service for a built-in strategy: told the played moves directly, no hist to
+    build and no answer to check (it is our own code)."""
+
+    def __init__(self, builtin):
+        self.builtin = builtin
+        self.strategy = None
+
+    def start_game(self, seed: int, moves_per_turn: int, payoffs: Payoffs) -> None:
+        self.strategy = self.builtin.strategy(random.Random(seed), moves_per_turn)
+
+    def record(self, mine: str, theirs: str) -> None:
+        self.strategy.observe(mine, theirs)
+
+    def call(self) -> tuple[str, str, None]:
+        return MOVES_REPLY, self.strategy.answer(), None

@@ -13,10 +13,10 @@ from .base import EXCEPTION, INVALID, TIMEOUT, Fault, GameStart, Reply, plain_re
 
 
 class InProcessHandle:
-    def __init__(self, name: str, factory, hist_pair, timeout: float, trusted=False):
+    def __init__(self, name: str, factory, hist_pair, timeout: float):
         self.name = name
         self.timeout = timeout
-        self.runtime = AgentRuntime(factory, hist_pair, trusted=trusted)
+        self.runtime = AgentRuntime(factory, hist_pair)
         self.reply: Reply | None = None
 
     def start_game(self, start: GameStart) -> None:

@@ -36,8 +36,7 @@ def open_handle(spec: AgentSpec, isolation: Isolation):
 def _in_monitor(name, factory, language, isolation):
     from .inprocess import InProcessHandle
 
-    return InProcessHandle(name, factory, language.pairs(), isolation.timeout,
-                           trusted=language.name == "builtin")
+    return InProcessHandle(name, factory, language.pairs(), isolation.timeout)
 
 
 def _in_process_of_its_own(spec, language, isolation):

@@ -18,7 +18,8 @@ import time
 
 from ..errors import LoadError
 from ..runtime import one_line
-from .base import CRASH, EXCEPTION, INVALID, SILENT_DEFAULT, TIMEOUT, Fault, GameStart, Reply
+from .base import (CRASH, EXCEPTION, INVALID, SILENT_DEFAULT, TIMEOUT, Fault, GameStart, Reply,
+                   plain_reply)
 
 LINE_LIMIT = 4096
 OUTPUT_CAP = 64 * 1024
@@ -43,9 +44,11 @@ class HostProcess:
         self.reply_fd = self.process.stdout.fileno()
         self.stderr_fd = self.process.stderr.fileno()
         self.buffer = b""
+        self.ended = False         # its reply pipe reached end of file
         self.poller = select.poll()
         self.poller.register(self.reply_fd, select.POLLIN)
         self.poller.register(self.stderr_fd, select.POLLIN)
+        self.listening = [self.reply_fd, self.stderr_fd]  # fds worth polling
         self.busy = 0.0            # seconds spent answering calls: a bound on its CPU time
         self.cpu_budget = None     # its CPU time limit (seconds), if any
 
@@ -92,10 +95,28 @@ class HostProcess:
         return line
 
     def _fill(self):
-        chunk = os.read(self.reply_fd, 65536)
-        if not chunk:
+        self.pump(self.reply_fd)
+        if self.ended:
             raise _Dead(self.exit_description())
-        self.buffer += chunk
+
+    # -- for a runner that waits on many hosts at once --------------------------------------
+    def ready(self) -> bool:
+        """A whole line is buffered, or the process is gone: read_line will not wait."""
+        return self.ended or b"\n" in self.buffer
+
+    def pump(self, fd: int) -> None:
+        """Take what one of its pipes has now (poll said it is readable)."""
+        if fd == self.stderr_fd:
+            self._drain_stderr()
+            return
+        try:
+            chunk = os.read(self.reply_fd, 65536)
+        except OSError:
+            chunk = b""
+        if chunk:
+            self.buffer += chunk
+        else:
+            self.ended = True
 
     def _drain_stderr(self):
         try:
@@ -103,7 +124,9 @@ class HostProcess:
         except OSError:
             chunk = b""
         if not chunk:
-            self.poller.unregister(self.stderr_fd)
+            if self.stderr_fd in self.listening:
+                self.poller.unregister(self.stderr_fd)
+                self.listening.remove(self.stderr_fd)
             return
         self.output.keep(chunk)
 
@@ -285,6 +308,20 @@ class ProcessHandle:
         self.host.send(f"TURN {last[0]} {last[1]}\n" if last is not None else "TURN\n")
         self.deadline = time.monotonic() + self.timeout
 
+    # -- waiting on many handles at once (harness/runners.py) -------------------------------
+    def waiting_on(self) -> list[int]:
+        """The fds to poll before collect() can answer without waiting; [] when it can."""
+        host = self.host
+        if self.out_for_game or host is None or host.ready():
+            return []
+        if time.monotonic() >= self.deadline:
+            return []
+        return host.listening
+
+    def pump(self, fd: int) -> None:
+        if self.host is not None:
+            self.host.pump(fd)
+
     def collect(self) -> Reply:
         if self.out_for_game:
             return SILENT_DEFAULT
@@ -303,6 +340,10 @@ class ProcessHandle:
         return self._parse(line)
 
     def _parse(self, line: str) -> Reply:
+        if line.startswith("MOVES "):  # by far the most common reply: no regex for it
+            moves = line[6:]
+            if len(moves) == self.start.moves_per_turn and not moves.strip("CD"):
+                return plain_reply(moves)
         match = _MOVES.fullmatch(line)
         if match and len(match.group(1)) == self.start.moves_per_turn:
             return Reply(match.group(1), None, match.group(2))

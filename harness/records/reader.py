@@ -1,0 +1,151 @@
+"""Reading a record back: the run as a TournamentResult (the same object a live run makes,
+so every printer, the report and the metrics work on records too), single games for
+`show --game`, and the state a resumed run goes on from."""
+from __future__ import annotations
+
+from ..agents import AgentSpec
+from ..game import GameRecord, Turn
+from ..handles.base import Fault
+from ..results import Entrant, RoundResult, TournamentResult, rank
+from . import db
+
+
+class Record:
+    def __init__(self, path):
+        import sqlite3
+
+        self.path = path
+        self.connection = db.connect(path)
+        self.connection.row_factory = sqlite3.Row
+        self.run = self.connection.execute("SELECT * FROM run").fetchone()
+        self.seed = int(self.run["seed"])
+        self.settings = db.settings_of(self.run)
+
+    def close(self) -> None:
+        self.connection.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    @property
+    def finished(self) -> bool:
+        return self.run["finished_at"] is not None
+
+    def tournament_done(self) -> bool:
+        """Final ranks are written when the tournament ends (replicates may still be due)."""
+        return self.query("SELECT count(*) FROM agent WHERE rank IS NULL")[0][0] == 0
+
+    def query(self, sql: str, *parameters):
+        return self.connection.execute(sql, parameters).fetchall()
+
+    # -- agents ----------------------------------------------------------------------------
+    def agent_rows(self):
+        return self.query("SELECT * FROM agent ORDER BY position")
+
+    def entrants(self) -> list[Entrant]:
+        return [Entrant(AgentSpec(row["name"], row["language"], row["source"]),
+                        row["status"], row["message"], row["output"] or "")
+                for row in self.agent_rows()]
+
+    def find_agent(self, name: str):
+        """The agent row whose name matches (case-insensitive, as agent names are)."""
+        rows = self.query("SELECT * FROM agent WHERE lower(name) = lower(?)", name)
+        return rows[0] if rows else None
+
+    # -- rounds and games ------------------------------------------------------------------
+    def rounds(self) -> list[RoundResult]:
+        scores, dropped = {}, {}
+        for row in self.query("SELECT * FROM round_score ORDER BY round, agent"):
+            scores.setdefault(row["round"], {})[row["agent"]] = row["score"]
+            if row["dropped"]:
+                dropped.setdefault(row["round"], []).append(row["agent"])
+        return [RoundResult(row["number"], row["game_length"], scores.get(row["number"], {}),
+                            sorted(dropped.get(row["number"], [])))
+                for row in self.query("SELECT * FROM round ORDER BY number")]
+
+    def games(self, where: str = "", *parameters) -> list[GameRecord]:
+        """Every game (or those matching `where`, SQL on table `game`) in the order played,
+        each with all its turns, faults and running scores."""
+        rows = self.query(f"SELECT * FROM game {where} ORDER BY id", *parameters)
+        if not rows:
+            return []
+        ids = [row["id"] for row in rows]
+        span = "game BETWEEN ? AND ?"
+        faults = {(row["game"], row["turn"], row["side"]): Fault(row["kind"], row["message"])
+                  for row in self.query(f"SELECT * FROM fault WHERE {span}", ids[0], ids[-1])}
+        moves = self.connection.execute(
+            f"SELECT game, turn, intended_a, played_a, intended_b, played_b FROM move "
+            f"WHERE {span} ORDER BY game, turn, idx", (ids[0], ids[-1]))
+        turns = _turn_moves(moves)
+        table = {m + t: points for (m, t), points in
+                 self.settings.game.payoffs.table().items()}
+        return [_game(row, turns.get(row["id"], {}), faults, table) for row in rows]
+
+    def game(self, game_id: int) -> GameRecord | None:
+        games = self.games("WHERE id = ?", game_id)
+        return games[0] if games else None
+
+    # -- the whole run ---------------------------------------------------------------------
+    def dropped_in(self) -> dict[str, int | None]:
+        return {row["name"]: row["dropped_in"] for row in self.agent_rows()}
+
+    def result(self) -> TournamentResult:
+        """The run as recorded; standings of an unfinished run are provisional (who is
+        still in shares the top)."""
+        entrants = self.entrants()
+        result = TournamentResult(self.seed, self.settings, entrants, self.rounds(),
+                                  self.games())
+        result.standings = rank([e.name for e in entrants], result.rounds, self.dropped_in(),
+                                result.games)
+        replicates = self.replicates()
+        if replicates is not None:
+            result.replicates = replicates
+        return result
+
+    def replicates(self):
+        rows = self.query("SELECT * FROM replicate ORDER BY replicate, rank, agent")
+        if not rows:
+            return None
+        from .replicates import summary_from_rows
+
+        return summary_from_rows(rows)
+
+
+def _turn_moves(cursor) -> dict[int, dict[int, list[str]]]:
+    """{game: {turn: [intended_a, played_a, intended_b, played_b]}} with the moves of each
+    turn joined in order."""
+    out: dict[int, dict[int, list[str]]] = {}
+    for game_id, turn, intended_a, played_a, intended_b, played_b in cursor:
+        by_turn = out.setdefault(game_id, {})
+        moves = by_turn.get(turn)
+        if moves is None:
+            by_turn[turn] = [intended_a, played_a, intended_b, played_b]
+        else:
+            moves[0] += intended_a
+            moves[1] += played_a
+            moves[2] += intended_b
+            moves[3] += played_b
+    return out
+
+
+def _game(row, turn_moves, faults, table) -> GameRecord:
+    game_id = row["id"]
+    record = GameRecord(row["round"], row["a"], row["b"], row["length"], int(row["seed"]),
+                        (row["score_a"], row["score_b"]))
+    add = getattr(record, "add_turn", None) or record.turns.append
+    score_a = score_b = 0
+    for number in sorted(turn_moves):
+        intended_a, played_a, intended_b, played_b = turn_moves[number]
+        for mine, theirs in zip(played_a, played_b):
+            gained_a, gained_b = table[mine + theirs]
+            score_a += gained_a
+            score_b += gained_b
+        record.add_turn(Turn(intended_a, played_a, intended_b, played_b,
+                             faults.get((game_id, number, "a")),
+                             faults.get((game_id, number, "b")), (score_a, score_b)))
+    record.warnings = {side: row[f"warning_{side}"] for side in "ab"
+                       if row[f"warning_{side}"] is not None}
+    return record
