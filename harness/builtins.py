@@ -111,6 +111,12 @@ def _bully(seen, n, rng, k):
     return "D" if last is None else ("C" if last == "D" else "D")
 
 
+def _antitfortat(seen, n, rng, k):
+    """Cooperates first, then plays the opposite of the opponent's move one turn earlier."""
+    last = _lagged(seen.theirs, n, k)
+    return "C" if last is None else ("C" if last == "D" else "D")
+
+
 def _grudger(seen, n, rng, k):
     """Cooperates until the opponent has defected once (as played), then defects forever."""
     return "D" if seen.defections_before(n - k + 1) else "C"
@@ -205,6 +211,7 @@ BUILTINS = {
     "twotitsfortat": _per_move(_twotitsfortat),
     "hardtitfortat": _per_move(_hardtitfortat),
     "bully": _per_move(_bully),
+    "antitfortat": _per_move(_antitfortat),
     "winshiftlosestay": _per_move(_win_shift_lose_stay),
     "cyclerccd": _per_move(_cycler("CCD")),
     "cyclerddc": _per_move(_cycler("DDC")),
