@@ -90,56 +90,58 @@ class PipelinedRunner(SerialRunner):
     """
 
     def play(self, jobs, on_game=None):
-        pool = self.pools[0]
-        waiting, running, records, busy = list(jobs), {}, {}, set()
+        self.pool = self.pools[0]
+        self.on_game = on_game
+        self.queue = list(enumerate(jobs))
+        self.running, self.records, self.busy = {}, {}, set()
+        self.ready = []            # games whose agents may both have answered
+        while self.queue or self.running:
+            self._start_games()
+            for index in self._ready_games():
+                self._advance(index)
+        return [self.records[index] for index in range(len(jobs))]
 
-        def finish(index, record):
-            job, _steps = running.pop(index)
-            busy.difference_update((job.a, job.b))
-            records[index] = record
-            if on_game:
-                on_game(record)
-
-        def advance(index):
-            try:
-                next(running[index][1])
-            except StopIteration as finished:
-                finish(index, finished.value)
-
-        queue = list(enumerate(waiting))
-        while queue or running:
-            for entry in [e for e in queue if e[1].a not in busy and e[1].b not in busy]:
-                if entry[1].a in busy or entry[1].b in busy:
-                    continue
-                index, job = entry
-                queue.remove(entry)
-                busy.update((job.a, job.b))
-                running[index] = (job, game_steps(pool.handle(job.a), pool.handle(job.b),
-                                                  job.length, job.seed, self.params, job.round))
-                advance(index)
-            self._step_ready_games(running, pool, advance)
-        return [records[index] for index in range(len(waiting))]
-
-    @staticmethod
-    def _step_ready_games(running, pool, advance):
-        """Advance every game whose two agents have answered; else wait for a pipe."""
-        poller, owners, deadline, stepped = select.poll(), {}, None, False
-        for index, (job, _steps) in list(running.items()):
-            handles = (pool.handle(job.a), pool.handle(job.b))
-            fds = [(fd, h) for h in handles for fd in _waiting_on(h)]
-            if not fds:
-                advance(index)
-                stepped = True
+    def _start_games(self):
+        for entry in list(self.queue):
+            index, job = entry
+            if job.a in self.busy or job.b in self.busy:
                 continue
-            for fd, handle in fds:
-                owners[fd] = handle
-                poller.register(fd, select.POLLIN)
-                deadline = handle.deadline if deadline is None else min(deadline, handle.deadline)
-        if stepped or not owners:
-            return
-        timeout = max(0.0, deadline - time.monotonic())
-        for fd, _event in poller.poll(timeout * 1000 + 1):
-            owners[fd].pump(fd)
+            self.queue.remove(entry)
+            self.busy.update((job.a, job.b))
+            handles = (self.pool.handle(job.a), self.pool.handle(job.b))
+            steps = game_steps(*handles, job.length, job.seed, self.params, job.round)
+            self.running[index] = (job, steps, handles)
+            self._advance(index)
+
+    def _advance(self, index):
+        job, steps, _handles = self.running[index]
+        try:
+            next(steps)
+        except StopIteration as finished:
+            del self.running[index]
+            self.busy.difference_update((job.a, job.b))
+            self.records[index] = finished.value
+            if self.on_game:
+                self.on_game(finished.value)
+
+    def _ready_games(self) -> list[int]:
+        """The games whose agents have both answered (or run out of time); waits on the
+        pipes until there is at least one."""
+        while True:
+            owners, deadline, ready = {}, None, []
+            for index, (_job, _steps, handles) in self.running.items():
+                fds = [(fd, h) for h in handles for fd in _waiting_on(h)]
+                if not fds:
+                    ready.append(index)
+                for fd, handle in fds:
+                    owners[fd] = handle
+                    deadline = min(deadline or handle.deadline, handle.deadline)
+            if ready or not owners:
+                return ready
+            timeout = max(0.0, deadline - time.monotonic())
+            readable, _, _ = select.select(list(owners), [], [], timeout + 0.001)
+            for fd in readable:
+                owners[fd].pump(fd)
 
 
 def _waiting_on(handle) -> list[int]:
