@@ -227,7 +227,7 @@ class ProcessHandle:
     def _launch(self) -> HostProcess:
         """A ready host, or LoadError with the agent's own reason."""
         token = secrets.token_hex(8)
-        env = dict(self.env, PDH_TOKEN=token)
+        env = dict(self.env, PDH_TOKEN=token, PDH_TIMEOUT=repr(self.timeout))
         launch = self.wrap(self.argv, env)  # may raise LoadError
         try:
             host = HostProcess(launch.argv, launch.env, token, self.output,
@@ -347,6 +347,8 @@ class ProcessHandle:
         match = _MOVES.fullmatch(line)
         if match and len(match.group(1)) == self.start.moves_per_turn:
             return Reply(match.group(1), None, match.group(2))
+        if line.startswith("TIMEOUT "):  # the host stopped the call itself (SBCL does)
+            return Reply(None, Fault(TIMEOUT, one_line(line[len("TIMEOUT "):])))
         if line.startswith("ERROR "):
             return Reply(None, Fault(EXCEPTION, one_line(line[len("ERROR "):])))
         if line.startswith("INVALID "):

@@ -1,0 +1,7 @@
+(defun LispBadAnswer (hist score)
+  (declare (ignore score))
+  (case (length hist)
+    (0 '(C C))
+    (3 '(C X D))
+    (6 42)
+    (t '(C C C C))))

@@ -1,0 +1,5 @@
+(defun LispChatty (hist score)
+  (format t "~&thinking about ~D moves, score ~A~%" (length hist) score)
+  (print "MOVES DDD")
+  (format *error-output* "warning to myself~%")
+  (list 'C 'C 'D))

@@ -1,0 +1,15 @@
+;;; Signals an error if hist and score ever disagree (RULES.md's worked example).
+(defun LispChecker-points (pair)
+  (cond ((equal pair '(C C)) '(3 3))
+        ((equal pair '(C D)) '(0 5))
+        ((equal pair '(D C)) '(5 0))
+        (t '(1 1))))
+
+(defun LispChecker (hist score)
+  (let ((mine (reduce #'+ (mapcar (lambda (p) (first (LispChecker-points p))) hist)))
+        (theirs (reduce #'+ (mapcar (lambda (p) (second (LispChecker-points p))) hist))))
+    (unless (equal score (list mine theirs))
+      (error "score ~A but hist says ~A" score (list mine theirs)))
+    (unless (every (lambda (p) (and (member (first p) '(C D)) (member (second p) '(C D)))) hist)
+      (error "hist holds something other than the symbols C and D"))
+    (list 'D 'C 'D)))

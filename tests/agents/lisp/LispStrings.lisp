@@ -1,0 +1,3 @@
+(defun LispStrings (hist score)
+  (declare (ignore hist score))
+  (list "C" "d" #\C))

@@ -1,0 +1,5 @@
+(defun LispUnbalanced (hist score)
+  (list 'C 'C 'C)
+
+(defun LispUnbalanced-helper ()
+  1)

@@ -1,0 +1,2 @@
+(defun LispUndefined (hist score)
+  (LispUndefined-helper hist score))
