@@ -163,7 +163,7 @@ class _Views:
         if getattr(spec, "language", None) in ("python", "hy", "lisp"):
             agent_file = os.path.abspath(spec.source)
         hidden = []
-        for folder in (_bundled_agents_dir(),
+        for folder in (*_bundled_agents_dirs(),
                        os.path.dirname(agent_file) if agent_file else None):
             if folder and _inside(folder, roots) and folder not in hidden:
                 hidden.append(folder)
@@ -244,16 +244,25 @@ def _cache_dir() -> str | None:
         return None
 
 
-def _bundled_agents_dir() -> str | None:
+def _bundled_agents_dirs() -> list[str]:
+    """The bundled example agents: where they are imported from, and an installed copy in
+    the site folders the sandbox shows (`pip install .` puts one there)."""
     import importlib.util
+    import sysconfig
 
+    found = []
     try:
-        found = importlib.util.find_spec("student_agents")
+        spec = importlib.util.find_spec("student_agents")
     except (ImportError, ValueError):
-        return None
-    if found is None or not found.origin:
-        return None
-    return os.path.dirname(os.path.abspath(found.origin))
+        spec = None
+    if spec is not None and spec.origin:
+        found.append(os.path.dirname(os.path.abspath(spec.origin)))
+    paths = sysconfig.get_paths()
+    for key in ("purelib", "platlib"):
+        folder = os.path.join(paths.get(key, ""), "student_agents")
+        if paths.get(key) and os.path.isdir(folder) and folder not in found:
+            found.append(folder)
+    return found
 
 
 def _inside(path: str, roots) -> bool:

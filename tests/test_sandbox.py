@@ -421,3 +421,26 @@ def test_a_host_near_its_cpu_limit_from_honest_work_is_retired_between_games(tmp
     finally:
         thinker.close()
         other.close()
+
+
+def test_an_agent_inside_a_folder_the_sandbox_shows_still_sees_only_its_own_file(sandboxed):
+    """Were the submissions inside a folder bound for the host (an installed copy of the
+    bundled agents in site-packages, say), that folder is covered by an empty one."""
+    folder = Path(sandbox._cache_dir()) / "inside-a-bound-folder"
+    folder.mkdir(exist_ok=True)
+    mine = folder / "InsideAgent.py"
+    mine.write_text("def InsideAgent(hist, score):\n    return ['C', 'C', 'C']\n")
+    (folder / "NeighbourAgent.py").write_text("SECRET = 1\n")
+    seen = inside_json(f"""
+        import json, os
+        listing = os.listdir({str(folder)!r})
+        try:
+            open({str(folder / "Planted.py")!r}, "w")
+            planted = True
+        except OSError:
+            planted = False
+        print(json.dumps({{"listing": listing, "source": open({str(mine)!r}).read(),
+                          "planted": planted}}))
+    """, spec=file_spec(mine))
+    assert seen == {"listing": ["InsideAgent.py"], "source": mine.read_text(),
+                    "planted": False}
