@@ -5,6 +5,7 @@ of (name, score) pairs best first. The list also carries `.seed` and the full `.
 """
 from __future__ import annotations
 
+import sys
 from os import PathLike
 from pathlib import Path
 
@@ -72,5 +73,9 @@ def monitor(flip_params, game_length, agents, *, seed: int | None = None,
     seed = fresh_seed() if seed is None else seed
     result = run_tournament(specs, seed, settings)
     standings = Standings(result.pairs())
+    if "hy" in sys.modules:  # called from Hy: make the answer print as a Lisp list
+        from lisp_bridge.hy_data import register_standings_printer
+
+        register_standings_printer(Standings)
     standings.seed, standings.result = seed, result
     return standings

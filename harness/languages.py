@@ -73,6 +73,14 @@ def _hy_pairs():
     return hist_pair
 
 
+class _Hy(Language):
+    def host_command(self, source: str, name: str) -> list[str]:
+        from lisp_bridge.hy_loader import warm_library_cache
+
+        warm_library_cache()
+        return python_host_command(self.name, source, name)
+
+
 class _Lisp(Language):
     def host_command(self, source: str, name: str) -> list[str]:
         from lisp_bridge.sbcl import host_command
@@ -81,7 +89,7 @@ class _Lisp(Language):
 
 
 PYTHON = Language("python", ".py", _load_python)
-HY = Language("hy", ".hy", _load_hy, pairs=_hy_pairs)
+HY = _Hy("hy", ".hy", _load_hy, pairs=_hy_pairs)
 LISP = _Lisp("lisp", ".lisp", None, in_monitor=False)
 BUILTIN = Language("builtin", None, _load_builtin)
 

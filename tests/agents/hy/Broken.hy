@@ -1,0 +1,4 @@
+(defn Broken [hist score]
+  ["C" "C" "C"]
+
+(defn Broken-helper [] 1)

@@ -1,0 +1,2 @@
+(defn Keywords [hist score]
+  (if hist '(:C :d c) [:C :C :C]))
