@@ -1,0 +1,1 @@
+"""`pdharness validate`: will this submission play, and if not, exactly why."""

@@ -1,0 +1,2 @@
+(defun BellCole (hist score)
+  (list (quote C) (quote C) (quote C))

@@ -1,0 +1,2 @@
+def helper(hist, score):
+    return ["C", "C", "C"]

@@ -1,0 +1,2 @@
+(defun ColeDunn (hist score)
+  (ColeDunn-missing hist))

@@ -1,0 +1,1 @@
+(defun DunnEast-helper () 1)

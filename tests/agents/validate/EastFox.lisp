@@ -1,0 +1,3 @@
+(defun EastFox (hist score)
+  (declare (ignore hist score))
+  (list "C" "C" "D"))

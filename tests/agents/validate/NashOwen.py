@@ -1,0 +1,6 @@
+import time
+
+
+def NashOwen(hist, score):
+    time.sleep(5)
+    return ["C", "C", "C"]

@@ -1,0 +1,2 @@
+(defn VanceWest [hist score]
+  ["C" "C"

@@ -1,0 +1,1 @@
+(defn WestYoung [hist score] ["C" :X "D"])

@@ -1,0 +1,1 @@
+(defn ZhangAdams [hist score] ["C" "C" "C"])

@@ -1,0 +1,1 @@
+(defn TateUpton [hist score] ["C" "C" "C"])

@@ -1,0 +1,2 @@
+def khosmood_levinson(hist, score):
+    return ["C", "C", "C"]
