@@ -1,0 +1,34 @@
+"""`pdharness resume FILE.sqlite`: finish a recorded run that was interrupted."""
+from __future__ import annotations
+
+import click
+
+from ..records.outputs import format_option, output_options, quiet_option
+
+
+@click.command(context_settings={"help_option_names": ["-h", "--help"]})
+@click.argument("record", type=click.Path(dir_okay=False))
+@click.option("--jobs", "-j", type=click.IntRange(min=1), default=None,
+              help="Games played at once (default: as recorded; the result is the same).")
+@format_option
+@output_options
+@quiet_option
+def command(record, jobs, **options):
+    """Finish the run recorded in RECORD (made by `tournament --db`) from its last completed
+    round, with the agents, parameters and seed it was started with, and print the result.
+    It equals what the uninterrupted run would have given. Agent files must be where they
+    were, unchanged."""
+    from ..records import outputs, session
+
+    roster = outputs.check_outputs(options)
+    try:
+        result, note = session.resume(record, jobs=jobs, quiet=options["quiet"])
+    except session.RecordInterrupted as stopped:
+        outputs.exit_interrupted(stopped)
+    if note:
+        click.echo(f"pdharness: {note}", err=True)
+    from ..records.reader import Record
+
+    with Record(record) as opened:
+        command_line = opened.run["command"]
+    outputs.deliver(result, options, roster, command=command_line)

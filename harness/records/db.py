@@ -1,0 +1,227 @@
+"""The SQLite record of a run: its schema, opening it, and the run's parameters as a row.
+
+The schema is meant to be read by hand (`sqlite3 run.sqlite`), so it is plain: one row per
+agent, round, game, fault and move, with two views that save the usual joins. It is
+documented in docs/readme/records.md; keep the two in step.
+"""
+from __future__ import annotations
+
+SCHEMA_VERSION = 1
+
+SCHEMA = """
+CREATE TABLE run (
+    id                INTEGER PRIMARY KEY CHECK (id = 1),
+    schema_version    INTEGER NOT NULL,
+    harness_version   TEXT NOT NULL,
+    seed                      NOT NULL,  -- an integer (text only if beyond 64 bits)
+    flip_start        REAL NOT NULL,
+    flip_decay        REAL NOT NULL,
+    decay_mode        TEXT NOT NULL,
+    length_min        INTEGER NOT NULL,
+    length_max        INTEGER NOT NULL,
+    moves_per_turn    INTEGER NOT NULL,
+    payoff_t          INTEGER NOT NULL,
+    payoff_r          INTEGER NOT NULL,
+    payoff_p          INTEGER NOT NULL,
+    payoff_s          INTEGER NOT NULL,
+    timeout           REAL NOT NULL,
+    default_answer    TEXT NOT NULL,
+    isolation         TEXT NOT NULL,
+    memory_limit      INTEGER NOT NULL,
+    jobs              INTEGER,
+    max_rounds        INTEGER,
+    max_faults        INTEGER,
+    disqualify_broken INTEGER NOT NULL,
+    replicates        INTEGER NOT NULL DEFAULT 0,
+    command           TEXT,
+    started_at        TEXT NOT NULL,
+    finished_at       TEXT
+);
+CREATE TABLE agent (
+    name         TEXT PRIMARY KEY,
+    position     INTEGER NOT NULL,
+    language     TEXT NOT NULL,
+    source       TEXT NOT NULL,
+    path         TEXT,
+    sha256       TEXT,
+    status       TEXT NOT NULL,
+    message      TEXT,
+    dropped_in   INTEGER,
+    disqualified TEXT,
+    rank         INTEGER,
+    score        INTEGER,
+    output       TEXT
+);
+CREATE TABLE round (
+    number       INTEGER PRIMARY KEY,
+    game_length  INTEGER NOT NULL,
+    finished_at  TEXT NOT NULL
+);
+CREATE TABLE round_score (
+    round    INTEGER NOT NULL REFERENCES round(number),
+    agent    TEXT NOT NULL REFERENCES agent(name),
+    score    INTEGER NOT NULL,
+    dropped  INTEGER NOT NULL,
+    PRIMARY KEY (round, agent)
+);
+CREATE TABLE game (
+    id         INTEGER PRIMARY KEY,
+    round      INTEGER NOT NULL REFERENCES round(number),
+    a          TEXT NOT NULL REFERENCES agent(name),
+    b          TEXT NOT NULL REFERENCES agent(name),
+    length     INTEGER NOT NULL,
+    seed       INTEGER NOT NULL,
+    score_a    INTEGER NOT NULL,
+    score_b    INTEGER NOT NULL,
+    faults_a   INTEGER NOT NULL,
+    faults_b   INTEGER NOT NULL,
+    warning_a  TEXT,
+    warning_b  TEXT
+);
+CREATE INDEX game_by_round ON game (round);
+CREATE TABLE fault (
+    game     INTEGER NOT NULL REFERENCES game(id),
+    turn     INTEGER NOT NULL,
+    side     TEXT NOT NULL CHECK (side IN ('a', 'b')),
+    agent    TEXT NOT NULL REFERENCES agent(name),
+    kind     TEXT NOT NULL,
+    message  TEXT NOT NULL,
+    PRIMARY KEY (game, turn, side)
+);
+CREATE TABLE move (
+    game        INTEGER NOT NULL REFERENCES game(id),
+    turn        INTEGER NOT NULL,
+    idx         INTEGER NOT NULL,
+    intended_a  TEXT NOT NULL,
+    played_a    TEXT NOT NULL,
+    intended_b  TEXT NOT NULL,
+    played_b    TEXT NOT NULL,
+    PRIMARY KEY (game, turn, idx)
+) WITHOUT ROWID;
+CREATE TABLE replicate (
+    replicate   INTEGER NOT NULL,
+    seed        INTEGER NOT NULL,
+    agent       TEXT NOT NULL REFERENCES agent(name),
+    rank        INTEGER NOT NULL,
+    score       INTEGER NOT NULL,
+    dropped_in  INTEGER,
+    PRIMARY KEY (replicate, agent)
+);
+CREATE VIEW agent_move AS
+    SELECT g.round, m.game, m.turn, m.idx, g.a AS agent, g.b AS opponent,
+           m.intended_a AS intended, m.played_a AS played, m.played_b AS opponent_played
+      FROM move m JOIN game g ON g.id = m.game
+    UNION ALL
+    SELECT g.round, m.game, m.turn, m.idx, g.b, g.a, m.intended_b, m.played_b, m.played_a
+      FROM move m JOIN game g ON g.id = m.game;
+CREATE VIEW standings AS
+    SELECT rank, name AS agent, score, dropped_in, status, message
+      FROM agent ORDER BY rank IS NULL, rank, name;
+"""
+
+
+def connect(path):
+    """A connection to an existing record, or a clear error (never a traceback)."""
+    import sqlite3
+    from pathlib import Path
+
+    from ..errors import HarnessError
+
+    if not Path(path).is_file():
+        raise HarnessError(f"{path}: no such record (make one with tournament --db {path})")
+    try:
+        connection = sqlite3.connect(f"file:{Path(path).resolve()}?mode=rw", uri=True,
+                                     timeout=30)
+        version = connection.execute("SELECT schema_version FROM run").fetchone()
+    except sqlite3.DatabaseError as error:
+        raise HarnessError(f"{path}: not a pdharness record ({error})")
+    if version is None:
+        raise HarnessError(f"{path}: the record holds no run")
+    if version[0] != SCHEMA_VERSION:
+        raise HarnessError(f"{path}: record schema {version[0]}, this pdharness reads "
+                           f"{SCHEMA_VERSION}")
+    connection.execute("PRAGMA foreign_keys = ON")
+    return connection
+
+
+def create(path):
+    """A new, empty record. Refuses to replace an existing file: a record is evidence."""
+    import sqlite3
+    from pathlib import Path
+
+    from ..errors import HarnessError
+
+    target = Path(path)
+    if target.exists():
+        raise HarnessError(f"{path} already exists; choose another file (or finish that "
+                           f"run with: pdharness resume {path})")
+    if not target.parent.is_dir():
+        raise HarnessError(f"{path}: folder {target.parent} does not exist")
+    try:
+        connection = sqlite3.connect(str(target), timeout=30)
+        connection.executescript(SCHEMA)
+    except sqlite3.Error as error:
+        raise HarnessError(f"{path}: cannot write the record: {error}")
+    connection.execute("PRAGMA foreign_keys = ON")
+    return connection
+
+
+def now() -> str:
+    from datetime import datetime, timezone
+
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+def seed_value(seed: int):
+    """SQLite integers hold 64 bits; a larger seed (the command line allows one) is kept
+    exactly, as text."""
+    return seed if seed < 2 ** 63 else str(seed)
+
+
+def run_row(seed: int, settings, replicates: int, command: str | None) -> dict:
+    from .. import __version__
+
+    game, flip = settings.game, settings.game.flip
+    t, r, p, s = game.payoffs.as_tuple()
+    return {
+        "id": 1, "schema_version": SCHEMA_VERSION, "harness_version": __version__,
+        "seed": seed_value(seed), "flip_start": flip.start, "flip_decay": flip.decay,
+        "decay_mode": flip.mode, "length_min": settings.length.low,
+        "length_max": settings.length.high, "moves_per_turn": game.moves_per_turn,
+        "payoff_t": t, "payoff_r": r, "payoff_p": p, "payoff_s": s,
+        "timeout": game.timeout, "default_answer": game.default_answer,
+        "isolation": settings.isolation.mode, "memory_limit": settings.isolation.memory_limit,
+        "jobs": settings.jobs, "max_rounds": settings.max_rounds,
+        "max_faults": settings.max_faults,
+        "disqualify_broken": int(settings.disqualify_broken), "replicates": replicates,
+        "command": command, "started_at": now(), "finished_at": None,
+    }
+
+
+def settings_of(row):
+    """The Settings a run was started with, from its `run` row (a sqlite3.Row)."""
+    from ..handles.opening import Isolation
+    from ..rules import FlipParams, GameLength, GameParams, Payoffs
+    from ..tournament import Settings
+
+    game = GameParams(
+        flip=FlipParams(row["flip_start"], row["flip_decay"], row["decay_mode"]),
+        moves_per_turn=row["moves_per_turn"],
+        payoffs=Payoffs(row["payoff_t"], row["payoff_r"], row["payoff_p"], row["payoff_s"]),
+        timeout=row["timeout"], default_answer=row["default_answer"])
+    return Settings(game=game, length=GameLength(row["length_min"], row["length_max"]),
+                    isolation=Isolation(row["isolation"], row["timeout"],
+                                        row["memory_limit"]),
+                    jobs=row["jobs"], max_rounds=row["max_rounds"],
+                    max_faults=row["max_faults"],
+                    disqualify_broken=bool(row["disqualify_broken"]))
+
+
+def file_hash(path) -> str | None:
+    import hashlib
+
+    try:
+        with open(path, "rb") as handle:
+            return hashlib.sha256(handle.read()).hexdigest()
+    except OSError:
+        return None

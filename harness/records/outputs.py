@@ -1,0 +1,90 @@
+"""What a finished run goes out as, for tournament, resume and show alike: the printed
+result (--format), the HTML report (--report), the grades CSV (--grades, --roster)."""
+from __future__ import annotations
+
+import click
+
+FORMATS = ("table", "json", "lisp", "csv")
+
+
+def _compose(*decorators):
+    def apply(function):
+        for decorator in reversed(decorators):
+            function = decorator(function)
+        return function
+    return apply
+
+
+format_option = click.option(
+    "--format", "format", type=click.Choice(FORMATS), default="table", show_default=True,
+    help="How to print the result (csv: one row per agent, for a gradebook).")
+
+output_options = _compose(
+    click.option("--report", type=click.Path(dir_okay=False), default=None,
+                 metavar="FILE.html",
+                 help="Write a self-contained HTML report (opens offline)."),
+    click.option("--grades", type=click.Path(dir_okay=False), default=None,
+                 metavar="FILE.csv",
+                 help="Write the grades CSV (one row per agent) to this file too."),
+    click.option("--roster", type=click.Path(dir_okay=False), default=None, metavar="FILE",
+                 help="Course roster CSV: adds each agent's team members to the grades."),
+)
+
+quiet_option = click.option("--quiet", "-q", is_flag=True,
+                            help="No progress bar (there is none when stderr is not a "
+                                 "terminal either).")
+
+
+def check_outputs(options) -> object:
+    """Fail on unusable output paths before a long run, not after; the roster, read."""
+    from pathlib import Path
+
+    from ..errors import HarnessError
+
+    for option in ("report", "grades"):
+        target = options.get(option)
+        if target and not Path(target).resolve().parent.is_dir():
+            raise HarnessError(f"--{option} {target}: folder {Path(target).parent} "
+                               "does not exist")
+    if options.get("roster"):
+        from .roster import load_roster
+
+        return load_roster(options["roster"])
+    return None
+
+
+def deliver(result, options, roster=None, command: str | None = None,
+            incomplete: str | None = None) -> None:
+    from ..formats import FORMATTERS
+    from .grades import as_grades_csv, write_grades
+    from .report import write_report
+
+    chosen = options.get("format") or "table"
+    if chosen in ("lisp", "csv"):
+        click.echo(f"seed {result.seed}", err=True)
+    if chosen == "csv":
+        text = as_grades_csv(result, roster)
+    else:
+        text = FORMATTERS[chosen](result)
+        replicates = getattr(result, "replicates", None)
+        if chosen == "table" and replicates is not None:
+            text += "\n\n" + replicates.as_table()
+    click.echo(text.rstrip("\n"))
+    if options.get("report"):
+        write_report(options["report"], result, command=command, incomplete=incomplete)
+    if options.get("grades"):
+        write_grades(options["grades"], result, roster)
+
+
+def command_line() -> str:
+    import shlex
+    import sys
+
+    return " ".join(["pdharness", *map(shlex.quote, sys.argv[1:])])
+
+
+def exit_interrupted(error) -> None:
+    import sys
+
+    click.echo(f"pdharness: {error}", err=True)
+    sys.exit(130)

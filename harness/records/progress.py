@@ -1,0 +1,146 @@
+"""A progress bar on stderr for long runs: games done of (at most) the total, elapsed time
+and an estimate of what is left. Shown only when stderr is a terminal and not --quiet.
+
+The total is an upper bound: elimination drops at least one agent per round (more when
+several tie, and an all-tie ends the run), so the bound counts one drop per round.
+"""
+from __future__ import annotations
+
+import sys
+import time
+
+from ..tournament import Observer
+
+
+def wanted(quiet: bool, stream=None) -> bool:
+    stream = stream or sys.stderr
+    return not quiet and hasattr(stream, "isatty") and stream.isatty()
+
+
+def clock(seconds: float) -> str:
+    seconds = int(seconds + 0.5)
+    hours, rest = divmod(seconds, 3600)
+    return f"{hours}:{rest // 60:02d}:{rest % 60:02d}" if hours else f"{rest // 60}:{rest % 60:02d}"
+
+
+class Bar:
+    """One line, redrawn in place at most ten times a second."""
+
+    def __init__(self, stream=None, width: int = 24):
+        self.stream = stream or sys.stderr
+        self.width = width
+        self.began = time.monotonic()
+        self.drawn_at = 0.0
+        self.shown = False
+
+    def elapsed(self) -> float:
+        return time.monotonic() - self.began
+
+    def draw(self, fraction: float, text: str, force: bool = False) -> None:
+        now = time.monotonic()
+        if not force and now - self.drawn_at < 0.1:
+            return
+        self.drawn_at = now
+        filled = int(self.width * min(1.0, max(0.0, fraction)))
+        line = f"[{'#' * filled}{'-' * (self.width - filled)}] {text}"
+        columns = _columns(self.stream)
+        self.stream.write("\r" + line[:columns - 1].ljust(columns - 1))
+        self.stream.flush()
+        self.shown = True
+
+    def clear(self) -> None:
+        if self.shown:
+            self.stream.write("\r" + " " * (_columns(self.stream) - 1) + "\r")
+            self.stream.flush()
+            self.shown = False
+
+
+def _columns(stream) -> int:
+    import os
+
+    try:
+        return os.get_terminal_size(stream.fileno()).columns or 80
+    except (OSError, AttributeError, ValueError):
+        return 80
+
+
+def _round_robin(agents: int) -> int:
+    return agents * (agents - 1) // 2
+
+
+class TournamentProgress(Observer):
+    def __init__(self, settings, stream=None):
+        self.settings = settings
+        self.bar = Bar(stream)
+        self.mean_length = (settings.length.low + settings.length.high) / 2
+        self.done = self.turns_done = self.round_done = 0
+        self.remaining = 0
+        self.round = 1
+
+    def tournament_started(self, result) -> None:
+        out = {name for r in result.rounds for name in r.dropped}
+        skipped = {e.name for e in result.entrants
+                   if self.settings.disqualify_broken and e.status == "load-error"}
+        self.remaining = len([e for e in result.entrants
+                              if e.name not in out and e.name not in skipped])
+        self.round = len(result.rounds) + 1
+        self._draw(force=True)
+
+    def game_finished(self, game) -> None:
+        self.done += 1
+        self.round_done += 1
+        self.turns_done += game.length
+        self.current_length = game.length
+        self._draw()
+
+    def round_finished(self, state, round_result, games) -> None:
+        self.remaining = len(state.remaining)
+        self.round = state.next_round
+        self.round_done = 0
+        self._draw(force=True)
+
+    def close(self) -> None:
+        self.bar.clear()
+
+    def _future_games(self) -> list[int]:
+        """Games of each round still to come (one drop per round, up to --max-rounds)."""
+        rounds, agents, number = [], self.remaining - 1, self.round + 1
+        limit = self.settings.max_rounds
+        while agents >= 2 and (limit is None or number <= limit):
+            rounds.append(_round_robin(agents))
+            agents, number = agents - 1, number + 1
+        return rounds
+
+    def _draw(self, force: bool = False) -> None:
+        if self.remaining < 2:
+            return
+        in_round = _round_robin(self.remaining)
+        left_now = max(0, in_round - self.round_done)
+        future = sum(self._future_games())
+        total = self.done + left_now + future
+        text = (f"round {self.round}: {self.round_done}/{in_round} games; "
+                f"{self.done}/{'' if not future else '≤'}{total} in all; "
+                f"{clock(self.bar.elapsed())} elapsed")
+        if self.turns_done:
+            per_turn = self.bar.elapsed() / self.turns_done
+            length_now = getattr(self, "current_length", self.mean_length)
+            left = per_turn * (left_now * length_now + future * self.mean_length)
+            text += f", {'≤' if future else '~'}{clock(left)} left"
+        self.bar.draw(self.done / total if total else 1.0, text, force)
+
+
+class CountProgress:
+    """Progress of a fixed number of whole tasks (replicates)."""
+
+    def __init__(self, label: str, stream=None):
+        self.label = label
+        self.bar = Bar(stream)
+
+    def __call__(self, done: int, total: int) -> None:
+        text = f"{self.label} {done}/{total}; {clock(self.bar.elapsed())} elapsed"
+        if done:
+            text += f", ~{clock(self.bar.elapsed() / done * (total - done))} left"
+        self.bar.draw(done / total if total else 1.0, text, force=True)
+
+    def close(self) -> None:
+        self.bar.clear()

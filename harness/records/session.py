@@ -1,0 +1,170 @@
+"""A run as the command line makes it: the tournament (recorded round by round with --db,
+with a progress bar on a terminal), then its replicates; and `resume`, which finishes a
+recorded run from its last completed round."""
+from __future__ import annotations
+
+from dataclasses import replace
+
+from ..errors import HarnessError
+
+
+class RecordInterrupted(Exception):
+    """Ctrl-C during a recorded run: what is kept, and how to go on."""
+
+    def __init__(self, path, rounds: int, stage: str = "tournament"):
+        self.path, self.rounds, self.stage = path, rounds, stage
+        kept = (f"{rounds} completed round{'s' * (rounds != 1)}" if stage == "tournament"
+                else "the finished tournament (its replicates are not done)")
+        super().__init__(f"interrupted; {kept} kept in {path}\n"
+                         f"pdharness: to finish the run: pdharness resume {path}")
+
+
+def run(specs, seed: int, settings, *, db=None, quiet: bool = False, replicates: int = 0,
+        command: str | None = None):
+    from .recorder import Recorder
+
+    recorder = (Recorder.create(db, specs, seed, settings, replicates, command)
+                if db else None)
+    try:
+        result = _tournament(specs, seed, settings, recorder, quiet)
+        if replicates:
+            _replicates(result, specs, seed, settings, replicates, recorder, quiet)
+        if recorder:
+            recorder.complete()
+        return result
+    finally:
+        if recorder:
+            recorder.close()
+
+
+def resume(path, *, jobs: int | None = None, quiet: bool = False):
+    """Finish the run recorded in `path`; (result, note for the user or None)."""
+    from .reader import Record
+    from .recorder import Recorder
+
+    with Record(path) as record:
+        if record.finished:
+            return record.result(), f"{path}: the run was already complete"
+        specs = recorded_specs(record)
+        settings = replace(record.settings, jobs=jobs) if jobs else record.settings
+        state = recorded_state(record)
+        rounds_before = len(state.rounds) if state else 0
+        done = record.tournament_done()
+        earlier_crashes = _crashes(state.games) if state else {}
+        wanted_replicates = record.run["replicates"]
+        result = record.result() if done else None
+        has_replicates = record.replicates() is not None
+    recorder = Recorder.reopen(path)
+    try:
+        if result is None:
+            result = _tournament(specs, record.seed, settings, recorder, quiet, state,
+                                 earlier_crashes)
+        if wanted_replicates and not has_replicates:
+            _replicates(result, specs, record.seed, settings, wanted_replicates, recorder,
+                        quiet)
+        recorder.complete()
+    finally:
+        recorder.close()
+    return result, f"{path}: resumed after round {rounds_before}" if not done else None
+
+
+def _tournament(specs, seed, settings, recorder, quiet, state=None, earlier_crashes=None):
+    from ..tournament import run_tournament
+    from . import progress
+    from .fanout import Fanout
+
+    bar = progress.TournamentProgress(settings) if progress.wanted(quiet) else None
+    try:
+        result = run_tournament(specs, seed, settings, Fanout(recorder, bar), state)
+    except KeyboardInterrupt:
+        if recorder is None:
+            raise
+        raise RecordInterrupted(recorder.path, recorder.rounds_kept()) from None
+    finally:
+        if bar:
+            bar.close()
+    if earlier_crashes:
+        _restore_crashes(result, earlier_crashes)
+    if recorder:
+        recorder.finished(result)
+    return result
+
+
+def _replicates(result, specs, seed, settings, count, recorder, quiet) -> None:
+    from . import progress
+    from .replicates import run_replicates
+
+    bar = progress.CountProgress("replicates") if progress.wanted(quiet) else None
+    try:
+        result.replicates = run_replicates(specs, seed, settings, count, settings.jobs, bar)
+    except KeyboardInterrupt:
+        if recorder is None:
+            raise
+        raise RecordInterrupted(recorder.path, recorder.rounds_kept(), "replicates") from None
+    finally:
+        if bar:
+            bar.close()
+    if recorder:
+        recorder.replicates_finished(result.replicates)
+
+
+# -- what resume needs from the record -------------------------------------------------------
+def recorded_specs(record):
+    """The agents as the run started them; their files must still be there, unchanged
+    (a changed agent would make the resumed run a different tournament)."""
+    from pathlib import Path
+
+    from ..agents import AgentSpec, builtin_spec
+    from .db import file_hash
+
+    specs = []
+    for row in record.agent_rows():
+        if row["language"] == "builtin":
+            specs.append(builtin_spec(row["name"]))
+            continue
+        if row["path"] is None:
+            raise HarnessError(f"{record.path}: agent {row['name']} was a {row['language']} "
+                               "given from Python; such a run cannot be resumed")
+        path = Path(row["path"])
+        if not path.is_file():
+            raise HarnessError(f"{record.path}: agent {row['name']}: {path} is gone; put it "
+                               "back to resume the run")
+        if file_hash(path) != row["sha256"]:
+            raise HarnessError(f"{record.path}: agent {row['name']}: {path} changed since the "
+                               "run started; the resumed run would not be the same tournament")
+        specs.append(AgentSpec(row["name"], row["language"], str(path)))
+    return specs
+
+
+def recorded_state(record):
+    """The tournament's state after its last completed round (None before round 1)."""
+    from ..tournament import TournamentState
+
+    rounds = record.rounds()
+    if not rounds:
+        return None
+    dropped_in = record.dropped_in()
+    disqualified = {row["name"]: row["disqualified"] for row in record.agent_rows()
+                    if row["disqualified"]}
+    remaining = sorted(name for name, out in dropped_in.items() if out is None)
+    return TournamentState(remaining, dropped_in, rounds, record.games(), disqualified)
+
+
+def _crashes(games) -> dict[str, str]:
+    """The first crash of each agent in the games before the resume (its process died then:
+    the uninterrupted run would call it crashed)."""
+    first: dict[str, str] = {}
+    for game in games:
+        for side, name in (("a", game.a), ("b", game.b)):
+            for _turn, fault in game.faults(side):
+                if fault.kind == "crash":
+                    first.setdefault(name, fault.message)
+    return first
+
+
+def _restore_crashes(result, crashes) -> None:
+    from ..results import CRASHED, OK
+
+    for entrant in result.entrants:
+        if entrant.status == OK and entrant.name in crashes:
+            entrant.status, entrant.message = CRASHED, f"crashed: {crashes[entrant.name]}"
