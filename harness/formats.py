@@ -46,7 +46,9 @@ def result_dict(result) -> dict:
 
 
 def as_json(result) -> str:
-    return json.dumps(result_dict(result), indent=2)
+    from .records.metrics import json_extras  # "metrics", and "replicates" when run
+
+    return json.dumps({**result_dict(result), **json_extras(result)}, indent=2)
 
 
 def as_lisp(result) -> str:

@@ -3,22 +3,27 @@ from __future__ import annotations
 
 import click
 
+from ..records.outputs import output_options, quiet_option
 from .options import game_options, tournament_options
 
 FORMATS = ("table", "json", "lisp", "csv")
 
 
 def run_and_print(specs, options) -> None:
-    from ..formats import FORMATTERS
-    from ..tournament import run_tournament
+    from ..records import outputs, session
     from .options import seed_of, settings
 
     chosen = settings(options)
     seed = seed_of(options)
-    result = run_tournament(specs, seed, chosen)
-    if options["format"] in ("lisp", "csv"):
-        click.echo(f"seed {seed}", err=True)
-    click.echo(FORMATTERS[options["format"]](result))
+    roster = outputs.check_outputs(options)
+    command_line = outputs.command_line()
+    try:
+        result = session.run(specs, seed, chosen, db=options.get("db"),
+                             quiet=options.get("quiet", False),
+                             replicates=options.get("replicates") or 0, command=command_line)
+    except session.RecordInterrupted as stopped:
+        outputs.exit_interrupted(stopped)
+    outputs.deliver(result, options, roster, command=command_line)
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
@@ -26,7 +31,15 @@ def run_and_print(specs, options) -> None:
 @game_options
 @tournament_options
 @click.option("--format", "format", type=click.Choice(FORMATS), default="table",
-              show_default=True, help="How to print the result.")
+              show_default=True, help="How to print the result (csv: grades, one row per "
+              "agent).")
+@click.option("--db", type=click.Path(dir_okay=False), default=None, metavar="FILE.sqlite",
+              help="Record the run in this new SQLite file, round by round (see show, "
+                   "resume).")
+@click.option("--replicates", type=click.IntRange(min=1), default=None, metavar="N",
+              help="Also run N tournaments with seeds derived from --seed: how much is luck.")
+@output_options
+@quiet_option
 def command(agents, **options):
     """Run the Levinson tournament among AGENTS: agent files, folders of them or built-in
     names (none given: the bundled student_agents/)."""
