@@ -50,3 +50,28 @@ def run_cli(*args, input=None, cwd=None, timeout=300):
     done = subprocess.run(command, capture_output=True, text=True, input=input, cwd=cwd,
                           timeout=timeout, env=env)
     return done.returncode, done.stdout, done.stderr
+
+
+def play_one(spec, opponent="titfortat", turns=6, params=None, mode="process", seed=1):
+    """One real game of an agent against a built-in, through the real handles:
+    (the game record, the agent's side "a" or "b", the agent's handle, closed)."""
+    from harness.agents import builtin_spec
+    from harness.game import play_game
+    from harness.handles.opening import Isolation, open_handle
+    from harness.rules import GameParams
+
+    params = params or GameParams()
+    isolation = Isolation(mode, params.timeout)
+    agent = open_handle(spec, isolation)
+    other = open_handle(builtin_spec(opponent), isolation)
+    try:
+        first, second = sorted([agent, other], key=lambda handle: handle.name)
+        record = play_game(first, second, turns, seed, params)
+    finally:
+        agent.close()
+        other.close()
+    return record, ("a" if first is agent else "b"), agent
+
+
+def intended_moves(record, side):
+    return [t.intended_a if side == "a" else t.intended_b for t in record.turns]

@@ -1,7 +1,7 @@
 """Agents that hang, crash, raise or lie: each fault recorded by kind, the game goes on."""
 import pytest
 
-from conftest import AGENTS
+from conftest import AGENTS, play_one
 from harness.agents import builtin_spec, file_spec
 from harness.errors import LoadError
 from harness.game import play_game
@@ -13,17 +13,9 @@ CORE = AGENTS / "core"
 
 
 def game(name, opponent="titfortat", mode="process", turns=6, params=QUIET, seed=1):
-    isolation = Isolation(mode, params.timeout)
-    agent = open_handle(file_spec(CORE / f"{name}.py"), isolation)
-    other = open_handle(builtin_spec(opponent), isolation)
-    try:
-        first, second = sorted([agent, other], key=lambda h: h.name)
-        record = play_game(first, second, turns, seed, params)
-        side = "a" if first is agent else "b"
-        return record, side
-    finally:
-        agent.close()
-        other.close()
+    record, side, _handle = play_one(file_spec(CORE / f"{name}.py"), opponent, turns, params,
+                                     mode, seed)
+    return record, side
 
 
 def kinds(record, side):

@@ -1,14 +1,12 @@
 """Hy agents: Lisp-like moves, the bytecode cache, load errors, every isolation mode."""
 import json
-import time
 
 import hy
 import pytest
 
-from conftest import AGENTS, ROOT, run_cli
-from harness.agents import builtin_spec, file_spec
+from conftest import AGENTS, ROOT, intended_moves, play_one, run_cli
+from harness.agents import file_spec
 from harness.errors import LoadError
-from harness.game import play_game
 from harness.handles.opening import Isolation, open_handle
 from harness.rules import FlipParams, GameParams
 from lisp_bridge import hy_loader
@@ -19,17 +17,8 @@ NOISY = GameParams(flip=FlipParams(0.3, 0.0))
 
 
 def moves_of(path, opponent="random", mode="none", seed=3, turns=20, params=NOISY):
-    isolation = Isolation(mode)
-    agent = open_handle(file_spec(path), isolation)
-    other = open_handle(builtin_spec(opponent), isolation)
-    try:
-        first, second = sorted([agent, other], key=lambda h: h.name)
-        record = play_game(first, second, turns, seed, params)
-    finally:
-        agent.close()
-        other.close()
-    side = "a" if first is agent else "b"
-    return [t.intended_a if side == "a" else t.intended_b for t in record.turns], record, side
+    record, side, _handle = play_one(file_spec(path), opponent, turns, params, mode, seed)
+    return intended_moves(record, side), record, side
 
 
 def test_a_move_equals_the_symbol_and_the_string_and_prints_as_c():

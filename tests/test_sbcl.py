@@ -3,10 +3,9 @@ import json
 
 import pytest
 
-from conftest import AGENTS, ROOT, run_cli
-from harness.agents import builtin_spec, file_spec
+from conftest import AGENTS, intended_moves, play_one, run_cli
+from harness.agents import file_spec
 from harness.errors import LoadError
-from harness.game import play_game
 from harness.handles.opening import Isolation, open_handle
 from harness.rules import FlipParams, GameParams
 
@@ -16,20 +15,10 @@ pytestmark = pytest.mark.usefixtures("sbcl")
 
 
 def lisp_game(name, opponent="titfortat", turns=4, params=QUIET, mode="process", seed=1):
-    isolation = Isolation(mode, params.timeout)
-    agent = open_handle(file_spec(LISP / f"{name}.lisp"), isolation)
-    other = open_handle(builtin_spec(opponent), isolation)
-    try:
-        first, second = sorted([agent, other], key=lambda h: h.name)
-        record = play_game(first, second, turns, seed, params)
-        return record, ("a" if first is agent else "b"), agent
-    finally:
-        agent.close()
-        other.close()
+    return play_one(file_spec(LISP / f"{name}.lisp"), opponent, turns, params, mode, seed)
 
 
-def intended(record, side):
-    return [t.intended_a if side == "a" else t.intended_b for t in record.turns]
+intended = intended_moves
 
 
 @pytest.mark.parametrize("mode", ["process", "sandbox"])

@@ -12,7 +12,25 @@ from ..runtime import ERROR_REPLY, MOVES_REPLY, AgentRuntime
 from .base import EXCEPTION, INVALID, TIMEOUT, Fault, GameStart, Reply, plain_reply
 
 
-class InProcessHandle:
+class _InMonitor:
+    """What both in-monitor handles share: the answer is ready as soon as it is asked for."""
+
+    reply: Reply | None = None
+
+    def collect(self) -> Reply:
+        return self.reply
+
+    def end_game(self) -> None:
+        self.reply = None
+
+    def close(self) -> None:
+        pass
+
+    def captured_output(self) -> str:
+        return ""  # its prints went to the monitor's own stdout
+
+
+class InProcessHandle(_InMonitor):
     def __init__(self, name: str, factory, hist_pair, timeout: float):
         self.name = name
         self.timeout = timeout
@@ -37,20 +55,8 @@ class InProcessHandle:
         else:
             self.reply = Reply(None, Fault(EXCEPTION if kind == ERROR_REPLY else INVALID, text))
 
-    def collect(self) -> Reply:
-        return self.reply
 
-    def end_game(self) -> None:
-        self.reply = None
-
-    def close(self) -> None:
-        pass
-
-    def captured_output(self) -> str:
-        return ""
-
-
-class BuiltinHandle:
+class BuiltinHandle(_InMonitor):
     """A built-in strategy inside the monitor: told the played moves directly, with no hist
     to build and no answer to check (it is our own code). Plays exactly as the same built-in
     does in a host process, where it is wrapped as an ordinary `(hist, score)` agent."""
@@ -70,15 +76,3 @@ class BuiltinHandle:
         if last is not None:
             self._observe(last[0], last[1])
         self.reply = plain_reply(self._answer())
-
-    def collect(self) -> Reply:
-        return self.reply
-
-    def end_game(self) -> None:
-        self.strategy = None
-
-    def close(self) -> None:
-        pass
-
-    def captured_output(self) -> str:
-        return ""

@@ -4,7 +4,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..agents import AgentSpec
-from ..errors import LoadError
 
 
 @dataclass(frozen=True)

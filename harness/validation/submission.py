@@ -33,7 +33,7 @@ class Verdict:
 def validate_file(path: Path, isolation: Isolation, roster: Roster | None = None) -> Verdict:
     from ..agents import is_agent_file
     from ..pyload import read_source
-    from ..errors import HarnessError, LoadError
+    from ..errors import LoadError
 
     if not is_agent_file(path):
         return Verdict(path, None, None, [Problem(
