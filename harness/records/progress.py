@@ -26,7 +26,7 @@ def clock(seconds: float) -> str:
 class Bar:
     """One line, redrawn in place at most ten times a second."""
 
-    def __init__(self, stream=None, width: int = 24):
+    def __init__(self, stream=None, width: int = 20):
         self.stream = stream or sys.stderr
         self.width = width
         self.began = time.monotonic()
@@ -118,14 +118,14 @@ class TournamentProgress(Observer):
         left_now = max(0, in_round - self.round_done)
         future = sum(self._future_games())
         total = self.done + left_now + future
-        text = (f"round {self.round}: {self.round_done}/{in_round} games; "
-                f"{self.done}/{'' if not future else '≤'}{total} in all; "
+        text = (f"games {self.done}/{'≤' if future else ''}{total} "
+                f"(round {self.round}: {self.round_done}/{in_round})  "
                 f"{clock(self.bar.elapsed())} elapsed")
         if self.turns_done:
             per_turn = self.bar.elapsed() / self.turns_done
             length_now = getattr(self, "current_length", self.mean_length)
             left = per_turn * (left_now * length_now + future * self.mean_length)
-            text += f", {'≤' if future else '~'}{clock(left)} left"
+            text += f"  {'≤' if future else '~'}{clock(left)} left"
         self.bar.draw(self.done / total if total else 1.0, text, force)
 
 
@@ -137,9 +137,9 @@ class CountProgress:
         self.bar = Bar(stream)
 
     def __call__(self, done: int, total: int) -> None:
-        text = f"{self.label} {done}/{total}; {clock(self.bar.elapsed())} elapsed"
+        text = f"{self.label} {done}/{total}  {clock(self.bar.elapsed())} elapsed"
         if done:
-            text += f", ~{clock(self.bar.elapsed() / done * (total - done))} left"
+            text += f"  ~{clock(self.bar.elapsed() / done * (total - done))} left"
         self.bar.draw(done / total if total else 1.0, text, force=True)
 
     def close(self) -> None:

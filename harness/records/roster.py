@@ -3,8 +3,7 @@
 The roster format belongs to `pdharness validate` (harness/validation/naming.py): when that
 module offers a reader, it is used, so both commands read a roster the same way. Until then
 this reads the format INTERFACE.md describes: a CSV with one team per row, its members'
-last names one per cell (a header row, if any, is recognised by the word "name" or "member"
-or "team" and skipped; several names in one cell may be separated by ';').
+last names one per cell (a header row, if any - "team", "members", "last names"... - is skipped; several names in one cell may be separated by ';').
 An agent is named after its team's last names joined (KhosmoodLevinson), so an agent
 matches the team whose names, joined in some order, spell its name (case-insensitive).
 """
@@ -54,6 +53,9 @@ def _teams_from_validation(path):
         return None
 
 
+_HEADER = re.compile(r"(teams?|members?|(last ?)?names?|students?)( \w+)?", re.I)
+
+
 def _read_teams(path) -> list[list[str]]:
     import csv
 
@@ -66,7 +68,7 @@ def _read_teams(path) -> list[list[str]]:
         raise HarnessError(f"--roster {path}: cannot read: {error.strerror}")
     except (UnicodeDecodeError, csv.Error) as error:
         raise HarnessError(f"--roster {path}: not a CSV file ({error})")
-    if rows and any(re.search(r"name|member|team", cell, re.I) for cell in rows[0]):
+    if rows and any(_HEADER.fullmatch(cell.strip()) for cell in rows[0]):
         rows = rows[1:]
     teams = []
     for row in rows:

@@ -132,7 +132,11 @@ def recorded_specs(record):
         if file_hash(path) != row["sha256"]:
             raise HarnessError(f"{record.path}: agent {row['name']}: {path} changed since the "
                                "run started; the resumed run would not be the same tournament")
-        specs.append(AgentSpec(row["name"], row["language"], str(path)))
+        # as given on the command line, when that still names the file (so the result
+        # prints the same source), else where the file is
+        given = Path(row["source"])
+        source = row["source"] if given.is_file() and given.resolve() == path else str(path)
+        specs.append(AgentSpec(row["name"], row["language"], source))
     return specs
 
 

@@ -1,0 +1,83 @@
+"""Grades: one CSV row per agent (--format csv, --grades FILE), with team members from
+--roster, in columns a gradebook import takes."""
+import csv
+import io
+import json
+
+from conftest import AGENTS, ROOT, run_cli
+
+BUNDLED = ROOT / "student_agents"
+FIELD = (str(BUNDLED / "AdamsBrown.py"), str(BUNDLED / "GarciaNguyen.py"),
+         str(BUNDLED / "KhosmoodLevinson.py"), str(AGENTS / "records" / "Stumbler.py"),
+         "titfortat", "defect")
+RUN = ("--seed", "5", "--isolation", "none", "--jobs", "1")
+
+
+def table(text):
+    return list(csv.DictReader(io.StringIO(text)))
+
+
+def test_one_row_per_agent_with_rank_score_round_faults_and_status(tmp_path):
+    grades = tmp_path / "grades.csv"
+    status, out, err = run_cli("tournament", *FIELD, *RUN, "--format", "csv",
+                               "--grades", grades)
+    assert status == 0, err
+    assert "seed 5" in err
+    assert grades.read_text(encoding="utf-8") == out
+    _, result, _ = run_cli("tournament", *FIELD, *RUN, "--format", "json")
+    result = json.loads(result)
+    rows = table(out)
+    assert [row["agent"] for row in rows] == [s["agent"] for s in result["standings"]]
+    for row, standing in zip(rows, result["standings"]):
+        assert int(row["rank"]) == standing["rank"]
+        assert int(row["score"]) == standing["score"]
+        assert row["dropped_in"] == ("" if standing["dropped_in"] is None
+                                     else str(standing["dropped_in"]))
+        for kind, count in standing["faults"].items():
+            assert int(row[f"faults_{kind}"]) == count
+        metrics = result["metrics"]["agents"][row["agent"]]
+        assert float(row["points_per_move"]) == round(metrics["points_per_move"], 4)
+    stumbler = next(row for row in rows if row["agent"] == "Stumbler")
+    assert int(stumbler["faults_exception"]) > 0 and int(stumbler["faults_invalid"]) > 0
+    assert all(row["status"] == "ok" for row in rows)
+
+
+def test_the_header_is_plain_for_a_gradebook_import(tmp_path):
+    status, out, _ = run_cli("tournament", *FIELD, *RUN, "--format", "csv")
+    header = out.splitlines()[0].split(",")
+    assert header[:4] == ["rank", "agent", "score", "dropped_in"]
+    assert all(name and name.replace("_", "").isalnum() for name in header)
+    assert len(set(header)) == len(header)
+
+
+def test_a_roster_adds_each_teams_members(tmp_path):
+    roster = tmp_path / "roster.csv"
+    roster.write_text("members\nBrown;Adams\nGarcia,Nguyen\nKhosmood,Levinson\nOther,Team\n",
+                      encoding="utf-8")
+    grades = tmp_path / "grades.csv"
+    status, out, err = run_cli("tournament", *FIELD, *RUN, "--grades", grades,
+                               "--roster", roster)
+    assert status == 0, err
+    rows = {row["agent"]: row["members"] for row in table(grades.read_text(encoding="utf-8"))}
+    assert rows["AdamsBrown"] == "Brown; Adams"
+    assert rows["GarciaNguyen"] == "Garcia; Nguyen"
+    assert rows["KhosmoodLevinson"] == "Khosmood; Levinson"
+    assert rows["titfortat"] == "" and rows["Stumbler"] == ""
+
+
+def test_show_writes_the_same_grades_from_the_record(tmp_path):
+    path, first, second = tmp_path / "run.sqlite", tmp_path / "a.csv", tmp_path / "b.csv"
+    status, _, err = run_cli("tournament", *FIELD, *RUN, "--db", path, "--grades", first)
+    assert status == 0, err
+    status, _, err = run_cli("show", path, "--grades", second)
+    assert status == 0, err
+    assert first.read_text() == second.read_text()
+
+
+def test_unusable_output_paths_fail_before_the_run(tmp_path):
+    for option in ("--grades", "--report"):
+        status, out, err = run_cli("tournament", *FIELD, *RUN, option,
+                                   tmp_path / "no" / "such" / "file")
+        assert status == 2 and "does not exist" in err and out == ""
+    status, _, err = run_cli("tournament", *FIELD, *RUN, "--roster", tmp_path / "none.csv")
+    assert status == 2 and "--roster" in err and "Traceback" not in err

@@ -1,0 +1,191 @@
+"""Nothing lost: a recorded run stopped by Ctrl-C or kill -9 keeps every completed round, and
+`pdharness resume` finishes it with the result the uninterrupted run gives."""
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+
+import pytest
+
+from conftest import AGENTS, ROOT, run_cli
+
+RECORD_AGENTS = AGENTS / "records"
+# Sleepy thinks 4 ms a turn: a run lasts seconds, long enough to be stopped mid-way.
+FIELD = (str(RECORD_AGENTS), "titfortat", "grudger", "pavlov", "random", "defect")
+GAME = ("--seed", "11", "--length", "30", "40", "--isolation", "process")
+
+
+@pytest.fixture(scope="module")
+def uninterrupted():
+    status, out, err = run_cli("tournament", *FIELD, *GAME, "--format", "json")
+    assert status == 0, err
+    return json.loads(out)
+
+
+def rounds_in(path) -> int:
+    with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as connection:
+        return connection.execute("SELECT count(*) FROM round").fetchone()[0]
+
+
+def start_and_stop(tmp_path, stop, *extra):
+    """A real recorded run in its own process, stopped by `stop` (a signal) once its first
+    round is in the record. (exit status, stderr, rounds kept)."""
+    path = tmp_path / "run.sqlite"
+    process = subprocess.Popen(
+        [sys.executable, "-m", "harness", "tournament", *FIELD, *GAME, "--db", str(path),
+         "--format", "json", *extra],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+        env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    try:
+        give_up = time.monotonic() + 300   # not a measurement: only a guard against hanging
+        while True:
+            assert process.poll() is None, "the run ended before it could be stopped"
+            assert time.monotonic() < give_up, "no round was recorded"
+            if path.exists():
+                try:
+                    if rounds_in(path) >= 1:
+                        break
+                except sqlite3.OperationalError:
+                    pass  # the schema is being written
+            time.sleep(0.02)
+        process.send_signal(stop)
+        _, err = process.communicate(timeout=120)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    return process.returncode, err, path
+
+
+def resume_json(path, *extra):
+    status, out, err = run_cli("resume", path, "--format", "json", *extra)
+    assert status == 0, err
+    return json.loads(out), err
+
+
+def test_ctrl_c_keeps_the_completed_rounds_says_how_to_resume_and_resume_finishes_it(
+        tmp_path, uninterrupted):
+    status, err, path = start_and_stop(tmp_path, signal.SIGINT)
+    assert status == 130
+    lines = err.strip().splitlines()
+    kept = rounds_in(path)
+    assert lines == [f"pdharness: interrupted; {kept} completed round{'s' * (kept != 1)} "
+                     f"kept in {path}",
+                     f"pdharness: to finish the run: pdharness resume {path}"]
+    assert 1 <= kept < len(uninterrupted["rounds"])
+
+    status, out, _ = run_cli("show", path)
+    assert status == 0
+    assert out.startswith(f"Incomplete record: {kept} completed round")
+
+    resumed, note = resume_json(path)
+    assert f"resumed after round {kept}" in note
+    assert resumed == uninterrupted
+
+
+def test_kill_9_keeps_the_completed_rounds_and_resume_gives_the_uninterrupted_result(
+        tmp_path, uninterrupted):
+    status, _, path = start_and_stop(tmp_path, signal.SIGKILL)
+    assert status == -signal.SIGKILL
+    kept = rounds_in(path)
+    assert 1 <= kept < len(uninterrupted["rounds"])
+    with sqlite3.connect(path) as connection:
+        assert connection.execute("SELECT finished_at FROM run").fetchone() == (None,)
+        assert connection.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+        # every kept round is whole: all its games, all their moves
+        for number, games, moves, length in connection.execute(
+                "SELECT r.number, count(DISTINCT g.id), "
+                "(SELECT count(*) FROM move m JOIN game h ON h.id = m.game "
+                " WHERE h.round = r.number), r.game_length "
+                "FROM round r JOIN game g ON g.round = r.number GROUP BY r.number"):
+            expected = len(uninterrupted["rounds"][number - 1]["scores"])
+            assert games == expected * (expected - 1) // 2
+            assert moves == games * length * 3
+    resumed, _ = resume_json(path, "--jobs", "1")
+    assert resumed == uninterrupted
+
+
+def test_resuming_a_complete_record_says_so_and_prints_its_result(tmp_path):
+    path = tmp_path / "run.sqlite"
+    status, out, err = run_cli("tournament", "defect", "titfortat", "random", "--seed", "4",
+                               "--isolation", "none", "--db", path, "--format", "json")
+    assert status == 0, err
+    resumed, note = resume_json(path)
+    assert "already complete" in note
+    assert resumed == json.loads(out)
+
+
+# -- resuming from every round: a record cut back to round k, as a stopped run leaves it -----
+def cut_back(path, kept: int) -> None:
+    """What a run stopped after round `kept` leaves: later rounds absent, no final ranks."""
+    with sqlite3.connect(path) as connection:
+        later = "(SELECT id FROM game WHERE round > ?)"
+        connection.execute(f"DELETE FROM move WHERE game IN {later}", (kept,))
+        connection.execute(f"DELETE FROM fault WHERE game IN {later}", (kept,))
+        connection.execute("DELETE FROM game WHERE round > ?", (kept,))
+        connection.execute("DELETE FROM round_score WHERE round > ?", (kept,))
+        connection.execute("DELETE FROM round WHERE number > ?", (kept,))
+        connection.execute("UPDATE agent SET rank = NULL, score = NULL, output = NULL, "
+                           "dropped_in = CASE WHEN dropped_in > ? THEN NULL ELSE dropped_in "
+                           "END, status = CASE WHEN status = 'disqualified' AND "
+                           "coalesce(dropped_in, 0) > ? THEN 'ok' ELSE status END, "
+                           "disqualified = CASE WHEN dropped_in > ? THEN NULL "
+                           "ELSE disqualified END", (kept, kept, kept))
+        connection.execute("UPDATE run SET finished_at = NULL")
+
+
+def test_resuming_after_any_round_gives_the_same_result(tmp_path):
+    agents = (str(RECORD_AGENTS / "Stumbler.py"), str(RECORD_AGENTS / "Moody.py"),
+              "titfortat", "grudger", "random", "pavlov", "defect")
+    options = ("--seed", "21", "--isolation", "none", "--max-faults", "40", "--jobs", "1")
+    reference = tmp_path / "reference.sqlite"
+    status, out, err = run_cli("tournament", *agents, *options, "--db", reference,
+                               "--format", "json")
+    assert status == 0, err
+    whole = json.loads(out)
+    assert any(a["status"] == "disqualified" for a in whole["agents"])  # --max-faults bit
+    for kept in range(0, len(whole["rounds"])):
+        copy = tmp_path / f"cut{kept}.sqlite"
+        copy.write_bytes(reference.read_bytes())
+        cut_back(copy, kept)
+        resumed, _ = resume_json(copy)
+        assert resumed == whole, f"resumed after round {kept}"
+
+
+def test_resume_refuses_an_agent_that_changed_since_the_run_started(tmp_path):
+    folder = tmp_path / "agents"
+    folder.mkdir()
+    agent = folder / "Moody.py"
+    agent.write_bytes((RECORD_AGENTS / "Moody.py").read_bytes())
+    path = tmp_path / "run.sqlite"
+    status, _, err = run_cli("tournament", agent, "defect", "titfortat", "--seed", "2",
+                             "--isolation", "none", "--db", path)
+    assert status == 0, err
+    cut_back(path, 0)
+    agent.write_text(agent.read_text() + "\n# a late fix\n")
+    status, _, err = run_cli("resume", path)
+    assert status == 2
+    assert "Moody" in err and "changed since the run started" in err
+    agent.unlink()
+    status, _, err = run_cli("resume", path)
+    assert status == 2 and "is gone" in err and "Traceback" not in err
+
+
+def test_resume_finishes_replicates_a_stopped_run_did_not_get_to(tmp_path):
+    path = tmp_path / "run.sqlite"
+    agents = ("defect", "titfortat", "random", "grudger")
+    options = ("--seed", "6", "--isolation", "none", "--replicates", "4")
+    status, out, err = run_cli("tournament", *agents, *options, "--db", path,
+                               "--format", "json")
+    assert status == 0, err
+    whole = json.loads(out)
+    with sqlite3.connect(path) as connection:
+        connection.execute("DELETE FROM replicate")
+        connection.execute("UPDATE run SET finished_at = NULL")
+    status, out, _ = run_cli("show", path)
+    assert "its replicates are not" in out
+    resumed, _ = resume_json(path)
+    assert resumed == whole
