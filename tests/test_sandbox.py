@@ -99,7 +99,7 @@ def test_only_the_private_tmp_is_writable_and_it_starts_empty(sandboxed, submiss
                 written.append(target)
             except OSError:
                 pass
-        seen = {{"written": written, "tmp": os.listdir("/tmp"),
+        seen = {{"written": written, "tmp": sorted(os.listdir("/tmp")),
                 "marker": os.path.exists({marker!r})}}
         open({marker!r}, "w").write("x")
         print(json.dumps(seen))
