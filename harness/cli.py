@@ -57,7 +57,9 @@ def fail(message: str, status: int = 2):
 
 def main(argv=None):
     from .errors import HarnessError
+    from .interrupts import install
 
+    install()  # Ctrl-C stops a run even while an in-process agent is running
     try:
         status = cli.main(args=argv, prog_name="pdharness", standalone_mode=False)
     except click.UsageError as error:
