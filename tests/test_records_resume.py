@@ -15,14 +15,22 @@ from conftest import AGENTS, ROOT, run_cli
 RECORD_AGENTS = AGENTS / "records"
 # Sleepy thinks 4 ms a turn: a run lasts seconds, long enough to be stopped mid-way.
 FIELD = (str(RECORD_AGENTS), "titfortat", "grudger", "pavlov", "random", "defect")
-GAME = ("--seed", "11", "--length", "30", "40", "--isolation", "process")
+GAME = ("--seed", "11", "--length", "30", "40")
+REFERENCE = {}
+
+
+def uninterrupted_run(isolation):
+    if isolation not in REFERENCE:
+        status, out, err = run_cli("tournament", *FIELD, *GAME, "--isolation", isolation,
+                                   "--format", "json")
+        assert status == 0, err
+        REFERENCE[isolation] = json.loads(out)
+    return REFERENCE[isolation]
 
 
 @pytest.fixture(scope="module")
 def uninterrupted():
-    status, out, err = run_cli("tournament", *FIELD, *GAME, "--format", "json")
-    assert status == 0, err
-    return json.loads(out)
+    return uninterrupted_run("process")
 
 
 def rounds_in(path) -> int:
@@ -30,13 +38,13 @@ def rounds_in(path) -> int:
         return connection.execute("SELECT count(*) FROM round").fetchone()[0]
 
 
-def start_and_stop(tmp_path, stop, *extra):
+def start_and_stop(tmp_path, stop, *extra, isolation="process"):
     """A real recorded run in its own process, stopped by `stop` (a signal) once its first
     round is in the record. (exit status, stderr, rounds kept)."""
     path = tmp_path / "run.sqlite"
     process = subprocess.Popen(
-        [sys.executable, "-m", "harness", "tournament", *FIELD, *GAME, "--db", str(path),
-         "--format", "json", *extra],
+        [sys.executable, "-m", "harness", "tournament", *FIELD, *GAME, "--isolation",
+         isolation, "--db", str(path), "--format", "json", *extra],
         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
         env=dict(os.environ, PYTHONPATH=str(ROOT)))
     try:
@@ -66,9 +74,14 @@ def resume_json(path, *extra):
     return json.loads(out), err
 
 
+@pytest.mark.parametrize("isolation,jobs", [("process", "2"), ("none", "1"), ("none", "2")])
 def test_ctrl_c_keeps_the_completed_rounds_says_how_to_resume_and_resume_finishes_it(
-        tmp_path, uninterrupted):
-    status, err, path = start_and_stop(tmp_path, signal.SIGINT)
+        tmp_path, isolation, jobs):
+    # with isolation none and one job the Ctrl-C lands inside Sleepy's own code: it must
+    # stop the run, not count as Sleepy's fault
+    uninterrupted = uninterrupted_run(isolation)
+    status, err, path = start_and_stop(tmp_path, signal.SIGINT, "--jobs", jobs,
+                                       isolation=isolation)
     assert status == 130
     lines = err.strip().splitlines()
     kept = rounds_in(path)
@@ -81,6 +94,9 @@ def test_ctrl_c_keeps_the_completed_rounds_says_how_to_resume_and_resume_finishe
     assert status == 0
     assert out.startswith(f"Incomplete record: {kept} completed round")
 
+    with sqlite3.connect(path) as connection:
+        assert connection.execute("SELECT count(*) FROM fault WHERE message LIKE "
+                                  "'%KeyboardInterrupt%'").fetchone() == (0,)
     resumed, note = resume_json(path)
     assert f"resumed after round {kept}" in note
     assert resumed == uninterrupted
