@@ -64,9 +64,10 @@ def fault_counts(games, name: str) -> dict[str, int]:
 
 
 def rank(names, rounds: list[RoundResult], dropped_in: dict[str, int | None],
-         games) -> list[Standing]:
+         games, disqualified=()) -> list[Standing]:
     """Ranked by the round an agent was dropped in (last standing first), then that round's
-    score, then name; agents equal on round and score share a rank."""
+    score, then name; agents equal on round and score share a rank. A disqualified agent
+    ranks below every agent dropped in the same round for its score."""
     totals = {name: 0 for name in names}
     last_score = {name: 0 for name in names}
     for result in rounds:
@@ -76,7 +77,7 @@ def rank(names, rounds: list[RoundResult], dropped_in: dict[str, int | None],
 
     def merit(name):
         out = dropped_in.get(name)
-        return (0 if out is None else 1, -(out or 0), -last_score[name])
+        return (0 if out is None else 1, -(out or 0), name in disqualified, -last_score[name])
 
     ordered = sorted(names, key=lambda name: (merit(name), name))
     standings, previous, current_rank = [], None, 0

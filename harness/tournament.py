@@ -66,7 +66,7 @@ def run_tournament(specs, seed: int, settings: Settings = Settings(),
         runner.close()
     _settle_statuses(entrants, runner, state)
     result.standings = rank([e.name for e in entrants], state.rounds, state.dropped_in,
-                            state.games)
+                            state.games, set(state.disqualified))
     return result
 
 

@@ -77,6 +77,15 @@ def test_standings_break_ties_by_round_score_then_name_and_share_ranks():
         (1, "c", 16, None), (2, "d", 12, 2), (3, "a", 5, 1), (3, "b", 5, 1)]
 
 
+def test_a_disqualified_agent_ranks_below_everyone_dropped_in_its_round():
+    from harness.results import RoundResult
+
+    rounds = [RoundResult(1, 10, {"cheat": 50, "honest": 5, "winner": 60}, ["cheat", "honest"])]
+    standings = rank(["cheat", "honest", "winner"], rounds,
+                     {"cheat": 1, "honest": 1, "winner": None}, [], {"cheat"})
+    assert [s.agent for s in standings] == ["winner", "honest", "cheat"]
+
+
 def test_max_rounds_stops_early_and_max_faults_disqualifies(tmp_path):
     liar = tmp_path / "Liar.py"
     liar.write_text("def Liar(hist, score):\n    return None\n")

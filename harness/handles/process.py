@@ -224,8 +224,9 @@ class ProcessHandle:
         self.host = self._launch()
 
     # -- life cycle -------------------------------------------------------------------------
-    def _launch(self) -> HostProcess:
+    def _launch(self, start_timeout: float | None = None) -> HostProcess:
         """A ready host, or LoadError with the agent's own reason."""
+        start_timeout = start_timeout or self.start_timeout
         token = secrets.token_hex(8)
         env = dict(self.env, PDH_TOKEN=token, PDH_TIMEOUT=repr(self.timeout))
         launch = self.wrap(self.argv, env)  # may raise LoadError
@@ -240,10 +241,10 @@ class ProcessHandle:
             launch.close()
         host.cpu_budget = launch.cpu_seconds
         try:
-            line = host.read_line(time.monotonic() + self.start_timeout)
+            line = host.read_line(time.monotonic() + start_timeout)
         except TimeoutError:
             host.kill()
-            raise LoadError(f"did not finish loading within {self.start_timeout:g} s")
+            raise LoadError(f"did not finish loading within {start_timeout:g} s")
         except _Dead as death:
             host.kill()
             raise LoadError(f"{death} while loading{self._output_hint()}")
@@ -260,9 +261,11 @@ class ProcessHandle:
         return f": {one_line(lines[-1], 200)}" if lines else ""
 
     def _replace(self) -> bool:
-        """A new process, brought up to date with the game in progress; False if none starts."""
+        """A new process, brought up to date with the game in progress; False if none starts.
+        It gets less time to start than the first did: it loaded before, and every game
+        waits while it starts (slow loaders must not stall a tournament for minutes)."""
         try:
-            self.host = self._launch()
+            self.host = self._launch(min(self.start_timeout, max(3.0, 10 * self.timeout)))
         except LoadError as error:
             self.status_message = f"could not be restarted: {error}"
             self.host = None

@@ -99,7 +99,8 @@ class Record:
         result = TournamentResult(self.seed, self.settings, entrants, self.rounds(),
                                   self.games())
         result.standings = rank([e.name for e in entrants], result.rounds, self.dropped_in(),
-                                result.games)
+                                result.games,
+                                {e.name for e in entrants if e.status == "disqualified"})
         replicates = self.replicates()
         if replicates is not None:
             result.replicates = replicates
