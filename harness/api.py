@@ -58,6 +58,10 @@ def monitor(flip_params, game_length, agents, *, seed: int | None = None,
     from .seeds import fresh_seed
     from .tournament import Settings, run_tournament
 
+    if sys.modules.get("hy") is not None:  # from Hy? quoted forms to plain values
+        from lisp_bridge.hy_data import from_hy
+
+        flip_params, game_length, agents = map(from_hy, (flip_params, game_length, agents))
     flip_start, flip_decay = _pair(flip_params, "flip_params")
     low, high = _pair(game_length, "game_length")
     search = [Path(agents_dir)] if agents_dir is not None else [bundled_agents_dir()]
@@ -73,7 +77,7 @@ def monitor(flip_params, game_length, agents, *, seed: int | None = None,
     seed = fresh_seed() if seed is None else seed
     result = run_tournament(specs, seed, settings)
     standings = Standings(result.pairs())
-    if "hy" in sys.modules:  # called from Hy: make the answer print as a Lisp list
+    if sys.modules.get("hy") is not None:  # from Hy? it prints as a Lisp list
         from lisp_bridge.hy_data import register_standings_printer
 
         register_standings_printer(Standings)

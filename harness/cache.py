@@ -15,3 +15,11 @@ def cache_dir() -> Path:
         path = Path(base) / "pdharness"
     path.mkdir(parents=True, exist_ok=True)
     return path
+
+
+def compiled_agents_dir() -> Path:
+    """Where code compiled from agents' own source is kept (`agents/<language>/`). The
+    sandbox hides this folder: it would show an agent the other agents' code."""
+    path = cache_dir() / "agents"
+    path.mkdir(exist_ok=True)
+    return path

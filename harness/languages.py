@@ -23,8 +23,15 @@ def plain_pair(mine: str, theirs: str):
     return _PLAIN_PAIRS[mine, theirs]
 
 
+def python_executable() -> str:
+    """The interpreter running the monitor. Hy's command line (`hy script.hy`, `python -m
+    hy`) puts its own script in sys.executable and keeps the interpreter in
+    hy.sys_executable."""
+    return getattr(sys.modules.get("hy"), "sys_executable", None) or sys.executable
+
+
 def python_host_command(language: str, source: str, name: str) -> list[str]:
-    return [sys.executable, "-m", "harness.host", language, source, name]
+    return [python_executable(), "-m", "harness.host", language, source, name]
 
 
 def package_root() -> str:
@@ -78,7 +85,8 @@ class _Hy(Language):
         from lisp_bridge.hy_loader import warm_library_cache
 
         warm_library_cache()
-        return python_host_command(self.name, source, name)
+        # harness.host with the harness cache read-only (the process is the agent's)
+        return [python_executable(), "-m", "lisp_bridge.hy_host", source, name]
 
 
 class _Lisp(Language):

@@ -164,7 +164,8 @@ class _Views:
             agent_file = os.path.abspath(spec.source)
         hidden = []
         for folder in (*_bundled_agents_dirs(),
-                       os.path.dirname(agent_file) if agent_file else None):
+                       os.path.dirname(agent_file) if agent_file else None,
+                       _compiled_agents_dir() if cache else None):
             if folder and _inside(folder, roots) and folder not in hidden:
                 hidden.append(folder)
         return cls(roots, agent_file, hidden, cache)
@@ -197,7 +198,7 @@ def _python_roots() -> list[str]:
     paths = sysconfig.get_paths()
     roots.update(paths[key] for key in ("stdlib", "platstdlib", "purelib", "platlib")
                  if key in paths)
-    roots.add(os.path.realpath(sys.executable))
+    roots.add(os.path.realpath(_python_executable()))
     for module in ("hy", "hyrule", "funcparserlib"):
         try:
             found = importlib.util.find_spec(module)
@@ -206,6 +207,12 @@ def _python_roots() -> list[str]:
         if found is not None and found.origin:
             roots.add(os.path.dirname(os.path.dirname(os.path.abspath(found.origin))))
     return [root for root in roots if root and os.path.exists(root)]
+
+
+def _python_executable() -> str:
+    from .languages import python_executable
+
+    return python_executable()
 
 
 def _package_roots() -> list[str]:
@@ -240,6 +247,15 @@ def _cache_dir() -> str | None:
         from .cache import cache_dir
 
         return str(cache_dir().resolve())
+    except OSError:
+        return None
+
+
+def _compiled_agents_dir() -> str | None:
+    try:
+        from .cache import compiled_agents_dir
+
+        return str(compiled_agents_dir().resolve())
     except OSError:
         return None
 
@@ -441,7 +457,7 @@ def _try(candidate: Support) -> str:
     from .agents import builtin_spec
 
     views = _Views.of(builtin_spec("cooperate"))
-    probe = [sys.executable, "-c", "import harness.host, sys; sys.stdout.write('ok')"]
+    probe = [_python_executable(), "-c", "import harness.host, sys; sys.stdout.write('ok')"]
     from .languages import host_environment
 
     command = bwrap_command(probe, host_environment(""), views, candidate, None)

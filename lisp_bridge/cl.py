@@ -5,13 +5,18 @@ sequences. `nil` is Python's None or an empty list; functions return Python list
 Differences from CL, each on purpose:
 - lists are Python lists, not cons cells: `cons` and `cdr` copy (O(n)), and there are no
   dotted pairs (`(cons 1 2)` is an error);
-- `eq` is Python's `is` except that moves and symbols compare by name, as interned symbols
-  would in CL; `equal` is `=`;
-- `member`, `remove-if` & co. take no :key/:test keywords;
-- `length` works on any sized Python object.
+- `eq` compares symbols by name ignoring case, as CL's reader upcases `'c` to `C`, so
+  `(eq move 'c)` holds for the move C; strings by their characters (a move equals "C");
+  integers, and floats, by value (CL leaves that unspecified); the rest by identity;
+- `equal` is `eq` on atoms and compares lists and tuples element by element;
+- `member`, `remove-if` & co. take no :key/:test keywords (`member` uses `eq`);
+- `length` works on any sized Python object; `null` is true only for None and empty lists
+  or tuples (an empty string is not nil, as in CL).
 Nothing here shadows a Python builtin: `list`, `len`, `reversed` etc. stay Python's.
 """
 from __future__ import annotations
+
+import hy.models
 
 __all__ = ["car", "cdr", "cadr", "cddr", "first", "second", "third", "nth", "last",
            "cons", "append", "null", "eq", "equal", "member", "mapcar", "remove_if",
@@ -78,32 +83,38 @@ def append(*lists):
 
 
 def null(x):
-    """True for nil: None or an empty sequence."""
-    return x is None or (hasattr(x, "__len__") and len(x) == 0)
+    """True for nil: None or an empty list or tuple."""
+    return x is None or (isinstance(x, (list, tuple)) and len(x) == 0)
 
 
 def eq(a, b):
-    """Identity, except that strings and symbols (so moves) compare by name, as interned
-    symbols do in CL, and small integers compare by value (CL leaves that unspecified)."""
+    """CL's eq/eql for Hy values: symbols by name ignoring case (the CL reader upcases),
+    strings by their characters, numbers of one type by value, the rest by identity."""
+    if isinstance(a, hy.models.Symbol) and isinstance(b, hy.models.Symbol):
+        return str.__str__(a).upper() == str.__str__(b).upper()
     if isinstance(a, str) and isinstance(b, str):
         return str.__str__(a) == str.__str__(b)
-    if isinstance(a, int) and isinstance(b, int):
+    for kind in (int, float):  # quoted numbers are hy Integers, which compare by type
+        if isinstance(a, kind) and isinstance(b, kind):
+            return kind(a) == kind(b)
+    if isinstance(a, hy.models.Keyword) and isinstance(b, hy.models.Keyword):
         return a == b
     return a is b
 
 
 def equal(a, b):
-    """Structural equality: `=` on Python values (lists and tuples of moves included)."""
+    """Structural equality: lists and tuples (hist pairs, quoted forms) element by element,
+    atoms as `eq`: `(equal (car hist) '(C D))`."""
     if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
         return len(a) == len(b) and all(equal(x, y) for x, y in zip(a, b))
-    return a == b
+    return eq(a, b)
 
 
 def member(x, xs):
-    """The tail of xs starting at the first element eql to x, or None."""
+    """The tail of xs starting at the first element `eq` to x, or None."""
     items = _items(xs)
     for index, item in enumerate(items):
-        if eq(x, item) or item == x:
+        if eq(x, item):
             return items[index:]
     return None
 

@@ -28,6 +28,17 @@ class Move(hy.models.Symbol):
     def __repr__(self):
         return str.__str__(self)
 
+    # Moves are immutable and shared: a copy (`copy.deepcopy hist`) or a pickled round trip
+    # must give the same Move back, not the plain Symbol that Symbol's own reduction makes
+    def __copy__(self):
+        return self
+
+    def __deepcopy__(self, memo):
+        return self
+
+    def __reduce__(self):
+        return move_named, (str.__str__(self),)
+
 
 # from_parser=True: otherwise Symbol's constructor hands back a plain Symbol, not a Move
 C, D = Move("C", from_parser=True), Move("D", from_parser=True)
@@ -58,6 +69,10 @@ def _install_move_printer() -> None:
 _install_move_printer()
 
 
+def move_named(letter: str) -> Move:
+    return _MOVES[letter]
+
+
 def hist_pair(mine: str, theirs: str):
     """A played move pair as Hy agents see it in hist: a tuple of two Moves."""
     return _PAIRS[mine, theirs]
@@ -69,6 +84,23 @@ def move_from_hy(item):
         name = item.name
         return {"C": "C", "D": "D", "c": "C", "d": "D"}.get(name)
     return None
+
+
+def from_hy(value):
+    """Plain Python values for Hy's quoted data: `'(.25 .1)` -> [0.25, 0.1], `'random` ->
+    "random"; anything that is no Hy model (a function, a path) is left as it is."""
+    if not isinstance(value, hy.models.Object):
+        if type(value) in (list, tuple):
+            return type(value)(from_hy(item) for item in value)
+        return value
+    if isinstance(value, hy.models.Sequence):
+        return [from_hy(item) for item in value]
+    if isinstance(value, hy.models.Keyword):
+        return value.name
+    for plain in (str, bool, int, float, complex, bytes):
+        if isinstance(value, plain):
+            return plain(value)
+    return value
 
 
 def register_standings_printer(standings_type) -> None:

@@ -1,81 +1,222 @@
 """Loading a Hy agent: compile once, execute fresh for every game.
 
-Compiling Hy is slow (a file that requires hyrule takes ~2 s when no bytecode may be
-written), so the compiled code is kept in the harness cache, keyed by the file's content,
-Hy's version and Python's: a second load of an unchanged file reads it back in milliseconds,
-and any change to the file compiles it again. The cache holds only what this process
-compiled from the agent's own source; where the cache cannot be written (inside the
-sandbox it is read-only) the agent is compiled on every load.
+Hy is slow to load in three places, each handled here:
+- Compiling the agent's file (~20 ms, more with big macros): the code object is kept in
+  `<cache>/agents/hy`, keyed by the file's content, Hy's and Python's versions and hyrule's
+  installation; any change to the file compiles it again. Only the monitor writes there
+  (when it runs agents itself, `--isolation none`, which is for trusted code): a host
+  process belongs to its agent and never writes the harness cache, and the sandbox hides
+  that folder, which would show an agent the other agents' code.
+- Compiling Hy's own modules and hyrule (~2 s): PYTHONDONTWRITEBYTECODE is set on the
+  project's machines, so their bytecode goes to `<cache>/pycache` through
+  `sys.pycache_prefix`, set only while Hy loads (it redirects every import). A helper
+  process of the monitor fills it before the first Hy host starts, since hosts only read.
+- hyrule's import (~100 ms): `hy.macros.require` asks `inspect.stack()` for its caller's
+  frame, and that reads the source lines of every frame on the stack, about thirty times
+  over. hy.macros gets an `inspect` whose `stack()` skips the source lines.
 """
 from __future__ import annotations
 
+import functools
 import hashlib
+import importlib.util
 import marshal
 import os
+import subprocess
 import sys
 import tempfile
 import types
+from contextlib import contextmanager
 from pathlib import Path
 
 from harness.errors import LoadError
 from harness.pyload import code_factory, read_source
 
+_writes_cache = True   # False in a host process (lisp_bridge.hy_host): read the cache only
 
-def cache_file(source: str) -> Path | None:
-    import hy
 
+def serve_read_only() -> None:
+    """From now on this process only reads the harness cache (it hosts an agent)."""
+    global _writes_cache
+    _writes_cache = False
+
+
+# -- the harness cache ---------------------------------------------------------------------
+def _cache_root() -> Path | None:
     from harness.cache import cache_dir
 
-    key = hashlib.sha256("\0".join((source, hy.__version__, sys.version)).encode()).hexdigest()
     try:
-        return cache_dir() / "hy" / f"{key[:32]}.code"
-    except OSError:
+        return cache_dir()
+    except OSError:  # no writable home: load without a cache
         return None
 
 
-def compile_hy(path: Path, source: str):
-    import hy  # noqa: F401  (sets up Hy's compiler)
-    from hy.compiler import hy_compile
-    from hy.errors import HyError
-    from hy.reader import HyReader, read_many
+def _pycache_prefix() -> str | None:
+    root = _cache_root()
+    return str(root / "pycache") if root else None
 
-    module = types.ModuleType(f"pdharness_agent_{path.stem}")
-    module.__file__ = str(path)
+
+@contextmanager
+def library_bytecode(prefix: str | None):
+    """Bytecode of modules imported meanwhile (Hy's, hyrule's) is read from, and in the
+    monitor written to, the harness cache. Only for the span of loading Hy: the prefix
+    hides every `__pycache__` folder, so an agent's `(import numpy)` outside this span
+    still finds numpy's bytecode where pip put it."""
+    saved = sys.pycache_prefix, sys.dont_write_bytecode
+    if prefix:
+        sys.pycache_prefix, sys.dont_write_bytecode = prefix, not _writes_cache
     try:
-        tree = read_many(source, filename=str(path), skip_shebang=True, reader=HyReader())
-        return compile(hy_compile(tree, module), str(path), "exec", dont_inherit=True)
-    except HyError as error:
-        line = getattr(error, "lineno", None)
-        message = getattr(error, "msg", None) or str(error).splitlines()[0]
-        raise LoadError(f"{path}{':' + str(line) if line else ''}: "
-                        f"Hy {type(error).__name__}: {' '.join(str(message).split())}")
-    except SyntaxError as error:
-        raise LoadError(f"{path}:{error.lineno}: syntax error: {error.msg}")
-    except Exception as error:  # a macro that fails while compiling
-        raise LoadError(f"{path}: does not compile: {type(error).__name__}: {error}")
+        yield
+    finally:
+        sys.pycache_prefix, sys.dont_write_bytecode = saved
+
+
+def _installed(module: str) -> str:
+    """Where a library is installed and when it last changed ("" if it is not)."""
+    try:
+        spec = importlib.util.find_spec(module)
+        found = os.stat(spec.origin) if spec and spec.origin else None
+    except (ImportError, ValueError, OSError):
+        found = None
+    return f"{spec.origin}:{found.st_mtime_ns}:{found.st_size}" if found else ""
+
+
+def cache_file(source: str) -> Path | None:
+    """Where the code compiled from `source` is kept; it depends on the source, on the
+    compiler, and on hyrule, whose macros expand into the code."""
+    import hy
+
+    from harness.cache import compiled_agents_dir
+
+    try:
+        folder = compiled_agents_dir() / "hy"
+    except OSError:
+        return None
+    key = hashlib.sha256("\0".join(
+        (source, hy.__version__, sys.version, _installed("hyrule"))).encode()).hexdigest()
+    return folder / f"{key[:32]}.code"
 
 
 def _cached(target: Path | None):
-    if target is None or not target.exists():
+    if target is None:
         return None
     try:
-        return marshal.loads(target.read_bytes())
+        code = marshal.loads(target.read_bytes())
     except (OSError, ValueError, EOFError, TypeError):
-        return None
+        return None  # absent, or a torn write: compile again
+    return code if isinstance(code, types.CodeType) else None
 
 
 def _store(target: Path | None, code) -> None:
-    if target is None:
+    if target is None or not _writes_cache:
         return
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
         handle, scratch = tempfile.mkstemp(dir=target.parent)
         with os.fdopen(handle, "wb") as out:
             out.write(marshal.dumps(code))
-        os.chmod(scratch, 0o644)  # sandboxed hosts read it under a user id of their own
+        os.chmod(scratch, 0o644)  # process hosts may run under a user id of their own
         os.replace(scratch, target)
     except OSError:
-        pass  # a read-only cache (the sandbox's): compile again next time
+        pass  # a read-only cache: compile again next time
+
+
+# -- Hy itself --------------------------------------------------------------------------
+def _import_hy():
+    import hy
+    import hy.macros
+
+    _spare_require_the_source_lines(hy.macros)
+    return hy
+
+
+def _spare_require_the_source_lines(macros) -> None:
+    """Give hy.macros an `inspect` whose stack() lists frames without their source lines:
+    it only ever reads `stack()[1][0]`, the caller's frame (see the module docstring)."""
+    import inspect
+
+    if getattr(macros.inspect, "pdharness_quick_stack", False):
+        return
+
+    def stack(context=1):
+        frames, frame = [], sys._getframe(1)
+        while frame is not None:
+            code = frame.f_code
+            frames.append(inspect.FrameInfo(frame, code.co_filename, frame.f_lineno,
+                                            code.co_name, None, None))
+            frame = frame.f_back
+        return frames
+
+    quick = types.ModuleType("inspect", inspect.__doc__)
+    quick.__dict__.update(vars(inspect))
+    quick.stack, quick.pdharness_quick_stack = stack, True
+    macros.inspect = quick
+
+
+@functools.cache
+def _reader_class():
+    from hy.reader import HyReader
+
+    class OpenerTrackingReader(HyReader):
+        """Hy's reader, remembering where each form or string still open began: a file
+        that ends too early is then reported at its unclosed bracket, not its last line."""
+
+        def __init__(self):
+            super().__init__()
+            self.open_at: list[tuple[int, str]] = []
+            self.reader_table['"'] = type(self).prefixed_string
+
+        def parse_forms_until(self, closer):
+            if not closer:  # the whole file
+                yield from super().parse_forms_until(closer)
+                return
+            self.open_at.append((self.pos[0], {")": "(", "]": "[", "}": "{"}.get(closer, "")))
+            yield from super().parse_forms_until(closer)
+            self.open_at.pop()
+
+        def prefixed_string(self, key, prefix=""):
+            self.open_at.append((self.pos[0], '"'))
+            model = super().prefixed_string(key, prefix)
+            self.open_at.pop()
+            return model
+
+    return OpenerTrackingReader
+
+
+def compile_hy(path: Path, source: str):
+    """The code object of an agent file, or a LoadError naming the file and line."""
+    _import_hy()
+    from hy.compiler import hy_compile
+    from hy.errors import HyError
+    from hy.reader import read_many
+    from hy.reader.exceptions import PrematureEndOfInput
+
+    module = types.ModuleType(f"pdharness_agent_{path.stem}")
+    module.__file__ = str(path)
+    reader = _reader_class()()
+    try:
+        tree = read_many(source, filename=str(path), skip_shebang=True, reader=reader)
+        return compile(hy_compile(tree, module), str(path), "exec", dont_inherit=True)
+    except PrematureEndOfInput as error:
+        if reader.open_at:
+            line, opener = reader.open_at[-1]
+            what = "string" if opener == '"' else f'"{opener}"'
+            raise LoadError(f"{path}:{line}: Hy: this {what} is never closed "
+                            f"(the file ends first, at line {error.lineno})")
+        raise LoadError(_hy_error_text(path, error))
+    except HyError as error:
+        raise LoadError(_hy_error_text(path, error))
+    except SyntaxError as error:
+        raise LoadError(f"{path}:{error.lineno}: syntax error: {error.msg}")
+    except Exception as error:  # a macro of the agent's that fails while compiling
+        raise LoadError(f"{path}: does not compile: {type(error).__name__}: {error}")
+
+
+def _hy_error_text(path: Path, error) -> str:
+    line = getattr(error, "lineno", None)
+    message = getattr(error, "msg", None) or str(error).splitlines()[0]
+    return (f"{path}{':' + str(line) if line else ''}: "
+            f"Hy {type(error).__name__}: {' '.join(str(message).split())}")
 
 
 def load_code(path: Path):
@@ -85,30 +226,75 @@ def load_code(path: Path):
     if code is None:
         code = compile_hy(path, source)
         _store(target, code)
+    if "hyrule" in source:  # import it now, while its bytecode is found: the agent will
+        try:
+            import hyrule  # noqa: F401
+        except ImportError:
+            pass  # the agent's own import says so, as a load error
     return code
 
 
-def use_bytecode_cache() -> None:
-    """Keep Python bytecode of Hy libraries (hyrule compiles in ~1.3 s) in the harness
-    cache, even where PYTHONDONTWRITEBYTECODE is set, as it is on the project's machines."""
-    from harness.cache import cache_dir
+def load_factory(path: Path, name: str):
+    """factory(rng, moves_per_turn) -> the agent's function, from fresh globals each call."""
+    with library_bytecode(_pycache_prefix()):
+        _import_hy()  # Hy's runtime: the compiled code imports from it
+        code = load_code(path)
+    return code_factory(code, path, name)
 
-    if sys.pycache_prefix is None:
-        sys.pycache_prefix = str(cache_dir() / "pycache")
-    sys.dont_write_bytecode = False
+
+# -- before hosts start ------------------------------------------------------------------
+_filled: set[str] = set()
 
 
 def warm_library_cache() -> None:
-    """Compile hy and hyrule into the cache from the monitor (they are libraries, not agent
-    code), so sandboxed hosts, whose view of the cache is read-only, find them compiled."""
-    use_bytecode_cache()
-    import hy  # noqa: F401
-    import hyrule  # noqa: F401
+    """Make sure Hy's and hyrule's bytecode is in the cache before Hy hosts start (they
+    only read it, and a sandboxed one cannot write it). Compiled in a helper process: the
+    monitor may have imported Hy already, without the cache, and needs none of it."""
+    prefix = _pycache_prefix()
+    if prefix is None or prefix in _filled:
+        return
+    _filled.add(prefix)
+    if _stamp(prefix).exists():
+        return
+    from harness.languages import package_root, python_executable
+
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+        filter(None, [package_root(), os.environ.get("PYTHONPATH")])))
+    try:
+        subprocess.run([python_executable(), "-c", "import lisp_bridge.hy_loader as loader; "
+                        "loader.fill_library_cache()"], env=env, stdin=subprocess.DEVNULL,
+                       capture_output=True, timeout=300, check=False)
+    except (OSError, subprocess.SubprocessError):
+        pass  # hosts then compile Hy in memory: slower, still correct
 
 
-def load_factory(path: Path, name: str):
-    """factory(rng, moves_per_turn) -> the agent's function, fresh each call."""
-    use_bytecode_cache()
-    import hy  # noqa: F401  (Hy's runtime: the compiled code imports from it)
+def _stamp(prefix: str) -> Path:
+    """Marks a filled cache, for this Python and these installations of hy and hyrule."""
+    key = hashlib.sha256("\0".join(
+        (sys.version, _installed("hy"), _installed("hyrule"))).encode()).hexdigest()
+    return Path(prefix) / f"filled-{key[:16]}"
 
-    return code_factory(load_code(path), path, name)
+
+def fill_library_cache() -> None:
+    """Run in the helper process: import Hy and hyrule with bytecode written to the cache."""
+    prefix = _pycache_prefix()
+    if prefix is None:
+        return
+    with library_bytecode(prefix):
+        _import_hy()
+        if importlib.util.find_spec("hyrule") is not None:
+            import hyrule  # noqa: F401
+    _stamp(prefix).touch()
+
+
+# -- Hy functions handed to the monitor ----------------------------------------------------
+def defined_in_hy(function) -> bool:
+    """Whether a function given to `monitor` was written in Hy (in a .hy file, at the Hy
+    REPL, or evaluated where `hy` is imported): it then sees Hy moves in hist."""
+    hy = sys.modules.get("hy")
+    if hy is None:
+        return False
+    code = getattr(function, "__code__", None)
+    if code is not None and code.co_filename.endswith(".hy"):
+        return True
+    return getattr(function, "__globals__", {}).get("hy") is hy

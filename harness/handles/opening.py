@@ -20,8 +20,10 @@ def open_handle(spec: AgentSpec, isolation: Isolation):
     from ..languages import LANGUAGES
 
     if spec.language == "callable":
-        return _in_monitor(spec.name, lambda rng, per_turn: spec.function,
-                           LANGUAGES["python"], isolation)
+        from lisp_bridge.hy_loader import defined_in_hy
+
+        language = LANGUAGES["hy" if defined_in_hy(spec.function) else "python"]
+        return _in_monitor(spec.name, lambda rng, per_turn: spec.function, language, isolation)
     language = LANGUAGES[spec.language]
     if isolation.mode == "none" and spec.language == "builtin":
         from .inprocess import BuiltinHandle

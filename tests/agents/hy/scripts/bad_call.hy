@@ -1,0 +1,2 @@
+(import harness [monitor])
+(monitor '(.25) '(10 50) '(titfortat))
