@@ -52,8 +52,8 @@ def test_the_header_is_plain_for_a_gradebook_import(tmp_path):
 
 def test_a_roster_adds_each_teams_members(tmp_path):
     roster = tmp_path / "roster.csv"
-    roster.write_text("members\nBrown;Adams\nGarcia,Nguyen\nKhosmood,Levinson\nOther,Team\n",
-                      encoding="utf-8")
+    roster.write_text("Team,Members\n1,Brown;Adams\n2,Garcia,Nguyen\n3,Levinson,Khosmood\n"
+                      "4,Other,People\n", encoding="utf-8")
     grades = tmp_path / "grades.csv"
     status, out, err = run_cli("tournament", *FIELD, *RUN, "--grades", grades,
                                "--roster", roster)
@@ -61,8 +61,31 @@ def test_a_roster_adds_each_teams_members(tmp_path):
     rows = {row["agent"]: row["members"] for row in table(grades.read_text(encoding="utf-8"))}
     assert rows["AdamsBrown"] == "Brown; Adams"
     assert rows["GarciaNguyen"] == "Garcia; Nguyen"
-    assert rows["KhosmoodLevinson"] == "Khosmood; Levinson"
+    assert rows["KhosmoodLevinson"] == "Levinson; Khosmood"
     assert rows["titfortat"] == "" and rows["Stumbler"] == ""
+
+
+def test_an_lms_group_export_is_a_roster_too(tmp_path):
+    roster = tmp_path / "groups.csv"
+    roster.write_text("Name,Group\n\"Adams, Ann\",g1\n\"Brown, Bo\",g1\n"
+                      "\"Nguyen, Ngoc\",g2\n\"Garcia, Gil\",g2\n", encoding="utf-8")
+    status, out, err = run_cli("tournament", *FIELD, *RUN, "--format", "csv",
+                               "--roster", roster)
+    assert status == 0, err
+    rows = {row["agent"]: row["members"] for row in table(out)}
+    assert rows["AdamsBrown"] == "Adams; Brown"
+    assert rows["GarciaNguyen"] == "Nguyen; Garcia"
+    assert rows["KhosmoodLevinson"] == ""
+
+
+def test_a_misordered_name_still_finds_its_team():
+    from harness.records.roster import Roster
+    from harness.validation.naming import Roster as CourseRoster, Team
+
+    roster = Roster(CourseRoster([Team(("Levinson", "Khosmood"))]))
+    assert roster.members("KhosmoodLevinson") == ["Levinson", "Khosmood"]
+    assert roster.members("LevinsonKhosmood") == ["Levinson", "Khosmood"]
+    assert roster.members("Khosmood") is None and roster.members("titfortat") is None
 
 
 def test_show_writes_the_same_grades_from_the_record(tmp_path):

@@ -194,3 +194,35 @@ def test_replicates_get_a_chart(tmp_path):
     seen = browse(page, tmp_path)
     assert "replicates" in [s["id"] for s in seen["sections"]]
     assert seen["means"] == 4
+
+
+def test_long_names_fit_their_charts(tmp_path):
+    from harness.agents import callable_spec
+    from harness.records.report import write_report
+    from harness.records.replicates import run_replicates
+    from harness.tournament import Settings, run_tournament
+
+    def always_c(hist, score):
+        return "CCC"
+
+    def always_d(hist, score):
+        return "DDD"
+
+    def copycat(hist, score):
+        return hist[-1][1] * 3 if hist else "CCC"
+
+    specs = [callable_spec(always_d, "TheStrategyThatAlwaysDefectsNoMatterWhat"),
+             callable_spec(copycat, "CopycatWithAnUnusuallyLongNameForAnAgent"),
+             callable_spec(always_c, "ZzzTheCooperatorWhoseNameSortsLastOfAll")]
+    settings = Settings(jobs=1)
+    result = run_tournament(specs, 5, settings)
+    result.replicates = run_replicates(specs, 5, settings, 3, jobs=1)
+    page = tmp_path / "long.html"
+    write_report(page, result)
+    seen = browse(page, tmp_path)
+    assert len(seen["svgs"]) == 4
+    for svg in seen["svgs"]:
+        x0, y0, x1, y1 = svg["content"]
+        width, height = svg["view"]
+        assert x0 >= -1 and y0 >= -1 and x1 <= width + 1 and y1 <= height + 1, svg
+    assert seen["pageWidth"] <= seen["viewWidth"]

@@ -170,8 +170,9 @@ def _heat_map(result, metrics, params) -> str:
     low, high = payoffs["S"], payoffs["T"]
     cell = max(18, min(46, 620 // len(names)))
     label = _label_width(names)
-    top = min(label, 200) * 0.72 + 10
-    width = max(label + cell * len(names) + 20, label + 270)
+    slant = 0.72 * (label - 16) + 6        # a column name, written at 45 degrees
+    top = slant + 10
+    width = max(label + cell * (len(names) - 0.5) + slant + 6, label + 270)
     height = top + cell * len(names) + 64
     svg = [_svg_open(width, height, "heat-map",
                      "Points per move of each row agent against each column agent")]
@@ -278,7 +279,7 @@ def _replicates(summary) -> str:
     names = [a.agent for a in agents]
     label = _label_width(names)
     axis, row, top = 360, 26, 30
-    hist = 12 * size + 10
+    hist = max(12 * size + 10, 80)  # its bars, or its caption
     width = label + axis + 90 + hist
     height = top + row * size + 8
     scale = (lambda rank: label + axis * (rank - 1) / (size - 1)) if size > 1 else \
