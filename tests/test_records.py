@@ -215,3 +215,16 @@ def test_show_of_a_missing_or_foreign_file_is_one_line(tmp_path):
     status, _, err = run_cli("show", other)
     assert status == 2 and "not a pdharness record" in err
     assert "Traceback" not in err
+
+
+def test_a_record_with_an_odd_file_name_archived_read_only_can_be_shown(tmp_path):
+    path, result = record(tmp_path, agents=("defect", "titfortat", "random"),
+                          name="odd name #1?.sqlite")
+    path.chmod(0o444)
+    tmp_path.chmod(0o555)
+    try:
+        status, out, err = run_cli("show", path, "--format", "json")
+    finally:
+        tmp_path.chmod(0o755)
+    assert status == 0, err
+    assert json.loads(out)["standings"] == result["standings"]

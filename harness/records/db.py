@@ -120,18 +120,22 @@ CREATE VIEW standings AS
 """
 
 
-def connect(path):
-    """A connection to an existing record, or a clear error (never a traceback)."""
+def connect(path, write: bool = False):
+    """A connection to an existing record, or a clear error (never a traceback). Reading
+    works on a record archived read-only too."""
+    import os
     import sqlite3
     from pathlib import Path
+    from urllib.parse import quote
 
     from ..errors import HarnessError
 
     if not Path(path).is_file():
         raise HarnessError(f"{path}: no such record (make one with tournament --db {path})")
+    mode = "rw" if write or os.access(path, os.W_OK) else "ro"
     try:
-        connection = sqlite3.connect(f"file:{Path(path).resolve()}?mode=rw", uri=True,
-                                     timeout=30)
+        connection = sqlite3.connect(f"file:{quote(str(Path(path).resolve()))}?mode={mode}",
+                                     uri=True, timeout=30)
         version = connection.execute("SELECT schema_version FROM run").fetchone()
     except sqlite3.DatabaseError as error:
         raise HarnessError(f"{path}: not a pdharness record ({error})")

@@ -39,7 +39,7 @@ class Recorder(Observer):
 
     @classmethod
     def reopen(cls, path) -> "Recorder":
-        return cls(db.connect(path), path)
+        return cls(db.connect(path, write=True), path)
 
     def close(self) -> None:
         self.connection.close()
