@@ -183,28 +183,41 @@ def _reader_class():
     return OpenerTrackingReader
 
 
+def hy_reader():
+    """A fresh Hy reader for `hy.read_many(..., reader=)` that knows, when the file ends
+    too early, which bracket or string was left open (see unclosed_form)."""
+    _import_hy()
+    return _reader_class()()
+
+
+def unclosed_form(reader, error) -> tuple[int, str] | None:
+    """(line, message) for a read error caused by a form or string `reader` left open."""
+    from hy.reader.exceptions import PrematureEndOfInput
+
+    if not isinstance(error, PrematureEndOfInput) or not reader.open_at:
+        return None
+    line, opener = reader.open_at[-1]
+    what = "string" if opener == '"' else f'"{opener}"'
+    return line, f"this {what} is never closed (the file ends first, at line {error.lineno})"
+
+
 def compile_hy(path: Path, source: str):
     """The code object of an agent file, or a LoadError naming the file and line."""
     _import_hy()
     from hy.compiler import hy_compile
     from hy.errors import HyError
     from hy.reader import read_many
-    from hy.reader.exceptions import PrematureEndOfInput
 
     module = types.ModuleType(f"pdharness_agent_{path.stem}")
     module.__file__ = str(path)
-    reader = _reader_class()()
+    reader = hy_reader()
     try:
         tree = read_many(source, filename=str(path), skip_shebang=True, reader=reader)
         return compile(hy_compile(tree, module), str(path), "exec", dont_inherit=True)
-    except PrematureEndOfInput as error:
-        if reader.open_at:
-            line, opener = reader.open_at[-1]
-            what = "string" if opener == '"' else f'"{opener}"'
-            raise LoadError(f"{path}:{line}: Hy: this {what} is never closed "
-                            f"(the file ends first, at line {error.lineno})")
-        raise LoadError(_hy_error_text(path, error))
     except HyError as error:
+        unclosed = unclosed_form(reader, error)
+        if unclosed:
+            raise LoadError(f"{path}:{unclosed[0]}: Hy: {unclosed[1]}")
         raise LoadError(_hy_error_text(path, error))
     except SyntaxError as error:
         raise LoadError(f"{path}:{error.lineno}: syntax error: {error.msg}")

@@ -39,16 +39,22 @@ def python_definitions(source: str, path: Path) -> Definitions:
 def hy_definitions(source: str, path: Path) -> Definitions:
     import hy
     from hy.errors import HyError
-    from hy.reader import HyReader, read_many
+    from hy.reader import read_many
+
+    from lisp_bridge.hy_loader import hy_reader, unclosed_form
 
     found = Definitions()
+    reader = hy_reader()  # names the line of an unclosed bracket, not the file's end
     try:
-        for form in read_many(source, filename=str(path), reader=HyReader()):
+        for form in read_many(source, filename=str(path), reader=reader):
             if (isinstance(form, hy.models.Expression) and len(form) > 1
                     and form[0] == hy.models.Symbol("defn")
                     and isinstance(form[1], hy.models.Symbol)):
                 found.functions.append((hy.mangle(str(form[1])), form.start_line or 0))
     except HyError as error:
+        unclosed = unclosed_form(reader, error)
+        if unclosed:
+            raise Unreadable(*unclosed)
         raise Unreadable(getattr(error, "lineno", None),
                          " ".join(str(getattr(error, "msg", error)).split()))
     return found
