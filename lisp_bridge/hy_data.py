@@ -4,6 +4,9 @@
 symbol fails `(= move "C")`; real student code uses both. A subclass of Symbol that defines
 equality and hashing itself wins both directions of `=` (Python asks the subclass first),
 so one object can be both, and work with `in`, `.count`, as a dict key and in `match`.
+A pair in hist is, the same way, a subclass of `hy.models.Expression` equal to any
+sequence of equal moves: `(= (get hist -1) '(C D))`, `["C" "D"]` and `#('C 'D)` all hold.
+Both print as Lisp data: `(hy.repr hist)` is `[(C D) (D D)]`.
 """
 from __future__ import annotations
 
@@ -40,16 +43,46 @@ class Move(hy.models.Symbol):
         return move_named, (str.__str__(self),)
 
 
+class Pair(hy.models.Expression):
+    """(mine theirs): equal to any list, tuple or quoted form of two equal moves."""
+
+    def __eq__(self, other):
+        if isinstance(other, (tuple, list)):
+            return len(other) == len(self) and all(a == b for a, b in zip(self, other))
+        return NotImplemented
+
+    def __ne__(self, other):
+        equal = self.__eq__(other)
+        return equal if equal is NotImplemented else not equal
+
+    __hash__ = tuple.__hash__   # hash(("C", "D")): the same key as a tuple of strings
+
+    def __repr__(self):
+        return "(" + " ".join(map(repr, self)) + ")"
+
+    __str__ = __repr__
+
+    def __copy__(self):
+        return self
+
+    def __deepcopy__(self, memo):
+        return self
+
+    def __reduce__(self):
+        return Pair, (tuple(self),)
+
+
 # from_parser=True: otherwise Symbol's constructor hands back a plain Symbol, not a Move
 C, D = Move("C", from_parser=True), Move("D", from_parser=True)
 _MOVES = {"C": C, "D": D}
-_PAIRS = {(m, t): (_MOVES[m], _MOVES[t]) for m in "CD" for t in "CD"}
+_PAIRS = {(m, t): Pair((_MOVES[m], _MOVES[t])) for m in "CD" for t in "CD"}
 
 
 def _install_move_printer() -> None:
     """`hy.repr` quotes any model it meets outside a quoted form ('C), and a Move must be a
-    model to compare equal to 'C; so hy.repr itself is wrapped to print a Move bare, at the
-    top and inside containers (its recursive calls go through the module's global)."""
+    model to compare equal to 'C; so hy.repr itself is wrapped to print moves and pairs
+    bare, at the top and inside containers (its recursive calls go through the module's
+    global)."""
     import hy.core.hy_repr as printer
 
     if getattr(printer.hy_repr, "prints_moves", False):
@@ -59,6 +92,8 @@ def _install_move_printer() -> None:
     def hy_repr(obj):
         if type(obj) is Move:
             return str.__str__(obj)
+        if type(obj) is Pair:
+            return repr(obj)
         return original(obj)
 
     hy_repr.prints_moves = True
@@ -74,7 +109,7 @@ def move_named(letter: str) -> Move:
 
 
 def hist_pair(mine: str, theirs: str):
-    """A played move pair as Hy agents see it in hist: a tuple of two Moves."""
+    """A played move pair as Hy agents see it in hist: a Pair of two Moves (shared)."""
     return _PAIRS[mine, theirs]
 
 

@@ -44,15 +44,26 @@ def test_a_move_equals_the_symbol_and_the_string_and_prints_as_c():
     assert {symbol: 1}[C] == 1 and {"C": 2}[C] == 2 and {C: 3}["C"] == 3
     assert [C, D, C].count(symbol) == 2 and [C, D].count("D") == 1 and symbol in [D, C]
     assert hy.repr(C) == "C" and str(D) == "D" and f"{D}" == "D"
-    assert hy.repr(hist_pair("C", "D")) == "#(C D)"
-    assert hy.repr([hist_pair("D", "D")]) == "[#(D D)]"
+
+
+def test_a_hist_pair_equals_any_sequence_of_its_moves_and_prints_as_a_lisp_list():
+    pair = hist_pair("C", "D")
+    quoted = hy.eval(hy.read("'(C D)"))
+    for other in (quoted, ("C", "D"), ["C", "D"], [hy.models.Symbol("C"), "D"]):
+        assert pair == other and other == pair and not (pair != other)
+    assert pair != ("D", "D") and pair != ("C",) and pair != "CD"
+    assert {("C", "D"): 1}[pair] == 1 and {quoted: 2}[pair] == 2 and {pair: 3}[quoted] == 3
+    assert [pair, hist_pair("D", "D")].count(["C", "D"]) == 1 and quoted in [pair]
+    assert hy.repr(pair) == "(C D)" and hy.repr([hist_pair("D", "D")]) == "[(D D)]"
+    assert str(pair) == "(C D)" and pair[0] is C and len(pair) == 2
 
 
 def test_a_move_stays_a_move_when_copied_or_pickled():
     hist = [hist_pair("C", "D")]
     for copied in (copy.deepcopy(hist), pickle.loads(pickle.dumps(hist)), copy.copy(hist)):
-        assert copied[0][1] is D
+        assert copied[0][1] is D and copied[0] == ("C", "D")
         assert copied[0][1] == hy.models.Symbol("D") and copied[0][1] == "D"
+        assert hy.repr(copied) == "[(C D)]"
 
 
 def test_hy_repr_still_quotes_plain_symbols():

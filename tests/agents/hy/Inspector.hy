@@ -9,6 +9,6 @@
     (assert (= (len pair) 2))
     (assert (all (gfor m pair (in (hy.repr m) ["C" "D"])))))
   (when hist
-    (assert (= (get hist -1) #('C 'D)))    ; we cooperate, the opponent defects
+    (assert (= (get hist -1) '(C D)))    ; we cooperate, the opponent defects
     (assert (= score [0 (* 5 (len hist))])))
   ['C 'C 'C])
