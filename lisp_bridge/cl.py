@@ -13,6 +13,7 @@ Differences from CL, each on purpose:
 - `length` works on any sized Python object; `null` is true only for None and empty lists
   or tuples (an empty string is not nil, as in CL).
 Nothing here shadows a Python builtin: `list`, `len`, `reversed` etc. stay Python's.
+`(require lisp_bridge.cl :readers *)` enables CL's `#'name` (read as `name`).
 """
 from __future__ import annotations
 
@@ -150,3 +151,13 @@ def hyx_listXasteriskX(*args):
         raise TypeError("list* needs at least one argument")
     *front, tail = args
     return [*front, *_items(tail)]
+
+
+def _function_quote(reader, _key):
+    """`#'name` reads as `name`: in a quoted list a symbol naming an agent, elsewhere the
+    function itself, as CL's (function name) is."""
+    return reader.parse_one_form()
+
+
+# `(require lisp_bridge.cl :readers *)` enables #' (Hy has no such syntax of its own)
+_hy_reader_macros = {"'": _function_quote}

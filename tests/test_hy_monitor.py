@@ -33,6 +33,14 @@ def test_the_original_call_runs_from_hy_and_prints_a_lisp_list():
     assert sorted(name for name, _ in same) == ["KhosmoodLevinson", "random", "titfortat"]
 
 
+def test_the_call_word_for_word_with_the_preludes_function_quote():
+    status, lines, err = run_hy("function_quote.hy")
+    assert status == 0, err
+    same = harness.monitor((0.25, 0.1), (10, 50), ["titfortat", "random", "KhosmoodLevinson"],
+                           seed=4)
+    assert lines == [lisp_list(same), "['C 'C 'C]"]  # #'Mine outside a quote: the function
+
+
 def test_hy_functions_paths_strings_and_keywords_work_and_functions_see_hy_moves():
     status, lines, err = run_hy("hy_values.hy", ROOT / "student_agents")
     assert status == 0, err
