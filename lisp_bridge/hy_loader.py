@@ -190,6 +190,24 @@ def hy_reader():
     return _reader_class()()
 
 
+def static_reader(source: str):
+    """hy_reader() for a file read without being compiled (validation), where a `(require
+    ... :readers ...)` never takes effect: the reader macros of the prelude (#') and, when
+    the file mentions hyrule, hyrule's (#% ...) are enabled up front."""
+    from . import cl
+
+    reader = hy_reader()
+    reader.reader_macros.update(cl._hy_reader_macros)
+    if "hyrule" in source:
+        with library_bytecode(_pycache_prefix()):
+            try:
+                import hyrule
+            except ImportError:
+                return reader
+        reader.reader_macros.update(getattr(hyrule, "_hy_reader_macros", {}))
+    return reader
+
+
 def unclosed_form(reader, error) -> tuple[int, str] | None:
     """(line, message) for a read error caused by a form or string `reader` left open."""
     from hy.reader.exceptions import PrematureEndOfInput

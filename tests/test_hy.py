@@ -149,6 +149,18 @@ def test_a_broken_hy_file_is_a_load_error_in_the_tournament(mode, bwrap):
     assert "BadAssign.hy:5:" in agent["message"]
 
 
+def test_reader_macros_of_hyrule_and_the_prelude_load_and_pass_validation():
+    moves, record, side = moves_of(HY / "Anaphoric.hy", opponent="defect", params=QUIET,
+                                   turns=2, mode="process")
+    assert moves == ["CCC", "DDD"] and record.faults(side) == []
+    for path in (HY / "Anaphoric.hy", BUNDLED / "KimLopez.hy"):  # #% and #'
+        source = path.read_text()
+        forms = list(hy.read_many(source, reader=hy_loader.static_reader(source)))
+        assert forms[-1][0] == hy.models.Symbol("defn")
+    status, out, err = run_cli("validate", *sorted(BUNDLED.glob("*.hy")))
+    assert status == 0, out + err
+
+
 # -- the compile cache ------------------------------------------------------------------
 def test_the_hyrule_agent_loads_and_a_second_load_reads_the_cache(tmp_path, monkeypatch):
     agent = unique_copy(BUNDLED / "IvanovJones.hy", tmp_path, "IvanovJones")

@@ -41,10 +41,10 @@ def hy_definitions(source: str, path: Path) -> Definitions:
     from hy.errors import HyError
     from hy.reader import read_many
 
-    from lisp_bridge.hy_loader import hy_reader, unclosed_form
+    from lisp_bridge.hy_loader import static_reader, unclosed_form
 
     found = Definitions()
-    reader = hy_reader()  # names the line of an unclosed bracket, not the file's end
+    reader = static_reader(source)  # knows #' and hyrule's #%; names unclosed brackets' lines
     try:
         for form in read_many(source, filename=str(path), reader=reader):
             if (isinstance(form, hy.models.Expression) and len(form) > 1
