@@ -1,5 +1,5 @@
-"""Playing a round's games: serially, on threads (agents in processes), or on forked
-workers (agents in the monitor's process). Results come back in the order of the jobs, and
+"""Playing a round's games: serially, many at once on one thread (agents in processes), or
+on forked workers (agents in the monitor's process). Results come back in the order of the jobs, and
 each game depends only on its own seed, so every runner gives the same result."""
 from __future__ import annotations
 
@@ -61,24 +61,22 @@ def play_job(pool: HandlePool, job, params):
 
 class SerialRunner:
     def __init__(self, pool: HandlePool, params):
-        self.pools = [pool]
+        self.pool = pool
         self.params = params
 
     def play(self, jobs, on_game=None):
         records = []
         for job in jobs:
-            records.append(play_job(self.pools[0], job, self.params))
+            records.append(play_job(self.pool, job, self.params))
             if on_game:
                 on_game(records[-1])
         return records
 
     def release(self, names):
-        for pool in self.pools:
-            pool.release(names)
+        self.pool.release(names)
 
     def close(self):
-        for pool in self.pools:
-            pool.close()
+        self.pool.close()
 
 
 class PipelinedRunner(SerialRunner):
@@ -90,7 +88,6 @@ class PipelinedRunner(SerialRunner):
     """
 
     def play(self, jobs, on_game=None):
-        self.pool = self.pools[0]
         self.on_game = on_game
         self.queue = list(enumerate(jobs))
         self.running, self.records, self.busy = {}, {}, set()
@@ -171,7 +168,7 @@ class ForkRunner(SerialRunner):
         if self.workers is None:
             import multiprocessing
 
-            _FORKED.update(pool=self.pools[0], params=self.params)
+            _FORKED.update(pool=self.pool, params=self.params)
             self.workers = multiprocessing.get_context("fork").Pool(self.jobs)
         batch = max(1, -(-len(jobs) // (self.jobs * 2)))
         records = []

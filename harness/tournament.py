@@ -131,10 +131,9 @@ def _over_fault_limit(state, games, settings) -> list[str]:
 
 
 def _settle_statuses(entrants, runner, state) -> None:
-    for pool in runner.pools:
-        pool.close()
+    runner.pool.close()
     for entrant in entrants:
-        notes = [note for pool in runner.pools for note in pool.retired.get(entrant.name, [])]
+        notes = runner.pool.retired.get(entrant.name, [])
         entrant.output = "".join(output for _message, output in notes)
         crashes = [message for message, _output in notes if message]
         if entrant.name in state.disqualified:
