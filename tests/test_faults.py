@@ -23,9 +23,12 @@ def kinds(record, side):
 
 
 def test_a_hanging_agent_is_killed_at_the_deadline_and_replaced():
-    record, side = game("Hanger", turns=5)
-    assert len(record.turns) == 5
-    assert kinds(record, side) == ["timeout"] * 4
+    record, side = game("Hanger", turns=6)
+    assert len(record.turns) == 6
+    assert kinds(record, side) == ["timeout"] * 5
+    messages = [fault.message for _turn, fault in record.faults(side)]
+    assert all("process killed and replaced" in m for m in messages[:3])
+    assert all(m == "not asked: 3 timeouts in a row this game" for m in messages[3:])
     other = "b" if side == "a" else "a"
     assert kinds(record, other) == []
     first_turn = record.turns[0]

@@ -22,6 +22,7 @@ from .base import (CRASH, EXCEPTION, INVALID, SILENT_DEFAULT, TIMEOUT, Fault, Ga
                    plain_reply)
 
 LINE_LIMIT = 4096
+GIVE_UP_AFTER = 3   # timeouts in a row after which an agent is not asked again that game
 OUTPUT_CAP = 64 * 1024
 
 
@@ -218,6 +219,7 @@ class ProcessHandle:
         self.host: HostProcess | None = None
         self.start: GameStart | None = None
         self.turns: list[tuple[str, str]] = []
+        self.timeouts_in_a_row = 0
         self.out_for_game = False
         self.deadline = 0.0
         self.status_message: str | None = None
@@ -292,6 +294,7 @@ class ProcessHandle:
         self.start = start
         self.turns = []
         self.out_for_game = False
+        self.timeouts_in_a_row = 0
         if self.host is not None and self.host.worn_out():
             self.host.quit()
             self.host = None
@@ -303,7 +306,7 @@ class ProcessHandle:
     def request(self, last) -> None:
         if last is not None:
             self.turns.append(last)
-        if self.out_for_game:
+        if self.out_for_game or self._given_up():
             return
         if self.host is None and not self._replace():
             self.out_for_game = True
@@ -315,7 +318,7 @@ class ProcessHandle:
     def waiting_on(self) -> list[int]:
         """The fds to poll before collect() can answer without waiting; [] when it can."""
         host = self.host
-        if self.out_for_game or host is None or host.ready():
+        if self.out_for_game or self._given_up() or host is None or host.ready():
             return []
         if time.monotonic() >= self.deadline:
             return []
@@ -325,13 +328,20 @@ class ProcessHandle:
         if self.host is not None:
             self.host.pump(fd)
 
+    def _given_up(self) -> bool:
+        return self.timeouts_in_a_row >= GIVE_UP_AFTER
+
     def collect(self) -> Reply:
         if self.out_for_game:
             return SILENT_DEFAULT
+        if self._given_up():  # a hung agent would cost the time limit on every turn
+            return Reply(None, Fault(TIMEOUT, f"not asked: {GIVE_UP_AFTER} timeouts in a row "
+                                              "this game"))
         try:
             line = self.host.read_line(self.deadline)
         except TimeoutError:
             self._lose_host(None)
+            self.timeouts_in_a_row += 1
             return Reply(None, Fault(TIMEOUT, f"no answer within {self.timeout:g} s; "
                                               "process killed and replaced"))
         except _Dead as death:
@@ -340,6 +350,7 @@ class ProcessHandle:
             self.out_for_game = True
             return Reply(None, Fault(CRASH, reason))
         self.host.busy += time.monotonic() - (self.deadline - self.timeout)
+        self.timeouts_in_a_row = 0
         return self._parse(line)
 
     def _parse(self, line: str) -> Reply:
