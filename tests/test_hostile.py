@@ -129,7 +129,23 @@ def remove_markers():
             os.remove(marker)
 
 
-class HostileRun:
+class RunReader:
+    """Reading a hostile run's JSON: faults and turns by agent."""
+
+    def faults(self, name) -> dict[str, int]:
+        return {kind: n for kind, n in self.result["standings"][name]["faults"].items() if n}
+
+    def turns_of(self, name):
+        """(intended moves, fault) for every turn `name` played, over all games."""
+        for game in self.result["games"]:
+            for turn in game["turns"]:
+                if game["a"] == name:
+                    yield turn[0], turn[4]
+                elif game["b"] == name:
+                    yield turn[2], turn[5]
+
+
+class HostileRun(RunReader):
     """One hostile tournament and an honest-only one with the same seed, and what they
     left behind."""
 
@@ -154,18 +170,6 @@ class HostileRun:
         remove_markers()
         self.connections = listener.connections if listener else None
         self.honest = run_tournament(workdir, arguments[1:], isolation)
-
-    def faults(self, name) -> dict[str, int]:
-        return {kind: n for kind, n in self.result["standings"][name]["faults"].items() if n}
-
-    def turns_of(self, name):
-        """(intended moves, fault) for every turn `name` played, over all games."""
-        for game in self.result["games"]:
-            for turn in game["turns"]:
-                if game["a"] == name:
-                    yield turn[0], turn[4]
-                elif game["b"] == name:
-                    yield turn[2], turn[5]
 
     def intended(self, name, turn_number=None) -> set[str]:
         """The moves `name` intended on turns without a fault (on one turn of each game)."""

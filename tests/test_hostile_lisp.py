@@ -15,7 +15,7 @@ import pytest
 
 from conftest import IN_CI
 from harness import sandbox
-from test_hostile import HOSTILE, run_tournament
+from test_hostile import HOSTILE, RunReader, run_tournament
 
 LISP_HOSTILE = ["LispLooper", "LispStubborn", "LispErrorer", "LispStackSmasher",
                 "LispHeapHog", "LispPrinter", "LispStdoutWriter", "LispExiter"]
@@ -29,7 +29,7 @@ HONEST_LISP = """(defun LispTitForTat (hist score)
 HONEST = ["titfortat", "grudger", "random", "LispTitForTat"]
 
 
-class LispRun:
+class LispRun(RunReader):
     def __init__(self, workdir, isolation):
         agents = workdir / "agents"
         agents.mkdir()
@@ -43,17 +43,6 @@ class LispRun:
         others = ["titfortat", "grudger", "random", str(honest / "LispTitForTat.lisp")]
         self.result = run_tournament(workdir, [agents, *others], isolation, max_rounds=1)
         self.honest = run_tournament(workdir, others, isolation, max_rounds=1)
-
-    def faults(self, name):
-        return {kind: n for kind, n in self.result["standings"][name]["faults"].items() if n}
-
-    def turns_of(self, name):
-        for game in self.result["games"]:
-            for turn in game["turns"]:
-                if game["a"] == name:
-                    yield turn[0], turn[4]
-                elif game["b"] == name:
-                    yield turn[2], turn[5]
 
     def messages(self, name):
         return {fault[1] for _moves, fault in self.turns_of(name) if fault}

@@ -7,7 +7,8 @@ from ..agents import ISOLATION_MODES
 from ..rules import DECAY_MODES
 
 
-def _compose(*decorators):
+def compose(*decorators):
+    """Several click decorators as one."""
     def apply(function):
         for decorator in reversed(decorators):
             function = decorator(function)
@@ -15,7 +16,7 @@ def _compose(*decorators):
     return apply
 
 
-game_options = _compose(
+game_options = compose(
     click.option("--flip", nargs=2, type=float, default=(0.25, 0.1), show_default=True,
                  metavar="F1 I", help="Flip chance F1 and its decay I."),
     click.option("--decay", type=click.Choice(DECAY_MODES), default=DECAY_MODES[0],
@@ -40,7 +41,7 @@ game_options = _compose(
                  help="Tournament seed (random if absent; always printed)."),
 )
 
-tournament_options = _compose(
+tournament_options = compose(
     click.option("--length", nargs=2, type=int, default=(10, 50), show_default=True,
                  metavar="LMIN LMAX", help="Game length drawn per round, inclusive."),
     click.option("--jobs", "-j", type=click.IntRange(min=1), default=None,

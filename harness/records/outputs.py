@@ -4,22 +4,16 @@ from __future__ import annotations
 
 import click
 
+from ..commands.options import compose
+
 FORMATS = ("table", "json", "lisp", "csv")
-
-
-def _compose(*decorators):
-    def apply(function):
-        for decorator in reversed(decorators):
-            function = decorator(function)
-        return function
-    return apply
 
 
 format_option = click.option(
     "--format", "format", type=click.Choice(FORMATS), default="table", show_default=True,
     help="How to print the result (csv: one row per agent, for a gradebook).")
 
-output_options = _compose(
+output_options = compose(
     click.option("--report", type=click.Path(dir_okay=False), default=None,
                  metavar="FILE.html",
                  help="Write a self-contained HTML report (opens offline)."),
