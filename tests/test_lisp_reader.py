@@ -99,6 +99,15 @@ def test_the_monitor_command_prints_a_lisp_list_on_one_line():
     assert same == out
 
 
+def test_the_monitor_command_records_like_the_tournament(tmp_path):
+    record = tmp_path / "run.sqlite"
+    status, out, err = run_cli("monitor", "(monitor '(.25 .1) '(10 12) '(#'random #'defect))",
+                               "--seed", "5", "--isolation", "none", "--db", record, "--quiet")
+    assert status == 0, err
+    status, shown, _ = run_cli("show", record)
+    assert status == 0 and "seed 5" in shown and "length 10-12" in shown
+
+
 def test_the_monitor_command_rejects_bad_forms_in_one_line():
     status, _, err = run_cli("monitor", "(monitor '(.25 .1) '(10 50) '(#'random)")
     assert status == 2 and "never closed" in err and len(err.strip().splitlines()) == 1
