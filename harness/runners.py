@@ -91,9 +91,11 @@ class PipelinedRunner(SerialRunner):
         self.on_game = on_game
         self.queue = list(enumerate(jobs))
         self.running, self.records, self.busy = {}, {}, set()
-        self.ready = []            # games whose agents may both have answered
+        self.freed = True          # agents became free: games waiting for them may start
         while self.queue or self.running:
-            self._start_games()
+            if self.freed:
+                self.freed = False
+                self._start_games()
             for index in self._ready_games():
                 self._advance(index)
         return [self.records[index] for index in range(len(jobs))]
@@ -117,6 +119,7 @@ class PipelinedRunner(SerialRunner):
         except StopIteration as finished:
             del self.running[index]
             self.busy.difference_update((job.a, job.b))
+            self.freed = True
             self.records[index] = finished.value
             if self.on_game:
                 self.on_game(finished.value)
