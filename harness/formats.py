@@ -52,9 +52,9 @@ def as_json(result) -> str:
 
 
 def as_lisp(result) -> str:
-    from lisp_bridge.sexpr import Symbol, dumps
+    from lisp_bridge.sexpr import dumps, symbol
 
-    return dumps([[Symbol(name), score] for name, score in result.pairs()])
+    return dumps([[symbol(name), score] for name, score in result.pairs()])
 
 
 CSV_COLUMNS = ["rank", "agent", "score", "dropped_in", *(f"faults_{k}" for k in FAULT_KINDS),

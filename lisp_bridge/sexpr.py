@@ -1,20 +1,40 @@
 """Common Lisp s-expressions: a reader and a printer (never an evaluator).
 
-The reader handles what agent files and the original monitor call contain: lists, dotted
-pairs, symbols (upper-cased as the CL reader does, with the spelling kept), numbers
-(integers, decimals, ratios, exponents), strings, characters, quote, #', backquote and
-comma, comments, block comments and feature expressions. `#.` (read-time evaluation) is
-refused. Every error names its line and column.
+The reader follows the CL reader's rules for what agent files and the original monitor call
+contain: lists and dotted pairs, symbols (unescaped characters upper-cased as CL interns
+them, the spelling kept for messages), package prefixes and keywords, numbers (integers,
+decimals, ratios, exponent markers, radixes), strings, characters, quote, #', backquote and
+comma, `;` and nested `#| |#` comments, `#+`/`#-` feature expressions (as SBCL on Linux
+would see them), and the other standard `#` syntaxes. `#.` (read-time evaluation) is
+refused. Every error is a `LispSyntaxError` naming its line and column.
+
+Lisp data in Python:
+- proper list -> list; `()` -> []; `'x` -> [QUOTE, x]; `#'f` -> [FUNCTION, f];
+  `` `x `` -> [QUASIQUOTE, x]; `,x` -> [UNQUOTE, x]; `,@x` -> [UNQUOTE-SPLICING, x]
+- `(a b . c)` -> Dotted((a, b), c)
+- symbol -> Symbol; integer -> int; ratio -> Fraction; float -> float; `#c(1 2)` -> complex
+- string -> str; character -> Char
+- `#(a b)` -> [VECTOR, a, b]; `#*101` -> [BIT-VECTOR, 1, 0, 1]; `#p"x"` -> [PATHNAME, "x"];
+  `#2a((1 2))` -> [ARRAY, 2, ((1 2))]; `#s(point :x 1)` -> [STRUCTURE, [point, :x, 1]]
 """
 from __future__ import annotations
 
+import bisect
+import math
+import re
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import lru_cache
 
-_TERMINATORS = set("()'\";`,") | set(" \t\r\n\f")
+WHITESPACE = " \t\r\n\f\v"
+# characters that end a token (CL's whitespace and terminating macro characters)
+_TERMINATORS = frozenset("()'\";`," + WHITESPACE)
+MAX_DEPTH = 100  # deeper nesting is an error, not a Python RecursionError
 
 
 class LispSyntaxError(ValueError):
+    """Unreadable Lisp text. `message` is one line; str() puts the line and column first."""
+
     def __init__(self, message: str, line: int, column: int):
         super().__init__(f"line {line}, column {column}: {message}")
         self.message, self.line, self.column = message, line, column
@@ -22,7 +42,12 @@ class LispSyntaxError(ValueError):
 
 @dataclass(frozen=True)
 class Symbol:
-    """A symbol: `name` as CL interns it (upper case unless escaped), `text` as written."""
+    """A symbol: `name` as CL interns it (upper case unless escaped), `text` as written.
+
+    Two symbols are equal when their names and packages are: `khosmoodlevinson` and
+    `KhosmoodLevinson` are the same symbol, as in CL. `package` is None for an unqualified
+    symbol, "KEYWORD" for `:key`, "#" for an uninterned `#:sym`, else the prefix upper-cased.
+    """
 
     name: str
     text: str = ""
@@ -44,7 +69,12 @@ class Symbol:
 
 
 def symbol(text: str) -> Symbol:
+    """The symbol an unescaped token TEXT reads as: `symbol('titfortat').name == 'TITFORTAT'`."""
     return Symbol(text.upper(), text)
+
+
+def keyword(text: str) -> Symbol:
+    return Symbol(text.upper(), text, "KEYWORD")
 
 
 @dataclass(frozen=True)
@@ -56,7 +86,7 @@ class Char:
 
 @dataclass(frozen=True)
 class Dotted:
-    """An improper list `(a b . c)`: items and the final cdr."""
+    """An improper list `(a b . c)`: the items and the final cdr (never a list itself)."""
 
     items: tuple
     tail: object
@@ -64,6 +94,8 @@ class Dotted:
 
 @dataclass(frozen=True)
 class Located:
+    """A top-level form and where it starts (1-based line and column)."""
+
     form: object
     line: int
     column: int
@@ -72,11 +104,30 @@ class Located:
 QUOTE, FUNCTION = Symbol("QUOTE"), Symbol("FUNCTION")
 QUASIQUOTE, UNQUOTE, UNQUOTE_SPLICING = (Symbol("QUASIQUOTE"), Symbol("UNQUOTE"),
                                          Symbol("UNQUOTE-SPLICING"))
+VECTOR, BIT_VECTOR, PATHNAME, ARRAY, STRUCTURE = (
+    Symbol("VECTOR"), Symbol("BIT-VECTOR"), Symbol("PATHNAME"), Symbol("ARRAY"),
+    Symbol("STRUCTURE"))
+NIL = Symbol("NIL")
+
 _CHAR_NAMES = {"SPACE": " ", "NEWLINE": "\n", "TAB": "\t", "RETURN": "\r",
                "LINEFEED": "\n", "PAGE": "\f", "BACKSPACE": "\b", "RUBOUT": "\x7f",
-               "NUL": "\0", "NULL": "\0"}
-_END = object()
-_SKIPPED = object()  # what a #+/#- expression reads as when its feature is absent
+               "NUL": "\0", "NULL": "\0", "ESCAPE": "\x1b", "ESC": "\x1b", "BELL": "\a"}
+_CHAR_PRINT_NAMES = {" ": "Space", "\n": "Newline", "\t": "Tab", "\r": "Return",
+                     "\f": "Page", "\b": "Backspace", "\x7f": "Rubout", "\0": "Null",
+                     "\x1b": "Escape", "\a": "Bell", "\v": "Vt"}
+_CHAR_NAMES["VT"] = "\v"
+# features of SBCL on 64-bit Linux, for #+ and #-
+FEATURES = frozenset({"SBCL", "COMMON-LISP", "ANSI-CL", "LINUX", "UNIX", "X86-64", "64-BIT",
+                      "LITTLE-ENDIAN", "IEEE-FLOATING-POINT", "ELF", "GENCGC", "SB-UNICODE",
+                      "SB-THREAD", "SB-PACKAGE-LOCKS", "SB-LDB", "SB-DOC", "SB-CORE-COMPRESSION"})
+
+# CL's potential numbers in base 10 (a token is classified, never parsed structurally)
+_INTEGER = re.compile(r"[+-]?\d+\.?")
+_RATIO = re.compile(r"[+-]?\d+/\d+")
+_FLOAT = re.compile(r"[+-]?(\d*\.\d+([esfdl][+-]?\d+)?|\d+(\.\d*)?[esfdl][+-]?\d+)")
+
+_END = object()      # no more forms (end of text, or a ')' that closes the open list)
+_SKIPPED = object()  # a #+/#- expression whose feature test failed: reads as nothing
 
 
 class _Reader:
@@ -84,26 +135,31 @@ class _Reader:
         self.text = text
         self.pos = 0
         self.depth = 0
-        self.top_level_start = 0
+        self.lists_open = 0
+        self.outermost_open = 0  # where the outermost unclosed '(' is
+        self.suppress = 0        # > 0 while reading a form a #+/#- test dropped
+        self.newlines = [i for i, c in enumerate(text) if c == "\n"]
 
     # -- positions ----------------------------------------------------------------------
-    def where(self, pos=None) -> tuple[int, int]:
+    def where(self, pos: int | None = None) -> tuple[int, int]:
         pos = self.pos if pos is None else pos
-        line = self.text.count("\n", 0, pos) + 1
-        return line, pos - (self.text.rfind("\n", 0, pos) + 1) + 1
+        before = bisect.bisect_left(self.newlines, pos)
+        line_start = self.newlines[before - 1] + 1 if before else 0
+        return before + 1, pos - line_start + 1
 
-    def error(self, message: str, pos=None):
+    def error(self, message: str, pos: int | None = None) -> LispSyntaxError:
         return LispSyntaxError(message, *self.where(pos))
 
-    def peek(self) -> str:
-        return self.text[self.pos] if self.pos < len(self.text) else ""
+    def peek(self, ahead: int = 0) -> str:
+        at = self.pos + ahead
+        return self.text[at] if at < len(self.text) else ""
 
     # -- skipping -----------------------------------------------------------------------
     def skip_blank(self) -> None:
         text = self.text
         while self.pos < len(text):
             c = text[self.pos]
-            if c in " \t\r\n\f":
+            if c in WHITESPACE:
                 self.pos += 1
             elif c == ";":
                 end = text.find("\n", self.pos)
@@ -124,128 +180,153 @@ class _Reader:
                     return
             else:
                 self.pos += 1
-        raise self.error("unterminated #| block comment", start)
+        raise self.error("unterminated #| block comment: no matching |#", start)
 
     # -- forms --------------------------------------------------------------------------
+    def next_form(self, inside_list: bool = False):
+        """The next form, reading past any that a feature expression dropped."""
+        while True:
+            form = self.form(inside_list)
+            if form is not _SKIPPED:
+                return form
+
     def form(self, inside_list: bool = False):
         self.skip_blank()
         start = self.pos
         c = self.peek()
         if not c:
             return _END
-        if c == "(":
-            if self.depth == 0:
-                self.top_level_start = start
-            self.pos += 1
-            self.depth += 1
-            try:
-                return self.list_rest(start)
-            finally:
-                self.depth -= 1
         if c == ")":
             if inside_list:
                 return _END
             raise self.error("unexpected ')' with no '(' to close")
-        if c == "'":
-            return self.prefixed(QUOTE, "'")
-        if c == "`":
-            return self.prefixed(QUASIQUOTE, "`")
-        if c == ",":
-            if self.text.startswith(",@", self.pos):
+        self.depth += 1
+        try:
+            if self.depth > MAX_DEPTH:
+                raise self.error(f"forms nested more than {MAX_DEPTH} levels deep")
+            if c == "(":
                 self.pos += 1
-                return self.prefixed(UNQUOTE_SPLICING, ",@")
-            return self.prefixed(UNQUOTE, ",")
-        if c == '"':
-            return self.string()
-        if c == "#":
-            return self.dispatch()
-        return self.atom()
+                return self.list_rest()
+            if c == "'":
+                return self.prefixed(QUOTE, "'")
+            if c == "`":
+                return self.prefixed(QUASIQUOTE, "`")
+            if c == ",":
+                if self.peek(1) == "@":
+                    self.pos += 1
+                    return self.prefixed(UNQUOTE_SPLICING, ",@")
+                return self.prefixed(UNQUOTE, ",")
+            if c == '"':
+                return self.string()
+            if c == "#":
+                return self.dispatch()
+            return self.atom()
+        finally:
+            self.depth -= 1
 
     def prefixed(self, head: Symbol, mark: str):
         start = self.pos
         self.pos += 1
-        inner = self.form(inside_list=True)
+        inner = self.next_form(inside_list=True)
         if inner is _END:
             raise self.error(f"nothing after {mark}", start)
         return [head, inner]
 
-    def list_rest(self, start: int):
+    def list_rest(self):
+        """The rest of a list whose '(' was just read."""
+        if self.lists_open == 0:
+            self.outermost_open = self.pos - 1
+        self.lists_open += 1
+        try:
+            return self.list_items()
+        finally:
+            self.lists_open -= 1
+
+    def list_items(self):
         items = []
         while True:
             self.skip_blank()
             if not self.peek():
                 # the outermost open form is where the missing ')' belongs, usually
                 raise self.error("unbalanced parentheses: this '(' is never closed",
-                                 self.top_level_start)
+                                 self.outermost_open)
             if self.peek() == ")":
                 self.pos += 1
                 return items
-            if self.peek() == "." and self.text[self.pos + 1:self.pos + 2] in _TERMINATORS | {""}:
-                return self.dotted_rest(items, start)
+            if self.peek() == "." and self.peek(1) in _TERMINATORS | {""}:
+                return self.dotted_rest(items)
             item = self.form(inside_list=True)
             if item is not _SKIPPED:
                 items.append(item)
 
-    def dotted_rest(self, items, start):
+    def dotted_rest(self, items):
         dot = self.pos
         self.pos += 1
         if not items:
             raise self.error("a dot with nothing before it", dot)
-        tail = self.form(inside_list=True)
+        tail = self.next_form(inside_list=True)
         self.skip_blank()
         if tail is _END or self.peek() != ")":
             raise self.error("a dotted list needs exactly one form after the dot", dot)
         self.pos += 1
+        # (a . (b c)) is the list (a b c), and (a . nil) is (a), as in CL
+        if isinstance(tail, list):
+            return items + tail
+        if isinstance(tail, Dotted):
+            return Dotted(tuple(items) + tail.items, tail.tail)
+        if tail == NIL:
+            return items
         return Dotted(tuple(items), tail)
 
     def string(self):
         start = self.pos
         self.pos += 1
         out = []
-        while self.pos < len(self.text):
-            c = self.text[self.pos]
+        text = self.text
+        while self.pos < len(text):
+            c = text[self.pos]
             if c == "\\":
                 self.pos += 1
-                if self.pos >= len(self.text):
+                if self.pos >= len(text):
                     break
-                out.append(self.text[self.pos])
+                out.append(text[self.pos])
             elif c == '"':
                 self.pos += 1
                 return "".join(out)
             else:
                 out.append(c)
             self.pos += 1
-        raise self.error("unterminated string", start)
+        raise self.error("unterminated string: no closing '\"'", start)
 
+    # -- # syntaxes ---------------------------------------------------------------------
     def dispatch(self):
         start = self.pos
-        c = self.text[self.pos + 1:self.pos + 2]
-        if c == "'":
+        self.pos += 1
+        digits_at = self.pos
+        while self.peek().isdigit():
             self.pos += 1
-            return self.prefixed(FUNCTION, "#'")
-        if c == "\\":
-            return self.character()
-        if c == "(":
-            self.pos += 2
-            return [Symbol("VECTOR"), *self.list_rest(start)]
-        if c in "+-":
-            return self.feature_expression(c)
-        if c == ".":
-            raise self.error("#. (read-time evaluation) is not allowed", start)
-        if c.lower() in "box":
-            self.pos += 2
-            token = self.token()
-            try:
-                return int(token, {"b": 2, "o": 8, "x": 16}[c.lower()])
-            except ValueError:
-                raise self.error(f"bad number #{c}{token}", start)
-        raise self.error(f"unknown dispatch macro #{c or ' at end of input'}", start)
+        argument = int(self.text[digits_at:self.pos]) if self.pos > digits_at else None
+        c = self.peek()
+        if not c:
+            raise self.error("# at the end of the input", start)
+        handler = _DISPATCH.get(c.lower())
+        if handler is None:
+            if c in WHITESPACE or c == ")":
+                raise self.error(f"# followed by {c!r} is not Lisp syntax", start)
+            raise self.error(f"unknown dispatch macro #{c}", start)
+        self.pos += 1
+        return handler(self, start, argument)
 
-    def character(self):
-        self.pos += 2
-        begin = self.pos
+    def function(self, start, _argument):
+        inner = self.next_form(inside_list=True)
+        if inner is _END:
+            raise self.error("nothing after #'", start)
+        return [FUNCTION, inner]
+
+    def character(self, start, _argument):
         if self.pos >= len(self.text):
-            raise self.error("#\\ with no character", begin - 2)
+            raise self.error("#\\ with no character", start)
+        begin = self.pos
         self.pos += 1  # the first character is taken whatever it is
         while self.peek() and self.peek() not in _TERMINATORS:
             self.pos += 1
@@ -254,91 +335,219 @@ class _Reader:
             return Char(name)
         if name.upper() in _CHAR_NAMES:
             return Char(_CHAR_NAMES[name.upper()])
-        raise self.error(f"unknown character name #\\{name}", begin - 2)
+        code = name[1:].lstrip("+")
+        if name[0] in "uU" and _is_hex(code) and int(code, 16) < 0x110000:
+            return Char(chr(int(code, 16)))  # SBCL's #\U+41 style names
+        if self.suppress:
+            return Char(name[0])
+        raise self.error(f"unknown character name #\\{name}", start)
 
-    def feature_expression(self, sign):
-        """#+feature form / #-feature form: kept or skipped as for SBCL on Linux."""
-        self.pos += 2
-        feature = self.form(inside_list=True)
-        form = self.form(inside_list=True)
-        if feature is _END or form is _END:
-            raise self.error(f"#{sign} needs a feature and a form")
+    def vector(self, start, _argument):
+        return [VECTOR, *self.list_rest()]
+
+    def feature_expression(self, start, _argument):
+        """#+feature form / #-feature form: kept or dropped as for SBCL on Linux."""
+        sign = self.text[self.pos - 1]
+        feature = self.next_form(inside_list=True)
+        if feature is _END:
+            raise self.error(f"#{sign} needs a feature expression and a form", start)
         keep = _has_feature(feature) == (sign == "+")
+        if not keep:
+            self.suppress += 1
+        try:
+            form = self.next_form(inside_list=True)
+        finally:
+            if not keep:
+                self.suppress -= 1
+        if form is _END:
+            raise self.error(f"#{sign} needs a form after its feature expression", start)
         return form if keep else _SKIPPED
 
-    def token(self) -> str:
-        out = []
-        while self.pos < len(self.text):
-            c = self.text[self.pos]
+    def read_eval(self, start, _argument):
+        if self.suppress:  # inside a dropped #+/#- form: read over it, never evaluate
+            self.next_form(inside_list=True)
+            return NIL
+        raise self.error("#. (read-time evaluation) is not allowed", start)
+
+    def radix(self, start, argument):
+        base = {"b": 2, "o": 8, "x": 16}.get(self.text[self.pos - 1].lower(), argument)
+        if base is None or not 2 <= base <= 36:
+            raise self.error("#r needs a radix from 2 to 36, like #3r12", start)
+        chars, _escaped, _colons = self.token()
+        token = "".join(chars)
+        try:
+            if "/" in token:
+                numerator, denominator = token.split("/")
+                return _ratio(int(numerator, base), int(denominator, base))
+            if token.lstrip("+-").isalnum():
+                return int(token, base)
+        except (ValueError, ZeroDivisionError):
+            pass
+        if self.suppress:
+            return 0
+        raise self.error(f"bad number in base {base}: {token!r}", start)
+
+    def uninterned(self, start, _argument):
+        chars, escaped, _colons = self.token()
+        raw = self.text[start + 2:self.pos]
+        return Symbol("".join(chars), raw, "#")
+
+    def complex_number(self, start, _argument):
+        parts = self.next_form(inside_list=True)
+        if (isinstance(parts, list) and len(parts) == 2
+                and all(_is_real(part) for part in parts)):
+            return complex(float(parts[0]), float(parts[1]))
+        raise self.error("#c needs two real numbers, like #c(1 2)", start)
+
+    def pathname(self, start, _argument):
+        name = self.next_form(inside_list=True)
+        if not isinstance(name, str):
+            raise self.error('#p needs a string, like #p"file.lisp"', start)
+        return [PATHNAME, name]
+
+    def bit_vector(self, start, _argument):
+        chars, _escaped, _colons = self.token()
+        if any(c not in "01" for c in chars):
+            raise self.error("#* needs only 0s and 1s, like #*1011", start)
+        return [BIT_VECTOR, *(int(c) for c in chars)]
+
+    def array(self, start, argument):
+        contents = self.next_form(inside_list=True)
+        if argument is None or contents is _END:
+            raise self.error("#a needs a rank and contents, like #2a((1 2) (3 4))", start)
+        return [ARRAY, argument, contents]
+
+    def structure(self, start, _argument):
+        contents = self.next_form(inside_list=True)
+        if not (isinstance(contents, list) and contents):
+            raise self.error("#s needs a list, like #s(point :x 1)", start)
+        return [STRUCTURE, contents]
+
+    def unsupported(self, start, _argument):
+        c = self.text[self.pos - 1]
+        what = {"<": "#< starts an unreadable object",
+                "=": "#n= labels are not supported", "#": "#n# labels are not supported"}
+        raise self.error(what.get(c, f"unknown dispatch macro #{c}"), start)
+
+    # -- tokens -------------------------------------------------------------------------
+    def token(self) -> tuple[list[str], bool, list[int]]:
+        """The characters of a token (unescaped ones upper-cased, as CL's readtable case
+        :upcase does), whether any were escaped, and where its unescaped colons are."""
+        out, escaped, colons = [], False, []
+        text = self.text
+        while self.pos < len(text):
+            c = text[self.pos]
             if c == "|":
-                end = self.text.find("|", self.pos + 1)
+                end = text.find("|", self.pos + 1)
+                while end >= 0 and text[end - 1] == "\\" and _odd_backslashes(text, end):
+                    end = text.find("|", end + 1)
                 if end < 0:
-                    raise self.error("unterminated |escaped symbol|")
-                out.append(self.text[self.pos + 1:end])
-                self.pos = end + 1
-                continue
-            if c == "\\":
-                out.append(self.text[self.pos + 1:self.pos + 2])
-                self.pos += 2
-                continue
-            if c in _TERMINATORS:
+                    raise self.error("unterminated |escaped symbol|: no closing '|'")
+                inside = text[self.pos + 1:end]
+                out.extend(re.sub(r"\\(.)", r"\1", inside, flags=re.S))
+                escaped, self.pos = True, end + 1
+            elif c == "\\":
+                if self.pos + 1 >= len(text):
+                    raise self.error("a backslash at the end of the input")
+                out.append(text[self.pos + 1])
+                escaped, self.pos = True, self.pos + 2
+            elif c in _TERMINATORS:
                 break
-            out.append(c)
-            self.pos += 1
-        return "".join(out)
+            else:
+                if c == ":":
+                    colons.append(len(out))
+                upper = c.upper()  # char-upcase: a character that would grow stays as is
+                out.append(upper if len(upper) == 1 else c)
+                self.pos += 1
+        return out, escaped, colons
 
     def atom(self):
         start = self.pos
-        token = self.token()
+        chars, escaped, colons = self.token()
         raw = self.text[start:self.pos]
         if not raw:
             raise self.error(f"unexpected character {self.peek()!r}", start)
-        if "|" not in raw and "\\" not in raw:
-            number = _number(token)
+        if self.suppress:
+            return NIL  # a dropped form's tokens are not interpreted (as *read-suppress*)
+        if not escaped:
+            try:
+                number = _number("".join(chars))
+            except ArithmeticError as problem:
+                raise self.error(f"{raw}: {problem}", start)
             if number is not None:
                 return number
-        return _symbol(raw, token)
+            if set(raw) == {"."}:
+                raise self.error(f"a token of only dots ({raw}) is not allowed here", start)
+        return self.symbol(chars, raw, colons, start)
+
+    def symbol(self, chars, raw, colons, start) -> Symbol:
+        if not colons:
+            return Symbol("".join(chars), raw)
+        first, last = colons[0], colons[-1]
+        if len(colons) > 2 or (len(colons) == 2 and last != first + 1):
+            raise self.error(f"too many colons in {raw}", start)
+        name = "".join(chars[last + 1:])
+        text = raw[raw.rindex(":") + 1:]
+        if first == 0:
+            if len(colons) == 2:
+                raise self.error(f"a keyword takes one colon, not {raw}", start)
+            return Symbol(name, text, "KEYWORD")
+        return Symbol(name, text, "".join(chars[:first]))
+
+
+def _odd_backslashes(text: str, end: int) -> bool:
+    count = 0
+    while end - 1 - count >= 0 and text[end - 1 - count] == "\\":
+        count += 1
+    return count % 2 == 1
+
+
+def _is_hex(text: str) -> bool:
+    return bool(text) and all(c in "0123456789abcdefABCDEF" for c in text)
+
+
+def _is_real(value) -> bool:
+    return isinstance(value, (int, float, Fraction)) and not isinstance(value, bool)
+
+
+def _ratio(numerator: int, denominator: int):
+    value = Fraction(numerator, denominator)
+    return value.numerator if value.denominator == 1 else value
 
 
 def _number(token: str):
+    """The number TOKEN (already upper-cased) spells in base 10, or None for a symbol."""
     text = token.lower()
-    try:
-        if text.count("/") == 1:
-            numerator, denominator = text.split("/")
-            if numerator.lstrip("+-").isdigit() and denominator.isdigit():
-                value = Fraction(int(numerator), int(denominator))
-                return value.numerator if value.denominator == 1 else value
-            return None
-        if text.lstrip("+-").isdigit():
-            return int(text)
-        if text.endswith("."):  # `10.` is an integer in CL
-            return int(text[:-1]) if text[:-1].lstrip("+-").isdigit() else None
-        if "_" in text or not any(ch.isdigit() for ch in text):
-            return None
-        mantissa, marker, exponent = text.partition(next((m for m in "dfsl" if m in text), "e"))
-        if marker in "dfsl" and marker:
-            text = f"{mantissa}e{exponent}"  # 1.5d0: CL's exponent markers
-        return float(text)
-    except (ValueError, ZeroDivisionError):
-        return None
+    if _INTEGER.fullmatch(text):
+        return int(text.rstrip("."))  # `10.` is an integer in CL
+    if _RATIO.fullmatch(text):
+        numerator, denominator = text.split("/")
+        if int(denominator) == 0:
+            raise ZeroDivisionError("a ratio with a zero denominator")
+        return _ratio(int(numerator), int(denominator))
+    if _FLOAT.fullmatch(text):
+        value = float(re.sub("[sfdl]", "e", text))  # 1.5d0: CL's exponent markers
+        if not math.isfinite(value):
+            raise OverflowError("a float too large to represent")
+        return value
     return None
 
 
-def _symbol(raw: str, token: str) -> Symbol:
-    escaped = "|" in raw or "\\" in raw
-    package = None
-    if ":" in token and not escaped:
-        package, _, token = token.rpartition(":")
-        package = package.rstrip(":").upper() or "KEYWORD"
-        raw = raw.rpartition(":")[2]
-    name = token if escaped else token.upper()
-    return Symbol(name, raw, package)
+_DISPATCH = {
+    "'": _Reader.function, "\\": _Reader.character, "(": _Reader.vector,
+    "+": _Reader.feature_expression, "-": _Reader.feature_expression,
+    ".": _Reader.read_eval, "b": _Reader.radix, "o": _Reader.radix, "x": _Reader.radix,
+    "r": _Reader.radix, ":": _Reader.uninterned, "c": _Reader.complex_number,
+    "p": _Reader.pathname, "*": _Reader.bit_vector, "a": _Reader.array,
+    "s": _Reader.structure, "<": _Reader.unsupported, "=": _Reader.unsupported,
+    "#": _Reader.unsupported,
+}
 
 
 def _has_feature(feature) -> bool:
-    present = {"SBCL", "COMMON-LISP", "ANSI-CL", "LINUX", "UNIX", "X86-64", "64-BIT"}
+    """CL's feature expressions: a symbol (read as a keyword), or (and|or|not ...)."""
     if isinstance(feature, Symbol):
-        return feature.name in present
+        return feature.name in FEATURES
     if isinstance(feature, list) and feature and isinstance(feature[0], Symbol):
         head, rest = feature[0].name, feature[1:]
         if head == "AND":
@@ -351,12 +560,16 @@ def _has_feature(feature) -> bool:
 
 
 def read_all_with_lines(text: str) -> list[Located]:
+    """Every top-level form of TEXT with the line and column it starts at."""
     reader = _Reader(text)
     forms = []
     while True:
         reader.skip_blank()
         line, column = reader.where()
-        form = reader.form()
+        try:
+            form = reader.form()
+        except RecursionError:  # MAX_DEPTH keeps well under the limit; this is a backstop
+            raise reader.error("forms nested too deeply", reader.pos)
         if form is _END:
             return forms
         if form is not _SKIPPED:
@@ -368,20 +581,22 @@ def read_all(text: str) -> list:
 
 
 def read_one(text: str):
+    """Exactly one form; anything after it (but blanks and comments) is an error."""
     forms = read_all_with_lines(text)
     if not forms:
         raise LispSyntaxError("no form to read", 1, 1)
     if len(forms) > 1:
         extra = forms[1]
-        raise LispSyntaxError("more than one form", extra.line, extra.column)
+        raise LispSyntaxError("more than one form: something follows the first one",
+                              extra.line, extra.column)
     return forms[0].form
 
 
 # -- printing -----------------------------------------------------------------------------
 def dumps(value) -> str:
+    """VALUE as Lisp text that reads back (with `read_one`) as an equal value."""
     if isinstance(value, Symbol):
-        return (f"{value.package}::" if value.package not in (None, "KEYWORD") else
-                ":" if value.package == "KEYWORD" else "") + value.text
+        return _symbol_text(value)
     if isinstance(value, bool):
         return "T" if value else "NIL"
     if value is None:
@@ -389,14 +604,44 @@ def dumps(value) -> str:
     if isinstance(value, str):
         return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
     if isinstance(value, Char):
-        named = {v: k.capitalize() for k, v in _CHAR_NAMES.items() if k not in ("LINEFEED", "NUL")}
-        return "#\\" + named.get(value.value, value.value)
+        return "#\\" + _CHAR_PRINT_NAMES.get(value.value, value.value)
     if isinstance(value, Fraction):
-        return f"{value.numerator}/{value.denominator}"
-    if isinstance(value, (int, float)):
-        return repr(value)
+        return str(value.numerator) if value.denominator == 1 else (
+            f"{value.numerator}/{value.denominator}")
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise ValueError(f"{value} has no Common Lisp spelling")
+        text = repr(value)
+        return text if ("." in text or "e" in text) else text + ".0"
+    if isinstance(value, complex):
+        return f"#C({dumps(value.real)} {dumps(value.imag)})"
     if isinstance(value, Dotted):
         return "(" + " ".join(map(dumps, value.items)) + " . " + dumps(value.tail) + ")"
     if isinstance(value, (list, tuple)):
         return "(" + " ".join(map(dumps, value)) + ")"
     raise TypeError(f"cannot print {type(value).__name__} as Lisp")
+
+
+def _symbol_text(value: Symbol) -> str:
+    prefix = {None: "", "KEYWORD": ":", "#": "#:"}.get(value.package)
+    if prefix is None:
+        prefix = _bare_name(value.package, value.package) + "::"
+    return prefix + _bare_name(value.name, value.text)
+
+
+@lru_cache(maxsize=4096)
+def _bare_name(name: str, text: str) -> str:
+    """TEXT (the spelling it was read with) when it reads back as NAME, else NAME between
+    bars: `symbol("KhosmoodLevinson")` prints as written, `Symbol("two words")` as
+    `|two words|`."""
+    reader = _Reader(text)
+    try:
+        back = reader.next_form() if text else None
+    except LispSyntaxError:
+        back = None
+    if (isinstance(back, Symbol) and back.package is None and reader.pos == len(text)
+            and back.name == name):
+        return text
+    return "|" + name.replace("\\", "\\\\").replace("|", "\\|") + "|"
