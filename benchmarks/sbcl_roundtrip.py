@@ -1,13 +1,16 @@
 """Per-call round trip to the SBCL host, by history length (target: under 30 us each).
 
-A real host serves a real agent file; the monitor sends only the last turn each call and
-the host keeps the history, so the cost should not grow with the game. One move per turn,
-so a history of N moves is N calls in.
+A real host serves a real agent file through the real ProcessHandle (isolation `process`).
+The monitor sends only the last turn each call and the host keeps the history, so the cost
+should not grow with the game. One move per turn; "history N" is a call whose hist holds N
+moves. The first call of a game is reported apart: it also waits for the agent's fresh
+reload (every game starts from a freshly loaded file, see docs/DESIGN.md).
 
-    python benchmarks/sbcl_roundtrip.py
+    python benchmarks/sbcl_roundtrip.py [--repeats N]
 """
 from __future__ import annotations
 
+import argparse
 import sys
 import tempfile
 import time
@@ -15,42 +18,70 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-AGENT = """(defun BenchTft (hist score)
+AGENT = """(defparameter *BenchTft-calls* 0)
+
+(defun BenchTft (hist score)
   (declare (ignore score))
+  (incf *BenchTft-calls*)
   (if (null hist) (list 'C) (list (second (car (last hist))))))
 """
-REPEATS = 300
+LENGTHS = (1, 100, 300)
+
+
+def timed_call(handle, last) -> float:
+    began = time.perf_counter()
+    handle.request(last)
+    reply = handle.collect()
+    elapsed = time.perf_counter() - began
+    if reply.fault is not None:
+        raise SystemExit(f"the agent faulted: {reply.fault}")
+    return elapsed
+
+
+def figures(samples: list[float]) -> str:
+    samples = sorted(samples)
+    return (f"median {samples[len(samples) // 2] * 1e6:6.1f} us, "
+            f"p90 {samples[len(samples) * 9 // 10] * 1e6:6.1f} us, "
+            f"best {samples[0] * 1e6:6.1f} us")
 
 
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=300, help="timed calls per length")
+    repeats = parser.parse_args().repeats
+
     from harness.agents import file_spec
     from harness.handles.base import GameStart
     from harness.handles.opening import Isolation, open_handle
     from harness.rules import Payoffs
+    from lisp_bridge import sbcl
 
-    folder = Path(tempfile.mkdtemp())
-    path = folder / "BenchTft.lisp"
+    if not sbcl.available():
+        raise SystemExit(sbcl.missing_message())
+    path = Path(tempfile.mkdtemp()) / "BenchTft.lisp"
     path.write_text(AGENT)
+    sbcl.server_fasl()  # compiled once per machine; not part of a host's start
     began = time.perf_counter()
     handle = open_handle(file_spec(path), Isolation("process", timeout=5.0))
-    print(f"host start to ready: {(time.perf_counter() - began) * 1000:.1f} ms")
-    for length in (1, 100, 300):
-        samples = []
-        for _repeat in range(REPEATS):
-            handle.start_game(GameStart(1, 1, Payoffs()))
-            last = None
-            for _ in range(length - 1):     # a history of length - 1 moves, untimed
-                handle.request(last)
-                handle.collect()
-                last = ("C", "D")
-            began = time.perf_counter()     # then one call, the length-th
-            handle.request(last)
-            handle.collect()
-            samples.append(time.perf_counter() - began)
-        samples.sort()
-        print(f"history {length:>3} moves: median {samples[len(samples) // 2] * 1e6:6.1f} us, "
-              f"best {samples[0] * 1e6:6.1f} us per call ({REPEATS} calls)")
-    handle.close()
+    print(f"{sbcl.version()}; host start to ready: {(time.perf_counter() - began) * 1e3:.1f} ms")
+    try:
+        first_calls = []
+        by_length = {length: [] for length in LENGTHS}
+        for _repeat in range(repeats):
+            for length in LENGTHS:
+                handle.start_game(GameStart(1, 1, Payoffs()))
+                first_calls.append(timed_call(handle, None))
+                for _ in range(length - 1):           # untimed, to grow the history
+                    handle.request(("C", "D"))
+                    handle.collect()
+                by_length[length].append(timed_call(handle, ("C", "D")))
+                handle.end_game()
+        print(f"first call of a game (fresh reload): {figures(first_calls)}")
+        for length in LENGTHS:
+            print(f"history {length:>3} moves: {figures(by_length[length])} per call "
+                  f"({repeats} calls)")
+    finally:
+        handle.close()
 
 
 if __name__ == "__main__":

@@ -28,6 +28,15 @@ def program() -> str | None:
     return shutil.which("sbcl")
 
 
+def available() -> bool:
+    return program() is not None
+
+
+def missing_message() -> str:
+    """One line for a Common Lisp agent on a machine without SBCL, naming the fix."""
+    return MISSING
+
+
 @lru_cache(maxsize=1)
 def version() -> str:
     done = subprocess.run([program(), "--version"], capture_output=True, text=True, timeout=30)
@@ -57,20 +66,35 @@ def _compile_server(target: Path) -> None:
     target.parent.mkdir(parents=True, exist_ok=True)
     handle, scratch = tempfile.mkstemp(suffix=".fasl", dir=target.parent)
     os.close(handle)
-    form = (f'(compile-file "{SERVER}" :output-file "{scratch}")')
-    done = subprocess.run(base_command() + ["--non-interactive", "--eval", form],
-                          capture_output=True, text=True, timeout=300)
-    if done.returncode != 0 or not os.path.getsize(scratch):
-        os.unlink(scratch)
-        raise LoadError(f"cannot compile the SBCL host: {done.stdout[-300:]}{done.stderr[-300:]}")
+    # a warning in our own server is a bug to see now, not a host that half works
+    form = (f'(multiple-value-bind (fasl warnings failed) (compile-file "{_lisp_string(SERVER)}"'
+            f' :output-file "{_lisp_string(scratch)}") (declare (ignore warnings))'
+            f' (sb-ext:exit :code (if (and fasl (not failed)) 0 1)))')
+    try:
+        done = subprocess.run(base_command() + ["--non-interactive", "--eval", form],
+                              capture_output=True, text=True, timeout=300)
+        failed = done.returncode != 0 or not os.path.exists(scratch) or not os.path.getsize(
+            scratch)
+    except (OSError, subprocess.SubprocessError) as error:
+        done, failed = None, error
+    if failed:
+        if os.path.exists(scratch):
+            os.unlink(scratch)
+        said = (done.stdout + done.stderr) if done else str(failed)
+        raise LoadError("cannot compile the SBCL host lisp_bridge/sbcl_host.lisp: "
+                        + " ".join(said[-400:].split()))
     os.chmod(scratch, 0o644)  # a sandboxed host runs under a user id of its own
     os.replace(scratch, target)
 
 
+def _lisp_string(path) -> str:
+    return str(path).replace("\\", "\\\\").replace('"', '\\"')
+
+
 def host_command(path: Path, name: str) -> list[str]:
     """The argv of an SBCL host serving the agent NAME defined in PATH."""
-    if program() is None:
-        raise LoadError(MISSING)
+    if not available():
+        raise LoadError(missing_message())
     return base_command() + ["--load", str(server_fasl()),
                              "--eval", "(pdharness-host:main)",
                              "--end-toplevel-options", str(path), name]

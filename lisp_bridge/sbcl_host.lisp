@@ -34,6 +34,12 @@
    (sb-alien:extern-alien "dup2" (function sb-alien:int sb-alien:int sb-alien:int))
    from to))
 
+;;; The token and the time limit leave the environment before agent code runs: the token is
+;;; what marks a reply as the host's own, so an agent must not find it lying about.
+(defun forget-environment-variable (name)
+  (sb-alien:alien-funcall
+   (sb-alien:extern-alien "unsetenv" (function sb-alien:int sb-alien:c-string)) name))
+
 (defun take-protocol-streams ()
   "Requests and replies on private fds; fd 0 reads nothing, fd 1 goes where fd 2 goes."
   (let ((in (c-dup 0))
@@ -110,15 +116,61 @@
                                    (subseq text (1+ end)))))
   text)
 
+(defun squeeze-spaces (text)
+  (with-output-to-string (out)
+    (loop for previous = nil then c
+          for c across text
+          unless (and (char= c #\Space) previous (char= previous #\Space))
+            do (write-char c out))))
+
+(defun number-after (label text)
+  "The integer after LABEL (any case) in TEXT, or nil."
+  (let ((at (search label text :test #'char-equal)))
+    (and at (parse-integer text :start (+ at (length label)) :junk-allowed t))))
+
 (defun compiler-error-text (condition)
-  "SBCL's message, with the line it gives moved to the front where a student looks."
-  (let* ((text (one-line (without-object-names (princ-to-string condition)) 400))
-         (at (search "line: " text))
-         (line (and at (parse-integer text :start (+ at 6) :junk-allowed t)))
-         (cut (search "(in form starting" text)))
+  "SBCL's message, with the line it gives moved to the front where a student looks, and
+the stream and file position (which mean nothing to a student) left out."
+  (let* ((text (squeeze-spaces (one-line (without-object-names (princ-to-string condition))
+                                         400)))
+         (line (number-after "line: " text))
+         (cut (or (search "(in form starting" text)
+                  (search "Line: " text)
+                  (search "Stream: " text))))
+    (setf text (string-right-trim " ," (subseq text 0 cut)))
+    (let ((eof (search "end of file on the file" text)))
+      (when eof
+        (setf text (concatenate 'string (subseq text 0 (+ eof (length "end of file")))
+                                (subseq text (+ eof (length "end of file on the file")))
+                                " (unbalanced parentheses: a '(' is never closed)"))))
+    (if line (format nil "line ~D: ~A" line text) text)))
+
+(defun source-line-of-call (file name)
+  "The line of FILE where NAME is first called, as `(name`, any case; nil if not found."
+  (handler-case
+      (with-open-file (in file :external-format '(:utf-8 :replace #\?))
+        (loop with wanted = (concatenate 'string "(" name)
+              for line = (read-line in nil nil)
+              for number from 1
+              while line
+              do (let ((at (search wanted line :test #'char-equal)))
+                   (when (and at (not (find #\; line :end at)) (let ((after (+ at (length wanted))))
+                                   (or (= after (length line))
+                                       (member (char line after)
+                                               '(#\Space #\Tab #\) #\( #\' #\")))))
+                     (return number)))))
+    (serious-condition () nil)))
+
+(defun undefined-function-text (file warning-text)
+  "SBCL's `undefined function: COMMON-LISP-USER::FOO`, with the line that calls FOO."
+  (let* ((at (search "undefined function: " warning-text))
+         (full (if at (subseq warning-text (+ at (length "undefined function: "))) ""))
+         (colon (position #\: full :from-end t))
+         (name (string-trim " " (if colon (subseq full (1+ colon)) full)))
+         (line (and (plusp (length name)) (source-line-of-call file name))))
     (if line
-        (format nil "line ~D: ~A" line (string-right-trim " " (subseq text 0 cut)))
-        text)))
+        (format nil "line ~D: undefined function ~A" line name)
+        (format nil "undefined function ~A" name))))
 
 (defun compile-agent (file)
   "Compile FILE once to a fasl kept open (the file itself is unlinked at once), so every
@@ -129,9 +181,13 @@ game can reload the agent fresh from it without compiling again."
     (multiple-value-bind (fasl warnings-p failure-p)
         (handler-bind ((warning
                          (lambda (w)
-                           (let ((text (one-line (princ-to-string w) 200)))
-                             (cond ((search "undefined function" text) (push text undefined))
-                                   ((not (typep w 'style-warning)) (push text problems))))
+                           ;; noted for the agent's log, not a reason to refuse the file:
+                           ;; (load "file.lisp") in the course would have run it anyway
+                           (let ((text (one-line (princ-to-string w) 300)))
+                             (if (search "undefined function" text)
+                                 (push (undefined-function-text file text) undefined)
+                                 (format *agent-output* "~&; ~:[warning~;style warning~]: ~A~%"
+                                         (typep w 'style-warning) text)))
                            (muffle-warning w)))
                        ((or error sb-c:compiler-error)
                          (lambda (e)  ; noted, not handled: the compiler reports it
@@ -140,10 +196,10 @@ game can reload the agent fresh from it without compiling again."
             (let ((*compile-verbose* nil) (*compile-print* nil))
               (compile-file file :output-file output))))
       (declare (ignore warnings-p))
-      (when (or failure-p (null fasl))
+      (when (or (and failure-p problems) (null fasl))
         (ignore-errors (delete-file output))
-        (fail-load "does not compile: ~A"
-                   (or (car (last problems)) "see its output for SBCL's messages")))
+        (fail-load "~A" (or (car (last problems))
+                            "does not compile (see its output for SBCL's messages)")))
       (when undefined
         (ignore-errors (delete-file output))
         (fail-load "~{~A~^; ~}" (reverse undefined)))
@@ -151,22 +207,70 @@ game can reload the agent fresh from it without compiling again."
         (delete-file fasl)
         stream))))
 
+(defun agent-function-p (symbol)
+  (and symbol (fboundp symbol) (not (macro-function symbol)) (not (special-operator-p symbol))
+       (not (member (symbol-package symbol)
+                    (list (find-package :common-lisp) (find-package :pdharness-host))))))
+
 (defun find-agent-function (name)
-  "The function named NAME (any case), wherever the file put it."
-  (let ((wanted (string-upcase name)))
-    (dolist (package (cons (find-package :cl-user) (list-all-packages)))
-      (let ((symbol (find-symbol wanted package)))
-        (when (and symbol (fboundp symbol) (not (macro-function symbol))
-                   (not (eq (symbol-package symbol) (find-package :common-lisp))))
+  "The function named NAME in any case, wherever the file put it: KhosmoodLevinson.lisp
+defines KHOSMOODLEVINSON, or |KhosmoodLevinson| if the student escaped it."
+  (let ((packages (cons (find-package :cl-user) (list-all-packages))))
+    (dolist (package packages)
+      (let ((symbol (find-symbol (string-upcase name) package)))
+        (when (agent-function-p symbol)
+          (return-from find-agent-function symbol))))
+    (dolist (package packages)
+      (do-symbols (symbol package)
+        (when (and (string-equal (symbol-name symbol) name) (agent-function-p symbol))
           (return-from find-agent-function symbol))))
     nil))
 
+;;; A game starts from the agent as a fresh image would load it. Running the file again is
+;;; not enough: `defvar` keeps a value it finds, and a function or property set while playing
+;;; would stay. So every symbol the file brought in is emptied first.
+
+(defvar *packages-at-start* '())
+(defvar *symbols-at-start* (make-hash-table :test 'eq) "CL-USER's own symbols before the agent.")
+(defvar *agent-symbols* '() "The symbols the agent's file brought in.")
+
+(defun note-image-at-start ()
+  (setf *packages-at-start* (list-all-packages))
+  (let ((user (find-package :cl-user)))
+    (do-symbols (symbol user)
+      (when (eq (symbol-package symbol) user)
+        (setf (gethash symbol *symbols-at-start*) t)))))
+
+(defun note-agent-symbols ()
+  (let ((found (make-hash-table :test 'eq)))
+    (dolist (package (cons (find-package :cl-user)
+                           (set-difference (list-all-packages) *packages-at-start*)))
+      (do-symbols (symbol package)
+        (when (and (eq (symbol-package symbol) package)
+                   (not (gethash symbol *symbols-at-start*)))
+          (setf (gethash symbol found) t))))
+    (setf *agent-symbols* (loop for symbol being the hash-keys of found collect symbol))))
+
+(defun forget-agent-state ()
+  (dolist (symbol *agent-symbols*)
+    (ignore-errors
+     (unless (constantp symbol) (makunbound symbol))
+     (fmakunbound symbol)
+     (setf (symbol-plist symbol) nil))))
+
 (defun load-agent-fresh ()
-  "Run the agent's compiled file again: a game starts from fresh definitions and globals."
+  "Run the agent's compiled file again, into emptied symbols: fresh definitions and globals."
+  (forget-agent-state)
   (file-position *fasl* 0)
-  (as-agent (let ((*package* (find-package :cl-user))) (load *fasl*))))
+  (as-agent
+    ;; compile-file already evaluated each defconstant once; (load "file.lisp"), as the
+    ;; course runs it, would not complain that '(C D) is not EQL to '(C D)
+    (handler-bind ((sb-ext:defconstant-uneql
+                     (lambda (c) (declare (ignore c)) (invoke-restart 'continue))))
+      (let ((*package* (find-package :cl-user))) (load *fasl*)))))
 
 (defun load-agent (file name)
+  (note-image-at-start)
   (setf *fasl* (handler-case (compile-agent file)
                  (load-failure (c) (error c))
                  (serious-condition (c)
@@ -179,7 +283,8 @@ game can reload the agent fresh from it without compiling again."
                  name name))
     (setf *function* symbol
           *move-c* (intern "C" (symbol-package symbol))
-          *move-d* (intern "D" (symbol-package symbol)))))
+          *move-d* (intern "D" (symbol-package symbol)))
+    (note-agent-symbols)))
 
 ;;; -- the game as the agent sees it --------------------------------------------------------
 
@@ -207,10 +312,16 @@ game can reload the agent fresh from it without compiling again."
              (incf *theirs* given))
            (push (list (move-symbol m) (move-symbol th)) *hist*)))
 
+(defvar *reload-failure* nil "Why this game's fresh load failed: every call says so.")
+
 (defun start-game (seed per-turn payoffs)
-  (setf *hist* '() *mine* 0 *theirs* 0 *per-turn* per-turn *payoffs* payoffs)
-  (load-agent-fresh)
-  (setf *random-state* (sb-ext:seed-random-state seed)))
+  "A fresh agent: seeded first, so even its load-time (random ...) replays with the game."
+  (setf *hist* '() *mine* 0 *theirs* 0 *per-turn* per-turn *payoffs* payoffs
+        *reload-failure* nil
+        *random-state* (sb-ext:seed-random-state seed))
+  (handler-case (load-agent-fresh)
+    (serious-condition (c)
+      (setf *reload-failure* (format nil "reloading failed: ~A" (describe-condition c))))))
 
 ;;; -- reading the agent's answer -----------------------------------------------------------
 
@@ -257,8 +368,17 @@ game can reload the agent fresh from it without compiling again."
                     (format nil "answer ~A spelled non-canonically; write the symbols C and D"
                             (describe-answer answer))))))
 
+(defun fresh-hist ()
+  "Oldest first, in new conses all the way down: what the agent does to its hist (sort,
+nreverse, setf of a move) never reaches the host's record of the game."
+  (let ((hist '()))
+    (dolist (pair *hist* hist)
+      (push (list (first pair) (second pair)) hist))))
+
 (defun call-agent ()
-  (let ((hist (reverse *hist*))
+  (when *reload-failure*
+    (return-from call-agent (reply "ERROR" *reload-failure*)))
+  (let ((hist (fresh-hist))
         (score (list *mine* *theirs*)))
     (handler-case
         (let ((answer (as-agent
@@ -296,10 +416,7 @@ game can reload the agent fresh from it without compiling again."
                    ((string= command "GAME")
                     (destructuring-bind (seed per-turn tt r p s)
                         (mapcar #'parse-integer (rest words))
-                      (handler-case (start-game seed per-turn (list tt r p s))
-                        (serious-condition (c)
-                          (format *agent-output* "~&reloading failed: ~A~%"
-                                  (describe-condition c))))))
+                      (start-game seed per-turn (list tt r p s))))
                    ((string= command "QUIT") (return))))))
 
 (defun arguments ()
@@ -311,6 +428,8 @@ game can reload the agent fresh from it without compiling again."
   (let ((limit (sb-ext:posix-getenv "PDH_TIMEOUT")))
     (when (and limit (plusp (length limit)))
       (setf *timeout* (* 0.9 (let ((*read-eval* nil)) (read-from-string limit))))))
+  (forget-environment-variable "PDH_TOKEN")
+  (forget-environment-variable "PDH_TIMEOUT")
   (take-protocol-streams)
   (destructuring-bind (file name) (arguments)
     (handler-case (load-agent file name)
