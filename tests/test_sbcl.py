@@ -1,9 +1,13 @@
 """Common Lisp agents on real SBCL, through the same agent seam as every other agent."""
 import json
+import os
+import re
+import subprocess
+import sys
 
 import pytest
 
-from conftest import AGENTS, intended_moves, play_one, run_cli
+from conftest import AGENTS, ROOT, intended_moves, play_one, run_cli
 from harness.agents import file_spec
 from harness.errors import LoadError
 from harness.handles.opening import Isolation, open_handle
@@ -56,6 +60,7 @@ def test_a_hanging_agent_times_out_and_the_game_goes_on():
     params = GameParams(flip=FlipParams(0.0, 0.0), timeout=0.3)
     record, side, _ = lisp_game("LispHanging", turns=4, params=params)
     assert [f.kind for _, f in record.faults(side)] == ["timeout"] * 3
+    assert "stopped inside Lisp" in record.faults(side)[0][1].message
     assert len(record.turns) == 4
 
 
@@ -137,3 +142,184 @@ def test_a_mixed_python_and_lisp_tournament_from_the_command_line(tmp_path):
     assert {a["language"] for a in result["agents"]} == {"lisp", "python", "builtin"}
     assert all(a["status"] == "ok" for a in result["agents"])
     assert all(sum(s["faults"].values()) == 0 for s in result["standings"])
+
+
+# -- several games on one host -------------------------------------------------------------
+def games_on_one_host(name, seeds, turns=4, per_turn=3, path=None):
+    """Moves (or fault kinds) of each game played in turn by ONE host process, with the
+    opponent cooperating."""
+    from harness.handles.base import GameStart
+    from harness.rules import Payoffs
+
+    handle = open_handle(file_spec(path or LISP / f"{name}.lisp"), Isolation("process"))
+    games = []
+    try:
+        for seed in seeds:
+            handle.start_game(GameStart(seed, per_turn, Payoffs()))
+            played, last = [], None
+            for _turn in range(turns):
+                handle.request(last)
+                reply = handle.collect()
+                played.append(reply.moves or f"{reply.fault.kind}: {reply.fault.message}")
+                last = (reply.moves or "C" * per_turn, "C" * per_turn)
+            handle.end_game()
+            games.append(played)
+    finally:
+        handle.close()
+    return games, handle
+
+
+def test_every_game_starts_from_the_file_as_loaded_not_from_the_last_game():
+    games, _ = games_on_one_host("LispCounter", seeds=[1, 2, 3])
+    # defvar counters, hash tables, functions and properties set while playing are gone
+    assert games == [["CCC", "DCD", "DCD", "DCD"]] * 3
+
+
+def test_load_time_random_draws_replay_whatever_the_host_played_before():
+    games, _ = games_on_one_host("LispLoadRandom", seeds=[5, 9, 5, 9], turns=6)
+    again, _ = games_on_one_host("LispLoadRandom", seeds=[9], turns=6)
+    assert games[0] == games[2] and games[1] == games[3] == again[0]
+    assert games[0] != games[1]
+
+
+def test_the_protocol_token_is_not_in_the_agents_environment():
+    games, _ = games_on_one_host("LispSnoop", seeds=[1], turns=1)
+    assert games == [["CCC"]]
+
+
+def test_what_an_agent_does_to_its_hist_and_score_stays_with_it():
+    record, side, _ = lisp_game("LispVandal", turns=6)
+    assert record.faults(side) == []
+    assert intended(record, side) == ["CDC"] * 6
+
+
+def test_a_reload_that_fails_makes_every_call_of_that_game_an_error(tmp_path):
+    flag = tmp_path / "fail-now"
+    path = tmp_path / "LispFlaky.lisp"
+    path.write_text(f'(when (probe-file "{flag}") (error "told to fail"))\n'
+                    "(defun LispFlaky (hist score) (declare (ignore hist score)) '(D D D))\n")
+    from harness.handles.base import GameStart
+    from harness.rules import Payoffs
+
+    handle = open_handle(file_spec(path), Isolation("process"))
+    try:
+        replies = []
+        for fail in (True, False):
+            flag.write_text("") if fail else flag.unlink()
+            handle.start_game(GameStart(1, 3, Payoffs()))
+            handle.request(None)
+            replies.append(handle.collect())
+            handle.request(("CCC", "CCC"))
+            replies.append(handle.collect())
+    finally:
+        handle.close()
+    assert [r.fault.kind for r in replies[:2]] == ["exception", "exception"]
+    assert "reloading failed" in replies[0].fault.message
+    assert "told to fail" in replies[0].fault.message
+    assert [r.moves for r in replies[2:]] == ["DDD", "DDD"]
+
+
+@pytest.mark.parametrize("name,moves", [("lisplowercase", "DDD"), ("LispEscaped", "DCC")])
+def test_the_agent_function_is_found_whatever_case_it_was_written_in(name, moves):
+    games, _ = games_on_one_host(name, seeds=[1], turns=1)
+    assert games == [[moves]]
+
+
+def test_compiler_warnings_do_not_stop_a_file_that_runs_and_are_kept_in_its_log():
+    games, handle = games_on_one_host("LispWarnings", seeds=[1], turns=2)
+    assert games == [["CCD", "CCD"]]
+    assert "warning" in handle.captured_output().lower()
+    assert "LISPWARNINGS-SEEN" in handle.captured_output().upper()
+
+
+# -- load errors: file, line, SBCL's words, one line --------------------------------------
+@pytest.mark.parametrize("name,expected", [
+    ("LispUnbalanced", r"LispUnbalanced\.lisp: line 1: .*end of file.*never closed"),
+    ("LispStrayParen", r"LispStrayParen\.lisp: line 3: .*unmatched close parenthesis"),
+    ("LispReadError", r"LispReadError\.lisp: line 6: .*no dispatch function defined for #\\z"),
+    ("LispUndefined", r"LispUndefined\.lisp: line 2: undefined function LISPUNDEFINED-HELPER"),
+    ("LispLoadTimeError", r"LispLoadTimeError\.lisp: error while loading: .*refuses to load"),
+    ("LispNoDefun", r"LispNoDefun\.lisp: defines no function named LispNoDefun"),
+])
+def test_load_errors_say_file_line_and_sbcls_message_in_one_line(name, expected):
+    with pytest.raises(LoadError) as caught:
+        open_handle(file_spec(LISP / f"{name}.lisp"), Isolation("process"))
+    message = str(caught.value)
+    assert "\n" not in message and len(message) < 600
+    assert re.search(expected, message), message
+
+
+def test_a_load_error_in_a_tournament_marks_only_that_agent(tmp_path):
+    status, out, err = run_cli("tournament", LISP / "LispReadError.lisp",
+                               LISP / "LispFriendly.lisp", "titfortat", "defect",
+                               "--seed", "2", "--length", "4", "6", "--format", "json",
+                               "--isolation", "process")
+    assert status == 0, err
+    agents = {a["name"]: a for a in json.loads(out)["agents"]}
+    assert agents["LispReadError"]["status"] == "load-error"
+    assert "line 6" in agents["LispReadError"]["message"]
+    assert {agents[n]["status"] for n in ("LispFriendly", "titfortat", "defect")} == {"ok"}
+
+
+def test_without_sbcl_the_tournament_runs_and_names_the_fix(tmp_path):
+    """A machine without SBCL: PATH holds no sbcl; the Python and Hy agents still play."""
+    command = [sys.executable, "-m", "harness", "tournament", str(LISP / "LispFriendly.lisp"),
+               str(AGENTS / "core" / "Counter.py"), "titfortat", "--seed", "4",
+               "--length", "3", "5", "--format", "json", "--isolation", "process"]
+    env = dict(os.environ, PATH=str(tmp_path), PYTHONPATH=str(ROOT))
+    done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=300)
+    assert done.returncode == 0, done.stderr
+    agents = {a["name"]: a for a in json.loads(done.stdout)["agents"]}
+    assert agents["LispFriendly"]["status"] == "load-error"
+    assert agents["LispFriendly"]["message"] == "SBCL is not installed: apt-get install sbcl"
+    assert agents["Counter"]["status"] == agents["titfortat"]["status"] == "ok"
+
+
+def test_a_mixed_python_hy_and_lisp_tournament_in_the_sandbox(bwrap):
+    status, out, err = run_cli("tournament", LISP / "LispFriendly.lisp",
+                               LISP / "LispGambler.lisp", ROOT / "student_agents",
+                               AGENTS / "core" / "Counter.py", "grudger",
+                               "--seed", "8", "--length", "5", "8", "--format", "json")
+    assert status == 0, err
+    result = json.loads(out)
+    assert {a["language"] for a in result["agents"]} == {"python", "hy", "lisp", "builtin"}
+    assert all(a["status"] == "ok" for a in result["agents"]), result["agents"]
+    assert all(sum(s["faults"].values()) == 0 for s in result["standings"])
+    status, again, err = run_cli("tournament", LISP / "LispFriendly.lisp",
+                                 LISP / "LispGambler.lisp", ROOT / "student_agents",
+                                 AGENTS / "core" / "Counter.py", "grudger", "--jobs", "1",
+                                 "--seed", "8", "--length", "5", "8", "--format", "json")
+    assert status == 0, err
+    assert json.loads(again)["standings"] == result["standings"]  # same seed, any --jobs
+
+
+# -- the compiled server ------------------------------------------------------------------
+def test_the_server_fasl_is_keyed_by_sbcl_version_and_source(tmp_path, monkeypatch):
+    import lisp_bridge.sbcl as sbcl
+
+    first = sbcl.server_fasl()
+    assert first == sbcl.server_fasl() and first.stat().st_size > 0
+    built = first.stat().st_mtime_ns
+    changed = tmp_path / "sbcl_host.lisp"
+    changed.write_text(sbcl.SERVER.read_text() + "\n;; a change\n")
+    monkeypatch.setattr(sbcl, "SERVER", changed)
+    second = sbcl.server_fasl()
+    assert second != first and second.exists()
+    assert first.stat().st_mtime_ns == built  # the old one was not rebuilt
+    monkeypatch.setattr(sbcl, "version", lambda: "SBCL 99.0")
+    assert sbcl.server_fasl() not in (first, second)
+
+
+def test_a_server_that_does_not_compile_is_one_clear_load_error(tmp_path, monkeypatch):
+    import lisp_bridge.sbcl as sbcl
+
+    broken = tmp_path / "sbcl_host.lisp"
+    broken.write_text("(defpackage :pdharness-host (:use :common-lisp))\n(defun main (\n")
+    monkeypatch.setattr(sbcl, "SERVER", broken)
+    with pytest.raises(LoadError) as caught:
+        sbcl.server_fasl()
+    assert "cannot compile the SBCL host" in str(caught.value)
+    assert "\n" not in str(caught.value)
+    from harness.cache import cache_dir
+
+    assert not list((cache_dir() / "sbcl").glob("tmp*"))  # no half-written fasl left

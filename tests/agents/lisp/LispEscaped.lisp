@@ -1,0 +1,1 @@
+(defun |LispEscaped| (hist score) (declare (ignore hist score)) (list 'D 'C 'C))

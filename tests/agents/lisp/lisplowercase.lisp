@@ -1,0 +1,1 @@
+(defun lisplowercase (hist score) (declare (ignore hist score)) (list 'd 'd 'd))
