@@ -323,3 +323,38 @@ def test_a_server_that_does_not_compile_is_one_clear_load_error(tmp_path, monkey
     from harness.cache import cache_dir
 
     assert not list((cache_dir() / "sbcl").glob("tmp*"))  # no half-written fasl left
+
+
+def test_heap_exhaustion_is_a_crash_and_the_next_game_has_a_fresh_host(tmp_path):
+    from harness.handles.base import GameStart
+    from harness.rules import Payoffs
+
+    flag = tmp_path / "hog-now"
+    flag.write_text("")
+    path = tmp_path / "LispHog.lisp"
+    path.write_text("(defvar *LispHog-hoard* nil)\n"
+                    "(defun LispHog (hist score)\n  (declare (ignore score))\n"
+                    f'  (when (and hist (probe-file "{flag}"))\n'
+                    "    (loop (push (make-list 100000) *LispHog-hoard*)))\n"
+                    "  (list 'C 'D 'D))\n")
+    # a small address space, so SBCL gets a small heap and fills it fast
+    handle = open_handle(file_spec(path), Isolation("process", timeout=30.0,
+                                                    memory_limit=400 << 20))
+    try:
+        games = []
+        for _game in range(2):
+            handle.start_game(GameStart(1, 3, Payoffs()))
+            replies, last = [], None
+            for _turn in range(3):
+                handle.request(last)
+                replies.append(handle.collect())
+                last = ("CDD", "CCC")
+            games.append(replies)
+            flag.unlink(missing_ok=True)
+    finally:
+        handle.close()
+    first, second = games
+    assert first[0].moves == "CDD"
+    assert first[1].fault.kind == "crash" and "Heap exhausted" in first[1].fault.message
+    assert first[2].moves is None and first[2].fault is None  # out for the rest of the game
+    assert [reply.moves for reply in second] == ["CDD"] * 3

@@ -204,6 +204,7 @@ def _as_is(argv, env):
 
 
 _MOVES = re.compile(r"MOVES ([CD]+)(?: WARN (.*))?")
+_SBCL_FRAME = re.compile(r"\s*\d+: fp=0x")
 
 
 class ProcessHandle:
@@ -260,7 +261,10 @@ class ProcessHandle:
 
     def _output_hint(self) -> str:
         lines = self.output.kept.decode("utf-8", "replace").strip().splitlines()
-        return f": {one_line(lines[-1], 200)}" if lines else ""
+        # SBCL's fatal errors ("Heap exhausted, game over.") end in a backtrace of frames
+        # like "  3: fp=0x... pc=0x... NAME": the line before them says what happened
+        said = [line for line in lines if line.strip() and not _SBCL_FRAME.match(line)]
+        return f": {one_line(said[-1], 200)}" if said else ""
 
     def _replace(self) -> bool:
         """A new process, brought up to date with the game in progress; False if none starts.
