@@ -33,12 +33,10 @@ def test_hist_is_symbols_and_score_agrees_with_the_rules(mode):
     assert set(intended(record, side)) == {"DCD"}
 
 
-def test_the_worked_example_from_the_rules(tmp_path):
-    probe = tmp_path / "LispProbe.lisp"
-    probe.write_text("(defun LispProbe (hist score) (declare (ignore hist score)) '(C C C))\n")
+def test_the_worked_example_from_the_rules():
+    """LispChecker signals an error unless score agrees with hist: the rules' own call."""
     check = LISP / "LispChecker.lisp"
     from lisp_bridge.sbcl import base_command
-    import subprocess
 
     form = ("(progn (load \"%s\") (print (LispChecker '((C D) (D C) (D C)) '(10 5))) "
             "(terpri) (sb-ext:exit))" % check)
