@@ -214,8 +214,9 @@ game can reload the agent fresh from it without compiling again."
 
 (defun find-agent-function (name)
   "The function named NAME in any case, wherever the file put it: KhosmoodLevinson.lisp
-defines KHOSMOODLEVINSON, or |KhosmoodLevinson| if the student escaped it."
-  (let ((packages (cons (find-package :cl-user) (list-all-packages))))
+defines KHOSMOODLEVINSON, or |KhosmoodLevinson| if the student escaped it. Only CL-USER and
+the packages the file made are searched: never a symbol of SBCL's own."
+  (let ((packages (agent-packages)))
     (dolist (package packages)
       (let ((symbol (find-symbol (string-upcase name) package)))
         (when (agent-function-p symbol)
@@ -234,6 +235,9 @@ defines KHOSMOODLEVINSON, or |KhosmoodLevinson| if the student escaped it."
 (defvar *symbols-at-start* (make-hash-table :test 'eq) "CL-USER's own symbols before the agent.")
 (defvar *agent-symbols* '() "The symbols the agent's file brought in.")
 
+(defun agent-packages ()
+  (cons (find-package :cl-user) (set-difference (list-all-packages) *packages-at-start*)))
+
 (defun note-image-at-start ()
   (setf *packages-at-start* (list-all-packages))
   (let ((user (find-package :cl-user)))
@@ -243,8 +247,7 @@ defines KHOSMOODLEVINSON, or |KhosmoodLevinson| if the student escaped it."
 
 (defun note-agent-symbols ()
   (let ((found (make-hash-table :test 'eq)))
-    (dolist (package (cons (find-package :cl-user)
-                           (set-difference (list-all-packages) *packages-at-start*)))
+    (dolist (package (agent-packages))
       (do-symbols (symbol package)
         (when (and (eq (symbol-package symbol) package)
                    (not (gethash symbol *symbols-at-start*)))

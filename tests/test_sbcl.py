@@ -356,3 +356,8 @@ def test_heap_exhaustion_is_a_crash_and_the_next_game_has_a_fresh_host(tmp_path)
     assert first[1].fault.kind == "crash" and "Heap exhausted" in first[1].fault.message
     assert first[2].moves is None and first[2].fault is None  # out for the rest of the game
     assert [reply.moves for reply in second] == ["CDD"] * 3
+
+
+def test_an_agent_in_a_package_of_its_own_sees_its_own_c_and_d():
+    games, _ = games_on_one_host("LispPackaged", seeds=[1, 2], turns=3)
+    assert games == [["CCC", "CCD", "DDD"]] * 2
