@@ -1,4 +1,4 @@
-"""`pdharness new LASTNAME... --lang py|hy|lisp`"""
+"""`pdharness new LASTNAME... --lang py|hy|lisp`: a correctly named agent to start from."""
 from __future__ import annotations
 
 import click
@@ -8,28 +8,56 @@ SUFFIXES = {"py": ".py", "hy": ".hy", "lisp": ".lisp"}
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
 @click.argument("last_names", nargs=-1, required=True)
-@click.option("--lang", type=click.Choice(sorted(SUFFIXES)), default="py", show_default=True)
+@click.option("--lang", type=click.Choice(sorted(SUFFIXES)), default="py", show_default=True,
+              help="The language to write the agent in.")
 @click.option("--dir", "folder", type=click.Path(file_okay=False), default=".",
               show_default=True, help="Where to write the file.")
 def command(last_names, lang, folder):
     """Write a correctly named, commented, runnable agent template (tit for tat) for the
-    team whose members' last names are LASTNAME... (any order: they are sorted)."""
-    from importlib import resources
+    team whose members' last names are LASTNAME... (in any order: they are sorted).
+    Never overwrites a file.
+
+    \b
+    pdharness new Levinson Khosmood --lang lisp   # writes KhosmoodLevinson.lisp"""
     from pathlib import Path
 
     from ..errors import HarnessError
-    from ..validation.naming import Team
+    from ..validation.naming import sort_key
 
-    name = Team(tuple(last_names)).agent_name
-    if not name.isidentifier():
-        raise HarnessError(f"{' '.join(last_names)}: gives {name!r}, which is not a name a "
-                           "program can use; write the last names in letters")
+    name = agent_name(last_names)
     target = Path(folder) / f"{name}{SUFFIXES[lang]}"
     if target.exists():
         raise HarnessError(f"{target} already exists; not overwriting it")
-    template = resources.files("harness").joinpath("templates", f"agent.{lang}.txt")
-    target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(template.read_text(encoding="utf-8").replace("{name}", name),
-                      encoding="utf-8")
-    click.echo(f"wrote {target}: try `pdharness play {target} titfortat`, then "
-               f"`pdharness validate {target}`")
+    team = ", ".join(sorted(last_names, key=sort_key))
+    text = template(lang).replace("{name}", name).replace("{team}", team)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        with open(target, "x", encoding="utf-8") as file:   # "x": never overwrite
+            file.write(text)
+    except FileExistsError:
+        raise HarnessError(f"{target} already exists; not overwriting it")
+    except OSError as error:
+        raise HarnessError(f"cannot write {target}: {error.strerror}")
+    click.echo(f"wrote {target}\n"
+               f"  try it:    pdharness play {target} titfortat\n"
+               f"  check it:  pdharness validate {target}")
+
+
+def agent_name(last_names) -> str:
+    """The team's agent name, or a one-line error about the names given."""
+    from ..errors import HarnessError
+    from ..validation.naming import agent_name_of, name_for
+
+    for last_name in last_names:
+        written = agent_name_of(last_name)
+        if not written or not written.isalpha():
+            raise HarnessError(f"{last_name!r}: a last name is written in letters (hyphens, "
+                               "apostrophes and spaces are dropped)")
+    return name_for(last_names)
+
+
+def template(lang: str) -> str:
+    from importlib import resources
+
+    return resources.files("harness").joinpath("templates", f"agent.{lang}.txt").read_text(
+        encoding="utf-8")

@@ -1,4 +1,4 @@
-"""`pdharness validate PATH...`"""
+"""`pdharness validate PATH...`: will each submission play, and if not, exactly why."""
 from __future__ import annotations
 
 import sys
@@ -9,39 +9,41 @@ import click
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
 @click.argument("paths", nargs=-1, required=True, type=click.Path())
 @click.option("--roster", type=click.Path(dir_okay=False),
-              help="CSV of teams (see README, 'Before you submit').")
+              help="CSV of the teams: one team per row (members' last names), or an LMS "
+                   "group export. The name must then spell a team on it.")
 @click.option("--format", "format", type=click.Choice(["table", "json"]), default="table",
               show_default=True)
 @click.option("--isolation", type=click.Choice(["sandbox", "process", "none"]),
-              default="sandbox", show_default=True)
-@click.option("--timeout", type=float, default=1.0, show_default=True,
-              help="Seconds an agent may take per call.")
+              default="sandbox", show_default=True,
+              help="How agents run, as in `tournament` (sandbox falls back to process, "
+                   "with a note, where the sandbox is not available).")
+@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=1.0,
+              show_default=True, help="Seconds an agent may take per call.")
+@click.option("--moves-per-turn", type=click.IntRange(min=1), default=3, show_default=True,
+              help="Moves an answer must hold, as the tournament will ask.")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=None,
-              help="Submissions checked at once (default: twice the cores).")
-def command(paths, roster, format, isolation, timeout, jobs):
-    """Check submissions before upload: the name (and --roster), the file, and a short
-    seeded game against built-ins through the same code as the tournament. PATH is an agent
-    file or a folder of them. Exit 0 when every submission passes, 1 when any fails."""
+              help="Submissions played at once (default: four per core).")
+@click.option("--recursive", "-r", is_flag=True,
+              help="Look in the folders' subfolders too (an LMS download of one folder per "
+                   "student).")
+def command(paths, roster, format, isolation, timeout, moves_per_turn, jobs, recursive):
+    """Check submissions before upload: the name (against --roster, if given), the file,
+    and short seeded games against built-ins through the same loading, process and
+    answer-checking code as the tournament. PATH is an agent file or a folder of them.
+
+    Exit status: 0 when every submission passes (warnings allowed), 1 when any fails,
+    2 on bad usage."""
     from pathlib import Path
 
-    from ..errors import HarnessError
     from ..handles.opening import Isolation
-    from ..validation.naming import Roster
+    from ..validation.contract import ContractParams
     from ..validation.report import as_json, as_table
-    from ..validation.submission import validate_all
+    from ..validation.roster import Roster
+    from ..validation.submission import submission_files, validate_all
 
-    files = []
-    for path in map(Path, paths):
-        if path.is_dir():
-            files += sorted(p for p in path.iterdir()
-                            if p.suffix in (".py", ".hy", ".lisp") and not p.name.startswith(("_", ".")))
-        elif path.is_file():
-            files.append(path)
-        else:
-            raise HarnessError(f"{path}: no such file or folder")
-    if not files:
-        raise HarnessError("no agent files (.py, .hy, .lisp) to validate")
+    files = submission_files(paths, recursive)
     chosen_roster = Roster.read(Path(roster)) if roster else None
-    verdicts = validate_all(files, Isolation(isolation, timeout), chosen_roster, jobs)
+    verdicts = validate_all(files, Isolation(isolation, timeout), chosen_roster, jobs,
+                            ContractParams(timeout, moves_per_turn))
     click.echo(as_json(verdicts) if format == "json" else as_table(verdicts))
     sys.exit(0 if all(v.ok for v in verdicts) else 1)

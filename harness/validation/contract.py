@@ -1,48 +1,120 @@
-"""The contract, played: short seeded games against built-ins through the real agent handle
-and isolation mode, so a file that validates plays, and one that would fault does not."""
+"""The contract, played: short seeded games against built-ins through the tournament's own
+agent handle, isolation mode and game loop, so a file that validates plays, and one that
+would fault does not validate.
+
+Each fault kind the game records becomes a problem code, quoting the first call that
+produced it (the hist and score the agent was given) and what went wrong.
+"""
 from __future__ import annotations
 
-from ..agents import AgentSpec, builtin_spec
-from ..errors import LoadError
-from ..game import play_game
-from ..handles.opening import Isolation, open_handle
-from ..rules import FlipParams, GameParams
+from dataclasses import dataclass
+
 from .problems import Problem
 
-OPPONENTS = ("random", "defect", "titfortat")
-TURNS = 12
+# (opponent, turns): `random` for a hist with every pair in it and a game as long as the
+# tournament's longest by default; `defect` and `titfortat` for the hists students forget
+OPPONENTS = (("random", 50), ("defect", 20), ("titfortat", 20))
 SEED = 20261122
-FAULT_CODES = {"invalid": "bad-answer", "crash": "exception", "exception": "exception",
+FAULT_CODES = {"invalid": "bad-answer", "exception": "exception", "crash": "exception",
                "timeout": "timeout"}
+STOP_AFTER = {"timeout"}     # another game would only wait for the same loop again
+SHOWN_PAIRS = 4              # a long hist is quoted by its last few pairs
 
 
-def play_contract(spec: AgentSpec, isolation: Isolation) -> tuple[list[Problem], list[str]]:
+@dataclass(frozen=True)
+class ContractParams:
+    timeout: float = 1.0
+    moves_per_turn: int = 3
+
+    def game_params(self):
+        from ..rules import GameParams
+
+        return GameParams(moves_per_turn=self.moves_per_turn, timeout=self.timeout)
+
+
+def play_contract(spec, isolation, params: ContractParams | None = None
+                  ) -> tuple[list[Problem], list[str]]:
     """Problems and warnings from playing the agent, through the tournament's own code."""
+    from ..agents import builtin_spec
+    from ..errors import LoadError
+    from ..game import play_game
+    from ..handles.opening import Isolation, open_handle
+
+    params = params or ContractParams(timeout=isolation.timeout)
     try:
         agent = open_handle(spec, isolation)
     except LoadError as error:
         return [Problem("load-error", str(error))], []
     problems: dict[str, Problem] = {}
     warnings: list[str] = []
-    params = GameParams(flip=FlipParams(0.1, 0.0), timeout=isolation.timeout)
+    game_params = params.game_params()
     try:
-        for number, opponent_name in enumerate(OPPONENTS):
+        for number, (opponent_name, turns) in enumerate(OPPONENTS):
             opponent = open_handle(builtin_spec(opponent_name), Isolation("none"))
-            game = play_game(agent, opponent, TURNS, SEED + number, params) \
-                if spec.name < opponent_name else \
-                play_game(opponent, agent, TURNS, SEED + number, params)
-            side = "a" if game.a == spec.name else "b"
-            _note(game, side, opponent_name, problems, warnings)
+            agent_first = spec.name < opponent_name  # side "a" is the name that sorts first
+            a, b = (agent, opponent) if agent_first else (opponent, agent)
+            game = play_game(a, b, turns, SEED + number, game_params)
+            _note(game, "a" if agent_first else "b", spec, opponent_name, problems, warnings)
+            if STOP_AFTER & set(problems):
+                break
     finally:
         agent.close()
     return list(problems.values()), warnings
 
 
-def _note(game, side, opponent, problems, warnings) -> None:
+def _note(game, side, spec, opponent, problems, warnings) -> None:
     for turn, fault in game.faults(side):
-        code = FAULT_CODES[fault.kind]
+        code = FAULT_CODES.get(fault.kind, "exception")
         if code not in problems:
-            problems[code] = Problem(code, f"call {turn} against {opponent}: {fault.message}")
+            call = quote_call(spec, game, side, turn)
+            problems[code] = Problem(code, f"call {turn} against {opponent}, {call}: "
+                                     f"{_readable(fault)}")
     warning = game.warnings.get(side)
     if warning and warning not in warnings:
         warnings.append(warning)
+
+
+def _readable(fault) -> str:
+    if fault.kind == "invalid":
+        return f"bad answer: {fault.message}"
+    if fault.kind == "crash":
+        return f"the agent's process died: {fault.message}"
+    return fault.message
+
+
+def quote_call(spec, game, side: str, turn: int) -> str:
+    """The call as the agent's language writes it, e.g. (ChenDiaz '((C C) (D C)) '(3 8))."""
+    played_mine = game.played_a if side == "a" else game.played_b
+    played_theirs = game.played_b if side == "a" else game.played_a
+    pairs = [(m, t) for mine, theirs in zip(played_mine[:turn - 1], played_theirs[:turn - 1])
+             for m, t in zip(mine, theirs)]
+    running_mine = game.running_a if side == "a" else game.running_b
+    running_theirs = game.running_b if side == "a" else game.running_a
+    score = (running_mine[turn - 2], running_theirs[turn - 2]) if turn > 1 else (0, 0)
+    return CALL_STYLES.get(spec.language, _python_call)(spec.name, pairs, score)
+
+
+def _shown(pairs, write_pair, separator: str) -> str:
+    if len(pairs) <= SHOWN_PAIRS + 1:
+        return separator.join(write_pair(p) for p in pairs)
+    earlier = len(pairs) - SHOWN_PAIRS
+    return separator.join([f"...{earlier} earlier pairs..."]
+                          + [write_pair(p) for p in pairs[-SHOWN_PAIRS:]])
+
+
+def _python_call(name, pairs, score) -> str:
+    hist = _shown(pairs, lambda p: f"('{p[0]}', '{p[1]}')", ", ")
+    return f"{name}([{hist}], [{score[0]}, {score[1]}])"
+
+
+def _hy_call(name, pairs, score) -> str:
+    hist = _shown(pairs, lambda p: f"({p[0]} {p[1]})", " ")  # as Hy prints the pairs
+    return f"({name} [{hist}] [{score[0]} {score[1]}])"
+
+
+def _lisp_call(name, pairs, score) -> str:
+    hist = _shown(pairs, lambda p: f"({p[0]} {p[1]})", " ")
+    return f"({name} '({hist}) '({score[0]} {score[1]}))"
+
+
+CALL_STYLES = {"python": _python_call, "hy": _hy_call, "lisp": _lisp_call}

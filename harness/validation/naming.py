@@ -1,38 +1,62 @@
 """The naming rule: LastnameLastname..., each member's last name capitalized, in
-alphabetical order; and the roster that says who the teams are.
+alphabetical order (KhosmoodLevinson, not LevinsonKhosmood).
 
-Real names: letters outside ASCII are kept as written (Muñoz; Python, Hy and Lisp accept
-them), hyphens, apostrophes and spaces are dropped with the next letter capitalized
-(Smith-Jones -> SmithJones, O'Brien -> OBrien, De la Cruz -> DeLaCruz); names compare
-without accents and case, so a roster's Muñoz matches a file's Munoz.
+Real names in an agent name (docs/readme/validate.md says the same for students):
+- letters outside ASCII are kept as written (Muñoz; Python, Hy and Lisp all accept them);
+- hyphens, apostrophes and spaces are dropped and the next letter capitalized
+  (Smith-Jones -> SmithJones, O'Brien -> OBrien, de la Cruz -> DeLaCruz);
+- a name written all in capitals is capitalized (LEVINSON -> Levinson);
+- names are sorted, and compared with a roster, without accents or case.
+
+Without a roster the split into names is inferred from the capitals. Some capitals may
+continue the same name (McDonald, DeLaCruz, OBrien): every reading of such a name is tried;
+when the readings disagree about the order the name gets a warning, when none of them is in
+order it is a `name-order` problem.
+
+The roster (`--roster FILE`) is read by `roster.py`; `Roster` and `Team` are re-exported
+here because other parts of the harness (grades) import them from this module.
 """
 from __future__ import annotations
 
-import csv
-import io
 import re
 import unicodedata
 from dataclasses import dataclass, field
-from pathlib import Path
-
-from ..errors import HarnessError
+from itertools import product
 
 # Parts after which a capital may continue the same last name (McDonald, DeLaCruz, OBrien)
-AMBIGUOUS_PREFIXES = {"Mc", "Mac", "De", "Del", "Della", "La", "Le", "Van", "Von", "Der",
-                      "Den", "Di", "Da", "Du", "Dos", "St", "O", "D", "Al", "El", "Ben"}
-_PART = re.compile(r"[^\W\d_][^\W\d_A-Z]*", re.UNICODE)
+AMBIGUOUS_PREFIXES = frozenset({
+    "Mc", "Mac", "De", "Del", "Della", "Dela", "La", "Le", "Lo", "Van", "Von", "Der", "Den",
+    "Ten", "Ter", "Di", "Da", "Du", "Dos", "Das", "St", "Ste", "Al", "El", "Ben", "Bin",
+    "Ibn", "Ap", "Fitz", "Zu", "Vander", "Vande", "Op"})
+MAX_READINGS = 4096          # a name with more ways to split than this is not a real name
 
 
 def agent_name_of(last_name: str) -> str:
     """A real last name as it appears in an agent name: Smith-Jones -> SmithJones."""
-    pieces = re.split(r"[\s\-'’]+", last_name.strip())
-    return "".join(piece[:1].upper() + piece[1:] for piece in pieces if piece)
+    pieces = re.split(r"[\s\-'’`.]+", last_name.strip())
+    return "".join(_capitalized(piece) for piece in pieces if piece)
+
+
+def _capitalized(piece: str) -> str:
+    if len(piece) > 1 and piece.isupper():
+        piece = piece.lower()   # LEVINSON, as some course exports write last names
+    return piece[:1].upper() + piece[1:]
 
 
 def plain(text: str) -> str:
-    """For comparing names: no accents, no case."""
+    """For comparing names: no accents, no case (Muñoz and MUNOZ are the same)."""
     decomposed = unicodedata.normalize("NFKD", text)
     return "".join(c for c in decomposed if not unicodedata.combining(c)).casefold()
+
+
+def sort_key(last_name: str) -> str:
+    """Where a member's name goes in the agent name: by the name as it is written there."""
+    return plain(agent_name_of(last_name))
+
+
+def name_for(last_names) -> str:
+    """The agent name of a team: its members' names, sorted, run together."""
+    return "".join(agent_name_of(name) for name in sorted(last_names, key=sort_key))
 
 
 def split_capitals(name: str) -> list[str] | None:
@@ -50,11 +74,41 @@ def split_capitals(name: str) -> list[str] | None:
     return parts
 
 
+def readings(parts: list[str]) -> list[list[str]]:
+    """Every way of reading PARTS as last names, joining an ambiguous prefix (Mc, De, O...)
+    with the part after it or not. The plain split comes first."""
+    joinable = [i for i, part in enumerate(parts[:-1]) if _may_continue(part)]
+    if 2 ** len(joinable) > MAX_READINGS:
+        return [parts]
+    found = []
+    for choice in product((False, True), repeat=len(joinable)):
+        joins = {i for i, join in zip(joinable, choice) if join}
+        names, current = [], parts[0]
+        for i, part in enumerate(parts[1:]):
+            if i in joins:
+                current += part
+            else:
+                names.append(current)
+                current = part
+        names.append(current)
+        found.append(names)
+    return found
+
+
+def _may_continue(part: str) -> bool:
+    return part in AMBIGUOUS_PREFIXES or len(part) == 1
+
+
+def in_order(names: list[str]) -> bool:
+    keys = [plain(name) for name in names]
+    return keys == sorted(keys)
+
+
 @dataclass
 class NameCheck:
-    problems: list[tuple[str, str]] = field(default_factory=list)
+    problems: list[tuple[str, str]] = field(default_factory=list)   # (code, message)
     warnings: list[str] = field(default_factory=list)
-    members: list[str] = field(default_factory=list)
+    members: list[str] = field(default_factory=list)                # the most likely split
 
 
 def check_name(name: str) -> NameCheck:
@@ -62,110 +116,78 @@ def check_name(name: str) -> NameCheck:
     result = NameCheck()
     parts = split_capitals(name)
     if parts is None:
-        result.problems.append(("name-format",
-                                f"{name!r} is not last names run together, each capitalized "
-                                "(letters only, like KhosmoodLevinson)"))
+        result.problems.append(("name-format", _format_message(name)))
         return result
-    result.members = parts
-    unsure = [p for p in parts if p in AMBIGUOUS_PREFIXES or len(p) == 1]
-    if unsure:
+    if re.search(r"[A-Z]{3}", name) or (len(name) > 1 and name.isupper()):
+        result.problems.append(("name-format", f"{name} is written in capitals: capitalize "
+                                "each last name and write the rest in lower case "
+                                "(KhosmoodLevinson)"))
+        return result
+    every = readings(parts)
+    likely = min(every, key=len)   # Mc, De, O... most often do start a longer name
+    result.members = likely
+    ordered = [reading for reading in every if in_order(reading)]
+    if not ordered:
+        result.problems.append(("name-order", _order_message(name, likely)))
+    elif len(ordered) < len(every):
+        unsure = sorted({p for p in parts[:-1] if _may_continue(p)})
         result.warnings.append(
-            f"cannot tell for sure where the last names in {name} split "
-            f"({', '.join(unsure)} may start a longer name); check the order by hand "
-            "or validate with --roster")
-        return result
-    keys = [plain(p) for p in parts]
-    if keys != sorted(keys):
-        result.problems.append(("name-order",
-                                f"{name}: last names not in alphabetical order; expected "
-                                f"{''.join(sorted(parts, key=plain))}"))
+            f"cannot tell for sure where the last names in {name} split ({', '.join(unsure)} "
+            "may start a longer name), so its order is unchecked; validate with --roster "
+            "to check it")
     return result
 
 
-@dataclass(frozen=True)
-class Team:
-    members: tuple[str, ...]     # last names as the roster writes them
-
-    @property
-    def agent_name(self) -> str:
-        return "".join(agent_name_of(m) for m in sorted(self.members, key=plain))
-
-
-class Roster:
-    """Teams from a CSV file. Accepted shapes (a header row is optional):
-    - one team per row, one last name per cell (`Khosmood,Levinson`), or all of them in one
-      cell separated by `;`, `/`, `&` or ` and `;
-    - an LMS export with one student per row: a team/group column and a last-name column
-      (`Last Name`, `Surname`, `last_name`), or a `Name` column written `Last, First`.
-    """
-
-    def __init__(self, teams: list[Team]):
-        self.teams = teams
-        self.by_name = {plain(team.agent_name): team for team in teams}
-
-    @classmethod
-    def read(cls, path: Path) -> "Roster":
-        try:
-            text = Path(path).read_text(encoding="utf-8-sig")
-        except (OSError, UnicodeDecodeError) as error:
-            raise HarnessError(f"--roster {path}: cannot read: {error}")
-        rows = [[cell.strip() for cell in row] for row in csv.reader(io.StringIO(text))]
-        rows = [row for row in rows if any(row)]
-        if not rows:
-            raise HarnessError(f"--roster {path}: no teams in it")
-        teams = _student_rows(rows) or _team_rows(rows)
-        if not teams:
-            raise HarnessError(f"--roster {path}: no teams in it")
-        return cls(teams)
-
-    def team_for(self, agent_name: str) -> Team | None:
-        return self.by_name.get(plain(agent_name))
-
-    def team_with_members(self, members: list[str]) -> Team | None:
-        wanted = sorted(plain(m) for m in members)
-        for team in self.teams:
-            if sorted(plain(agent_name_of(m)) for m in team.members) == wanted:
-                return team
-        return None
+def _format_message(name: str) -> str:
+    what = "is empty" if not name else "is not last names run together, each capitalized"
+    if name and not name[0].isupper() and name[0].isalpha():
+        what = "does not start with a capital letter"
+    elif name and not all(c.isalpha() for c in name):
+        odd = next(c for c in name if not c.isalpha())
+        what = f"has {odd!r} in it: letters only"
+    suggestion = _suggest_format(name)
+    hint = f"; perhaps {suggestion}" if suggestion and suggestion != name else ""
+    return f"{name!r} {what} (like KhosmoodLevinson){hint}"
 
 
-_TEAM_HEADERS = ("team", "group", "group_name", "team name", "group name", "project group")
-_LAST_HEADERS = ("last name", "last_name", "lastname", "surname", "family name", "last")
+def _suggest_format(name: str) -> str:
+    """khosmood_levinson -> KhosmoodLevinson: what the writer probably meant."""
+    words = [w for w in re.split(r"[^\w]|_|\d", name) if w]
+    if not words:
+        return ""
+    if len(words) == 1:
+        return words[0][:1].upper() + words[0][1:]
+    return name_for(words)
 
 
-def _student_rows(rows) -> list[Team] | None:
-    header = [cell.casefold() for cell in rows[0]]
-    team_column = next((i for i, h in enumerate(header) if h in _TEAM_HEADERS), None)
-    last_column = next((i for i, h in enumerate(header) if h in _LAST_HEADERS), None)
-    name_column = next((i for i, h in enumerate(header) if h in ("name", "student")), None)
-    if team_column is None or (last_column is None and name_column is None):
-        return None
-    groups: dict[str, list[str]] = {}
-    for row in rows[1:]:
-        if team_column >= len(row) or not row[team_column]:
-            continue
-        if last_column is not None and last_column < len(row):
-            last = row[last_column]
-        else:
-            full = row[name_column] if name_column < len(row) else ""
-            last = full.split(",")[0] if "," in full else full.split()[-1] if full else ""
-        if last:
-            groups.setdefault(row[team_column], []).append(last)
-    return [Team(tuple(members)) for members in groups.values()]
+def _order_message(name: str, members: list[str]) -> str:
+    expected = "".join(sorted(members, key=plain))
+    message = (f"{name}: the last names {', '.join(members)} are not in alphabetical "
+               f"order; the agent should be {expected}")
+    return message
 
 
-def _team_rows(rows) -> list[Team]:
-    first = [cell.casefold() for cell in rows[0]]
-    skip = set()
-    if any(word in cell for cell in first for word in ("team", "member", "name", "group")):
-        rows = rows[1:]  # a header; its team/group columns hold labels, not names
-        skip = {i for i, cell in enumerate(first)
-                if ("team" in cell or "group" in cell) and "member" not in cell}
-    teams = []
-    for row in rows:
-        names = [name.strip() for i, cell in enumerate(row) if i not in skip
-                 for name in re.split(r";|/|&|\band\b", cell)
-                 if name.strip() and not name.strip().isdigit()]
-        if names:
-            teams.append(Team(tuple(names)))
-    return teams
+_TEAM_LINE = re.compile(r"^[\W_]*(?:team|members)\s*:\s*(.+?)[\W_]*$", re.IGNORECASE)
+_NAME_LIST = re.compile(r"\s*(?:[,;/&+]|\band\b)\s*", re.IGNORECASE)
+
+
+def declared_team(source: str, lines: int = 30) -> list[str] | None:
+    """The members a file names in its opening comment (`Team: Muñoz, Smith-Jones`, as
+    `pdharness new` writes it): the split of the agent name that the capitals cannot give."""
+    for line in source.splitlines()[:lines]:
+        found = _TEAM_LINE.match(line.strip())
+        if found:
+            names = [n for n in _NAME_LIST.split(found.group(1)) if n.strip()]
+            if names and all(agent_name_of(n).isalpha() for n in names):
+                return names
+    return None
+
+
+def __getattr__(attribute: str):
+    """`Roster` and `Team` live in roster.py (which imports this module); other parts of the
+    harness import them from here."""
+    if attribute in ("Roster", "Team"):
+        from . import roster
+
+        return getattr(roster, attribute)
+    raise AttributeError(f"module {__name__!r} has no attribute {attribute!r}")

@@ -1,26 +1,54 @@
-"""The stable problem codes of INTERFACE.md, with a hint a student can act on."""
+"""The stable problem codes of INTERFACE.md, each with a hint a student can act on."""
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-HINTS = {
+CODES = ("name-format", "name-order", "file-name-mismatch", "no-agent", "several-agents",
+         "helper-not-prefixed", "syntax-error", "load-error", "bad-answer", "timeout",
+         "exception", "duplicate-name", "not-on-roster")
+
+# A hint per code; a dict gives one per language ("python", "hy", "lisp")
+HINTS: dict[str, str | dict[str, str]] = {
     "name-format": "Name the agent after the team: each member's last name, capitalized, "
-                   "run together (KhosmoodLevinson).",
+                   "run together, letters only (KhosmoodLevinson). `pdharness new` writes "
+                   "a correctly named file.",
     "name-order": "Put the last names in alphabetical order (KhosmoodLevinson, not "
-                  "LevinsonKhosmood), in the file name and the function name.",
-    "file-name-mismatch": "Name the file exactly like the agent function inside it.",
-    "no-agent": "Define a function named after the file, taking (hist score).",
-    "several-agents": "Submit one agent per file; rename helpers to start with the agent's name.",
-    "helper-not-prefixed": "Start every definition's name with the agent's name "
-                           "(KhosmoodLevinson-helper): in one Lisp image all defuns are global.",
-    "syntax-error": "Fix the syntax at the line shown; the file must load as written.",
-    "load-error": "Make the file load on its own: run it, fix the error shown.",
-    "bad-answer": "Return a list of exactly 3 moves, each C or D.",
-    "timeout": "Answer each call within the time limit; avoid unbounded loops.",
-    "exception": "Your agent raised an error during a game: fix the error shown.",
-    "duplicate-name": "Two submissions use the same agent name: each team needs its own.",
-    "not-on-roster": "The name does not match a team on the roster: check the spelling of "
-                     "every member's last name.",
+                  "LevinsonKhosmood), in the file name and the function name. A hyphenated "
+                  "name (Smith-Jones) reads as two names: name the team in a comment near "
+                  "the top, `Team: Muñoz, Smith-Jones` (as `pdharness new` does), or check "
+                  "with --roster.",
+    "file-name-mismatch": "Name the file exactly like the agent function inside it, "
+                          "capitals included, ending in .py, .hy or .lisp.",
+    "no-agent": {
+        "python": "Define the agent at the top level: def KhosmoodLevinson(hist, score):",
+        "hy": "Define the agent at the top level: (defn KhosmoodLevinson [hist score] ...)",
+        "lisp": "Define the agent at the top level: (defun KhosmoodLevinson (hist score) ...)",
+        "": "Submit a .py, .hy or .lisp file defining a function named after the file.",
+    },
+    "several-agents": "Submit one agent per file; start every helper's name with the "
+                      "agent's name (KhosmoodLevinsonCount).",
+    "helper-not-prefixed": "Start every name the file defines with the agent's name "
+                           "(KhosmoodLevinson-count, *KhosmoodLevinson-moves*): in one Lisp "
+                           "image every defun is global, and another team's helper of the "
+                           "same name would replace yours.",
+    "syntax-error": "Fix the syntax at the line shown (often a missing bracket or quote "
+                    "further up); the file must load as written.",
+    "load-error": "Make the file load on its own, with no other files and no input: fix "
+                  "the error at the line shown.",
+    "bad-answer": {
+        "python": 'Return exactly 3 moves, each "C" or "D": return ["C", "C", "D"]',
+        "hy": "Return exactly 3 moves, each 'C or 'D: ['C 'C 'D]",
+        "lisp": "Return a list of exactly 3 moves, the symbols C or D: (list 'C 'C 'D)",
+        "": "Return exactly 3 moves, each C or D.",
+    },
+    "timeout": "Answer every call within the time limit: look for a loop that does not end "
+               "or work that grows with the history.",
+    "exception": "Your agent raised an error during a game, on the call shown: handle that "
+                 "hist (the first call's is empty) and fix the error.",
+    "duplicate-name": "Two submissions use the same agent name: a team submits one file, "
+                      "and each team's name is its own members' names.",
+    "not-on-roster": "The name does not spell a team on the roster: check the spelling of "
+                     "every member's last name, and that every member is listed.",
 }
 
 
@@ -29,9 +57,11 @@ class Problem:
     code: str
     message: str
 
-    @property
-    def hint(self) -> str:
-        return HINTS.get(self.code, "")
+    def hint(self, language: str | None = None) -> str:
+        hint = HINTS.get(self.code, "")
+        if isinstance(hint, dict):
+            return hint.get(language or "", hint[""])
+        return hint
 
     def as_dict(self) -> dict:
         return {"code": self.code, "message": self.message}

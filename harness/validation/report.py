@@ -1,5 +1,5 @@
-"""Verdicts as people read them (a line per file, problems and hints underneath) and as
-scripts read them (the JSON list of INTERFACE.md)."""
+"""Verdicts as people read them (a line per file, problems and how to fix each underneath)
+and as scripts read them (the JSON list of INTERFACE.md)."""
 from __future__ import annotations
 
 import json
@@ -17,10 +17,18 @@ def as_table(verdicts) -> str:
         lines.append(f"{mark}  {verdict.path}  {what}".rstrip())
         for problem in verdict.problems:
             lines.append(f"      {problem.code}: {problem.message}")
-            if problem.hint:
-                lines.append(f"        fix: {problem.hint}")
+            hint = problem.hint(verdict.language)
+            if hint:
+                lines.append(f"        fix: {hint}")
         for warning in verdict.warnings:
             lines.append(f"      warning: {warning}")
-    passed = sum(v.ok for v in verdicts)
-    lines.append(f"{passed} of {len(verdicts)} submission(s) pass.")
+    lines.append(summary(verdicts))
     return "\n".join(lines)
+
+
+def summary(verdicts) -> str:
+    passed = sum(v.ok for v in verdicts)
+    warned = sum(1 for v in verdicts if v.ok and v.warnings)
+    noted = f" ({warned} with warnings)" if warned else ""
+    files = "submission passes" if len(verdicts) == 1 else "submissions pass"
+    return f"{passed} of {len(verdicts)} {files}{noted}."

@@ -1,5 +1,10 @@
 """What a submission defines, read without running it: Python through `ast`, Hy through
-Hy's reader, Common Lisp through lisp_bridge's reader (never line matching)."""
+Hy's reader, Common Lisp through lisp_bridge's reader (never line matching, so comments,
+strings and nested forms cannot fool it).
+
+From what a file defines follow `no-agent`, `several-agents`, `file-name-mismatch` and, for
+Common Lisp, `helper-not-prefixed`; a file that cannot be read is a `syntax-error`.
+"""
 from __future__ import annotations
 
 import ast
@@ -8,14 +13,38 @@ from pathlib import Path
 
 from .problems import Problem
 
-LISP_DEFINERS = {"DEFUN", "DEFMACRO", "DEFVAR", "DEFPARAMETER", "DEFCONSTANT", "DEFSTRUCT",
-                 "DEFCLASS", "DEFGENERIC", "DEFMETHOD"}
+# Top-level Lisp forms that name something global, besides defun and define-...
+LISP_DEFINERS = frozenset({
+    "DEFUN", "DEFMACRO", "DEFVAR", "DEFPARAMETER", "DEFCONSTANT", "DEFSTRUCT", "DEFCLASS",
+    "DEFGENERIC", "DEFMETHOD", "DEFTYPE", "DEFSETF", "DEFPACKAGE"})
+# Forms whose body still runs at top level: a defun inside them is as global as any other
+LISP_BODIES_SKIPPED = frozenset({"QUOTE", "FUNCTION", "QUASIQUOTE"})
+# Standard generic functions: a method on one of them, specialized on a class of the
+# agent's own, names nothing new and clashes with no one
+STANDARD_GENERICS = frozenset({
+    "PRINT-OBJECT", "INITIALIZE-INSTANCE", "SHARED-INITIALIZE", "REINITIALIZE-INSTANCE",
+    "MAKE-INSTANCE", "ALLOCATE-INSTANCE", "CHANGE-CLASS", "DESCRIBE-OBJECT",
+    "MAKE-LOAD-FORM", "SLOT-MISSING", "SLOT-UNBOUND", "NO-APPLICABLE-METHOD",
+    "NO-NEXT-METHOD", "UPDATE-INSTANCE-FOR-DIFFERENT-CLASS",
+    "UPDATE-INSTANCE-FOR-REDEFINED-CLASS"})
+
+
+@dataclass(frozen=True)
+class Function:
+    name: str          # as the language looks it up (Hy names mangled)
+    written: str       # as the file writes it
+    line: int
+    nested: bool = False     # inside another top-level form (Lisp)
+    two_arguments: bool = True   # may be called as (name hist score)
+
+    def where(self) -> str:
+        return f"inside the form at line {self.line}" if self.nested else f"line {self.line}"
 
 
 @dataclass
 class Definitions:
-    functions: list[tuple[str, int]] = field(default_factory=list)   # (name, line)
-    others: list[tuple[str, str, int]] = field(default_factory=list)  # (kind, name, line)
+    functions: list[Function] = field(default_factory=list)
+    others: list[tuple[str, str, Function]] = field(default_factory=list)  # (kind, bare name)
 
 
 class Unreadable(Exception):
@@ -24,18 +53,47 @@ class Unreadable(Exception):
         self.line, self.message = line, message
 
 
+# -- Python ---------------------------------------------------------------------------------
 def python_definitions(source: str, path: Path) -> Definitions:
     try:
         tree = ast.parse(source, filename=str(path))
     except SyntaxError as error:
         raise Unreadable(error.lineno, error.msg)
+    except ValueError as error:  # null bytes
+        raise Unreadable(None, str(error))
     found = Definitions()
-    for node in tree.body:
+    for node in _module_level(tree.body):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            found.functions.append((node.name, node.lineno))
+            found.functions.append(Function(node.name, node.name, node.lineno,
+                                            two_arguments=_takes_two(node.args)))
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)) and isinstance(node.value,
+                                                                          ast.Lambda):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for target in targets:
+                if isinstance(target, ast.Name):
+                    found.functions.append(Function(target.id, target.id, node.lineno,
+                                                    two_arguments=_takes_two(node.value.args)))
     return found
 
 
+def _module_level(body):
+    """Statements run when the module loads, including those under if/try/with."""
+    for node in body:
+        yield node
+        if isinstance(node, (ast.If, ast.Try, ast.With)):
+            for block in ("body", "orelse", "finalbody"):
+                yield from _module_level(getattr(node, block, []))
+            for handler in getattr(node, "handlers", []):
+                yield from _module_level(handler.body)
+
+
+def _takes_two(arguments: ast.arguments) -> bool:
+    positional = len(arguments.posonlyargs) + len(arguments.args)
+    required = positional - len(arguments.defaults)
+    return required <= 2 and (positional >= 2 or arguments.vararg is not None)
+
+
+# -- Hy -------------------------------------------------------------------------------------
 def hy_definitions(source: str, path: Path) -> Definitions:
     import hy
     from hy.errors import HyError
@@ -47,10 +105,9 @@ def hy_definitions(source: str, path: Path) -> Definitions:
     reader = static_reader(source)  # knows #' and hyrule's #%; names unclosed brackets' lines
     try:
         for form in read_many(source, filename=str(path), reader=reader):
-            if (isinstance(form, hy.models.Expression) and len(form) > 1
-                    and form[0] == hy.models.Symbol("defn")
-                    and isinstance(form[1], hy.models.Symbol)):
-                found.functions.append((hy.mangle(str(form[1])), form.start_line or 0))
+            function = _hy_function(form, hy)
+            if function is not None:
+                found.functions.append(function)
     except HyError as error:
         unclosed = unclosed_form(reader, error)
         if unclosed:
@@ -60,8 +117,54 @@ def hy_definitions(source: str, path: Path) -> Definitions:
     return found
 
 
+def _hy_function(form, hy) -> Function | None:
+    """(defn [decorators] :async name [params] ...) or (setv name (fn [params] ...))."""
+    models = hy.models
+    if not isinstance(form, models.Expression) or len(form) < 3:
+        return None
+    head = form[0]
+    if head == models.Symbol("defn"):
+        items = list(form[1:])
+        while items and isinstance(items[0], (models.List, models.Keyword)):
+            items.pop(0)  # decorators, :async
+        params = items[1] if len(items) > 1 else None
+    elif head == models.Symbol("setv") and len(form) == 3 and isinstance(
+            form[2], models.Expression) and form[2] and form[2][0] == models.Symbol("fn"):
+        items = [form[1]]
+        params = form[2][1] if len(form[2]) > 1 else None
+    else:
+        return None
+    name = items[0] if items else None
+    if isinstance(name, models.Expression) and len(name) > 1 and name[0] == models.Symbol(
+            "annotate"):
+        name = name[1]
+    if not isinstance(name, models.Symbol):
+        return None
+    return Function(hy.mangle(str(name)), str(name), form.start_line or 0,
+                    two_arguments=_hy_takes_two(params, models))
+
+
+def _hy_takes_two(params, models) -> bool:
+    if not isinstance(params, models.List):
+        return False
+    required = optional = 0
+    for item in params:
+        if isinstance(item, models.Symbol) and str(item) in ("*", "/"):
+            continue
+        if isinstance(item, models.Expression):  # #* rest or #** keywords
+            if item and item[0] == models.Symbol("unpack-iterable"):
+                return required <= 2
+            continue
+        if isinstance(item, models.List):
+            optional += 1
+        else:
+            required += 1
+    return required <= 2 <= required + optional
+
+
+# -- Common Lisp ----------------------------------------------------------------------------
 def lisp_definitions(source: str, path: Path) -> Definitions:
-    from lisp_bridge.sexpr import LispSyntaxError, Symbol, read_all_with_lines
+    from lisp_bridge.sexpr import LispSyntaxError, read_all_with_lines
 
     try:
         located = read_all_with_lines(source)
@@ -69,24 +172,106 @@ def lisp_definitions(source: str, path: Path) -> Definitions:
         raise Unreadable(error.line, error.message)
     found = Definitions()
     for item in located:
-        form = item.form
-        if not (isinstance(form, list) and len(form) > 1 and isinstance(form[0], Symbol)):
-            continue
-        head, target = form[0].name, form[1]
-        if isinstance(target, list) and target and isinstance(target[0], Symbol):
-            target = target[0]  # (defstruct (name options...)), (defun (setf name) ...)
-        if not isinstance(target, Symbol):
-            continue
-        if head == "DEFUN":
-            found.functions.append((target.text, item.line))
-        elif head in LISP_DEFINERS or head.startswith("DEFINE-"):
-            found.others.append((head.lower(), target.text, item.line))
+        for kind, name, written, params, nested in _lisp_definitions_in(item.form, False):
+            function = Function(name, written, item.line, nested, _lisp_takes_two(params))
+            if kind == "defun":
+                found.functions.append(function)
+            else:
+                found.others.append((kind, name, function))
     return found
+
+
+def _lisp_definitions_in(form, nested):
+    """(kind, NAME, written name, lambda list, nested) for every definition in FORM."""
+    from lisp_bridge.sexpr import Symbol
+
+    if not (isinstance(form, list) and form):
+        return
+    head = form[0]
+    if isinstance(head, Symbol) and head.name in LISP_BODIES_SKIPPED:
+        return  # data, or a template: defines nothing by being read
+    if isinstance(head, Symbol) and len(form) > 1 and (
+            head.name in LISP_DEFINERS or head.name.startswith("DEFINE-")):
+        yield from _lisp_definition(head.name, form, nested)
+    for item in form[1:]:
+        yield from _lisp_definitions_in(item, True)
+
+
+def _lisp_definition(head: str, form: list, nested: bool):
+    from lisp_bridge.sexpr import Symbol
+
+    target = form[1]
+    if isinstance(target, list) and target and isinstance(target[0], Symbol):
+        # (defun (setf name) ...), (defstruct (name options...)), (defmethod (setf name) ...)
+        setf = target[0].name == "SETF" and len(target) > 1
+        target = target[1] if setf else target[0]
+    name = _designated_name(target)
+    if name is None:
+        return
+    kind = head.lower()
+    if head == "DEFMETHOD" and name[0] in STANDARD_GENERICS:
+        pass
+    else:
+        params = form[2] if head in ("DEFUN", "DEFMACRO") and len(form) > 2 else None
+        yield (kind if head != "DEFUN" else "defun"), name[0], name[1], params, nested
+    if head == "DEFCLASS" and len(form) > 3 and isinstance(form[3], list):
+        for accessor in _slot_functions(form[3]):
+            yield "defclass accessor", accessor[0], accessor[1], None, nested
+
+
+def _designated_name(target):
+    """(NAME, written) of a symbol or string designator, else None."""
+    from lisp_bridge.sexpr import Symbol
+
+    if isinstance(target, Symbol):
+        return target.name, target.text
+    if isinstance(target, str):
+        return target.upper(), target
+    return None
+
+
+def _slot_functions(slots: list):
+    """The :accessor, :reader and :writer names of a defclass's slots: generic functions as
+    global as any defun."""
+    from lisp_bridge.sexpr import Symbol
+
+    for slot in slots:
+        if not isinstance(slot, list):
+            continue
+        options = slot[1:]
+        for key, value in zip(options[::2], options[1::2]):
+            if isinstance(key, Symbol) and key.name in ("ACCESSOR", "READER", "WRITER"):
+                if isinstance(value, list) and len(value) > 1:
+                    value = value[1]  # (setf name)
+                name = _designated_name(value)
+                if name is not None:
+                    yield name
+
+
+def _lisp_takes_two(params) -> bool:
+    from lisp_bridge.sexpr import Symbol
+
+    if not isinstance(params, list):
+        return False
+    required = optional = 0
+    section = "required"
+    for item in params:
+        if isinstance(item, Symbol) and item.name.startswith("&"):
+            section = item.name
+            if section in ("&REST", "&BODY"):
+                return required <= 2
+            continue
+        if section == "required":
+            required += 1
+        elif section == "&OPTIONAL":
+            optional += 1
+    return required <= 2 <= required + optional
 
 
 READERS = {"python": python_definitions, "hy": hy_definitions, "lisp": lisp_definitions}
 
 
+# -- what follows from the definitions ------------------------------------------------------
 def check_file(path: Path, language: str, source: str) -> tuple[list[Problem], str | None]:
     """Problems found by reading, and the agent name the file defines (if it does)."""
     try:
@@ -95,52 +280,72 @@ def check_file(path: Path, language: str, source: str) -> tuple[list[Problem], s
         where = f"line {error.line}: " if error.line else ""
         return [Problem("syntax-error", f"{path.name}: {where}{error.message}")], None
     expected = path.stem
-    same = (lambda a, b: a.lower() == b.lower()) if language == "lisp" else (
-        lambda a, b: a == b)
-    own = [name for name, _ in found.functions if same(name, expected)]
-    candidates = [(name, line) for name, line in found.functions
-                  if _looks_like_agent(name) and not _is_helper_of(name, expected)]
+    fold = str.upper if language == "lisp" else str  # Lisp's reader upcases names
+    own = [f for f in found.functions if fold(f.name) == fold(expected)]
+    others = [f for f in found.functions if fold(f.name) != fold(expected)
+              and _looks_like_agent(f) and not _is_helper_of(f.name, expected)]
     problems = []
-    others = [(n, l) for n, l in candidates if not same(n, expected)]
     if own:
-        agent = own[0]
+        agent = expected
         if others:
             problems.append(Problem("several-agents", f"{path.name} defines {expected} and "
-                                    f"also {', '.join(f'{n} (line {l})' for n, l in others)}"))
-    elif len(others) == 1:
-        agent = others[0][0]
-        problems.append(Problem("file-name-mismatch", f"{path.name} defines {agent} (line "
-                                f"{others[0][1]}); name the file {agent}{path.suffix}"))
-    elif others:
-        agent = None
-        problems.append(Problem("several-agents", f"{path.name} defines several agents "
-                                f"({', '.join(n for n, _ in others)}) and none named {expected}"))
+                                    f"also {_listed(others)}: one agent per file"))
     else:
         agent = None
-        problems.append(Problem("no-agent", f"{path.name} defines no function named {expected}"))
-    if language == "lisp" and agent:
-        problems += _unprefixed(found, agent, path)
+        problems.append(_no_own_agent(path, found, others))
+        if len(others) == 1 and problems[0].code == "file-name-mismatch":
+            agent = others[0].written
+    if language == "lisp":
+        problems += _unprefixed(found, agent or expected, path, set(others))
     return problems, agent
 
 
-def _looks_like_agent(name: str) -> bool:
-    return bool(name) and name[0].isupper() and name.isalpha()
+def _no_own_agent(path: Path, found: Definitions, others: list[Function]) -> Problem:
+    expected = path.stem
+    differently = [f for f in found.functions if f.name.lower() == expected.lower()]
+    if differently:
+        written = differently[0]
+        return Problem("file-name-mismatch", f"{path.name} defines {written.written} "
+                       f"({written.where()}): the file and the function must have exactly "
+                       "the same name, capitals included")
+    if len(others) == 1:
+        other = others[0]
+        return Problem("file-name-mismatch", f"{path.name} defines {other.written} "
+                       f"({other.where()}), not {expected}: name the file "
+                       f"{other.written}{path.suffix} (or rename the function)")
+    if others:
+        return Problem("several-agents", f"{path.name} defines several agents "
+                       f"({_listed(others)}) and none named {expected}")
+    return Problem("no-agent", f"{path.name} defines no function named {expected}, taking "
+                   "(hist score)")
+
+
+def _looks_like_agent(function: Function) -> bool:
+    """Named like a team (a capital first, letters only) and callable as (name hist score)."""
+    name = function.written
+    return (bool(name) and name[0].isupper() and name.isalpha()
+            and any(c.islower() for c in name) and function.two_arguments)
 
 
 def _is_helper_of(name: str, agent: str) -> bool:
     return name.lower().startswith(agent.lower()) and name.lower() != agent.lower()
 
 
-def _unprefixed(found: Definitions, agent: str, path: Path) -> list[Problem]:
-    def bare(name):
-        return name.strip("*+").lower()
+def _listed(functions: list[Function]) -> str:
+    return ", ".join(f"{f.written} ({f.where()})" for f in functions)
 
-    offenders = [(kind, name, line) for kind, name, line in found.others
-                 if not bare(name).startswith(agent.lower())]
-    offenders += [("defun", name, line) for name, line in found.functions
-                  if not name.lower().startswith(agent.lower())]
+
+def _unprefixed(found: Definitions, agent: str, path: Path, reported) -> list[Problem]:
+    prefix = agent.upper()  # |Escaped| names keep their case; compare as the reader would not
+    offenders = [(kind, function) for kind, name, function in found.others
+                 if not name.strip("*+%").upper().startswith(prefix)]
+    offenders += [("defun", function) for function in found.functions
+                  if not function.name.upper().startswith(prefix) and function not in reported]
     if not offenders:
         return []
-    listed = ", ".join(f"{kind} {name} (line {line})" for kind, name, line in offenders)
+    offenders.sort(key=lambda pair: pair[1].line)
+    listed = "; ".join(f"{kind} {function.written} ({function.where()})"
+                       for kind, function in offenders)
     return [Problem("helper-not-prefixed",
-                    f"{path.name}: names must start with {agent}: {listed}")]
+                    f"{path.name}: every name it defines must start with {agent} "
+                    f"(all submissions share one Lisp image): {listed}")]

@@ -1,15 +1,22 @@
-"""Validating one submission, and a list of them (in parallel)."""
+"""Validating submissions: which files, each file's verdict, and what only a list of them
+shows (two submissions with one agent name).
+
+Each verdict is built in two steps: reading (the name, what the file defines; cheap, and
+done one file at a time, since Hy's reader is not safe to run in threads) and playing (the
+contract; processes of its own, so many files play at once).
+"""
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
+from itertools import permutations
 from pathlib import Path
 
-from ..agents import file_spec
-from ..handles.opening import Isolation
-from .contract import play_contract
-from .naming import Roster, check_name
 from .problems import Problem
-from .static import check_file
+
+AGENT_SUFFIXES = (".py", ".hy", ".lisp")
+# Files that are meant as agents but that the harness would never load
+NEAR_MISSES = {".lsp": ".lisp", ".cl": ".lisp", ".l": ".lisp", ".ipynb": ".py"}
 
 
 @dataclass
@@ -19,6 +26,7 @@ class Verdict:
     language: str | None
     problems: list[Problem] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    playable: bool = False   # worth playing: an agent file that reads
 
     @property
     def ok(self) -> bool:
@@ -30,14 +38,73 @@ class Verdict:
                 "warnings": list(self.warnings)}
 
 
-def validate_file(path: Path, isolation: Isolation, roster: Roster | None = None) -> Verdict:
-    from ..agents import is_agent_file
-    from ..pyload import read_source
-    from ..errors import LoadError
+# -- which files --------------------------------------------------------------------------
+def submission_files(arguments, recursive: bool = False) -> list[Path]:
+    """Files named on the command line, and the submissions in folders named there (agent
+    files, and files meant as agents under a suffix the harness does not load). The same
+    file named twice counts once."""
+    from ..errors import HarnessError
 
-    if not is_agent_file(path):
-        return Verdict(path, None, None, [Problem(
-            "no-agent", f"{path.name} is not an agent file (.py, .hy or .lisp)")])
+    files: list[Path] = []
+    for argument in arguments:
+        path = Path(argument)
+        if path.is_dir():
+            files += _in_folder(path, recursive)
+        elif path.is_file():
+            files.append(path)
+        elif path.exists():
+            raise HarnessError(f"{path}: not a file or a folder")
+        else:
+            raise HarnessError(f"{path}: no such file or folder")
+    unique, seen = [], set()
+    for path in files:
+        key = path.resolve()
+        if key not in seen:
+            seen.add(key)
+            unique.append(path)
+    if not unique:
+        raise HarnessError(f"no agent files (.py, .hy, .lisp) in {', '.join(map(str, arguments))}")
+    return unique
+
+
+def _in_folder(folder: Path, recursive: bool) -> list[Path]:
+    found = []
+    for path in sorted(folder.iterdir()):
+        if path.name.startswith(("_", ".")):
+            continue  # __init__.py, editor and system files
+        if path.is_dir():
+            if recursive:
+                found += _in_folder(path, recursive)
+        elif path.suffix in AGENT_SUFFIXES or _meant_as(path):
+            found.append(path)
+    return found
+
+
+def _meant_as(path: Path) -> str | None:
+    """The suffix a misnamed agent file should have (KhosmoodLevinson.lsp -> .lisp)."""
+    suffixes = [s.lower() for s in path.suffixes]
+    if path.suffix in AGENT_SUFFIXES:
+        return None
+    if suffixes and suffixes[-1] in NEAR_MISSES:
+        return NEAR_MISSES[suffixes[-1]]
+    if len(suffixes) > 1 and suffixes[-1] == ".txt" and suffixes[-2] in AGENT_SUFFIXES:
+        return suffixes[-2]
+    if suffixes and suffixes[-1] in AGENT_SUFFIXES:   # .PY, .Lisp
+        return suffixes[-1]
+    return None
+
+
+# -- one file -----------------------------------------------------------------------------
+def read_submission(path: Path, roster=None) -> Verdict:
+    """Everything that can be found without running the file."""
+    from ..agents import file_spec
+    from ..errors import LoadError
+    from ..pyload import read_source
+    from .naming import declared_team
+    from .static import check_file
+
+    if path.suffix not in AGENT_SUFFIXES:
+        return _not_an_agent_file(path, roster)
     spec = file_spec(path)
     verdict = Verdict(path, path.stem, spec.language)
     try:
@@ -48,70 +115,151 @@ def validate_file(path: Path, isolation: Isolation, roster: Roster | None = None
     problems, agent = check_file(path, spec.language, source)
     verdict.problems += problems
     verdict.agent = agent or path.stem
-    _check_name(verdict, roster)
-    if any(p.code == "syntax-error" for p in problems):
-        return verdict  # it cannot load; playing would only repeat that
-    played, warnings = play_contract(spec, isolation)
-    verdict.problems += [p for p in played
-                         if not (p.code == "load-error" and _explained(verdict, p))]
-    verdict.warnings += warnings
+    check_name(verdict, roster, declared_team(source))
+    verdict.playable = not any(p.code == "syntax-error" for p in problems)
     return verdict
 
 
-def _explained(verdict: Verdict, problem: Problem) -> bool:
-    """A load error that only says what no-agent/file-name-mismatch already said."""
-    return ("defines no function" in problem.message
-            and any(p.code in ("no-agent", "file-name-mismatch", "several-agents")
-                    for p in verdict.problems))
+def _not_an_agent_file(path: Path, roster) -> Verdict:
+    stem = path.name.split(".")[0]
+    meant = _meant_as(path)
+    advice = (f"rename it {stem}{meant}" if meant
+              else "an agent is a .py, .hy or .lisp file")
+    verdict = Verdict(path, stem, None, [Problem(
+        "file-name-mismatch", f"{path.name}: the harness loads only files ending in .py, .hy "
+        f"or .lisp; {advice}")])
+    if stem:
+        check_name(verdict, roster)
+    return verdict
 
 
-def _check_name(verdict: Verdict, roster: Roster | None) -> None:
+def play_submission(verdict: Verdict, isolation, params) -> None:
+    """Add what playing the file shows to its verdict."""
+    from ..agents import file_spec
+    from .contract import play_contract
+
+    played, warnings = play_contract(file_spec(verdict.path), isolation, params)
+    verdict.problems += [p for p in played if not _already_said(verdict, p)]
+    verdict.warnings += warnings
+
+
+def _already_said(verdict: Verdict, problem: Problem) -> bool:
+    """A load error that only repeats what no-agent/file-name-mismatch already said."""
+    return problem.code == "load-error" and "defines no function" in problem.message and any(
+        p.code in ("no-agent", "file-name-mismatch", "several-agents") for p in verdict.problems)
+
+
+# -- the name -------------------------------------------------------------------------------
+def check_name(verdict: Verdict, roster=None, declared: list[str] | None = None) -> None:
+    """The naming rule, against the roster when there is one, else against the team the
+    file declares (`Team: ...`), else by the capitals alone."""
+    from .naming import check_name as rule
+
     name = verdict.agent
-    naming = check_name(name)
-    if roster is None:
-        verdict.problems += [Problem(code, message) for code, message in naming.problems]
-        verdict.warnings += naming.warnings
-        return
+    naming = rule(name)
     if naming.problems and naming.problems[0][0] == "name-format":
         verdict.problems.append(Problem(*naming.problems[0]))
         return
-    team = roster.team_for(name)
-    if team is not None:
+    if roster is not None:
+        _against_roster(verdict, roster)
         return
-    # the right members in the wrong order?
-    reordered = roster.team_with_members(naming.members) if naming.members else None
+    if declared and _against_declared(verdict, declared):
+        return
+    verdict.problems += [Problem(code, message) for code, message in naming.problems]
+    verdict.warnings += naming.warnings
+
+
+def _against_declared(verdict: Verdict, declared: list[str]) -> bool:
+    """Whether the file's own `Team:` line settled the name (a problem or nothing)."""
+    from .roster import Roster, Team
+
+    team = Team(tuple(declared))
+    if Roster([team]).team_for(verdict.agent) is not None:
+        return True
+    if _same_team_other_order(Roster([team]), verdict.agent) is not None:
+        verdict.problems.append(Problem(
+            "name-order", f"{verdict.agent}: the file's team ({', '.join(declared)}) in "
+            f"alphabetical order is {team.agent_name}"))
+        return True
+    verdict.warnings.append(f"the file names its team {', '.join(declared)}, which does not "
+                            f"spell {verdict.agent}; the name was checked by its capitals")
+    return False
+
+
+def _against_roster(verdict: Verdict, roster) -> None:
+    name = verdict.agent
+    if roster.team_for(name) is not None:
+        return  # the roster settles the split and the order
+    reordered = _same_team_other_order(roster, name)
     if reordered is not None:
-        verdict.problems.append(Problem("name-order", f"{name}: the team on the roster is "
-                                        f"{reordered.agent_name} (alphabetical order)"))
-    else:
-        verdict.problems.append(Problem("not-on-roster",
-                                        f"{name}: no team on the roster has these members"))
+        verdict.problems.append(Problem(
+            "name-order", f"{name}: on the roster this team is {reordered.agent_name} "
+            f"({', '.join(reordered.members)}), its last names in alphabetical order"))
+        return
+    close = roster.closest(name)
+    guess = (f"; did you mean {close.agent_name} ({', '.join(close.members)})?"
+             if close else "")
+    verdict.problems.append(Problem(
+        "not-on-roster", f"{name}: no team on the roster {roster.source} has these "
+        f"members{guess}"))
 
 
-def validate_all(paths: list[Path], isolation: Isolation, roster: Roster | None = None,
-                 jobs: int | None = None) -> list[Verdict]:
-    """Every submission, in parallel (each plays in processes of its own), then names
-    shared by two submissions."""
-    import os
+def _same_team_other_order(roster, name: str):
+    from .naming import agent_name_of, plain
+
+    wanted = plain(name)
+    for team in roster.teams:
+        if len(team.members) > 6:
+            continue
+        names = [plain(agent_name_of(m)) for m in team.members]
+        if sorted(wanted) == sorted("".join(names)) and any(
+                "".join(order) == wanted for order in permutations(names)):
+            return team
+    return None
+
+
+# -- a list of files ------------------------------------------------------------------------
+def validate_all(paths: list[Path], isolation, roster=None, jobs: int | None = None,
+                 params=None) -> list[Verdict]:
+    """Every submission: read one at a time, played in parallel (each in processes of its
+    own), then the names two submissions share."""
     from concurrent.futures import ThreadPoolExecutor
 
-    workers = max(1, jobs or (os.cpu_count() or 1) * 2)
-    with ThreadPoolExecutor(max_workers=workers) as executor:
-        verdicts = list(executor.map(lambda p: validate_file(p, isolation, roster), paths))
-    _duplicates(verdicts)
+    from .contract import ContractParams
+
+    params = params or ContractParams(timeout=isolation.timeout)
+    verdicts = [read_submission(path, roster) for path in paths]
+    to_play = [v for v in verdicts if v.playable]
+    workers = default_jobs() if jobs is None else jobs
+    if isolation.mode == "none":
+        workers = 1  # agents run inside this process: one at a time
+    with ThreadPoolExecutor(max_workers=max(1, min(workers, len(to_play) or 1))) as pool:
+        list(pool.map(lambda verdict: play_submission(verdict, isolation, params), to_play))
+    mark_duplicates(verdicts)
     return verdicts
 
 
-def _duplicates(verdicts: list[Verdict]) -> None:
-    seen: dict[str, Verdict] = {}
+def default_jobs() -> int:
+    """Games waiting on agents' processes, most of the time: more at once than cores."""
+    return 4 * (os.cpu_count() or 1)
+
+
+def validate_file(path: Path, isolation, roster=None, params=None) -> Verdict:
+    return validate_all([path], isolation, roster, 1, params)[0]
+
+
+def mark_duplicates(verdicts: list[Verdict]) -> None:
+    from .naming import plain
+
+    by_name: dict[str, list[Verdict]] = {}
     for verdict in verdicts:
-        if not verdict.agent:
+        if verdict.agent:
+            by_name.setdefault(plain(verdict.agent), []).append(verdict)
+    for same in by_name.values():
+        if len(same) < 2:
             continue
-        key = verdict.agent.lower()
-        if key in seen:
-            other = seen[key]
-            for one, two in ((verdict, other), (other, verdict)):
-                one.problems.append(Problem("duplicate-name", f"{one.path.name} and "
-                                            f"{two.path} both define {verdict.agent}"))
-        else:
-            seen[key] = verdict
+        for verdict in same:
+            others = ", ".join(str(v.path) for v in same if v is not verdict)
+            verdict.problems.append(Problem(
+                "duplicate-name", f"{verdict.path.name} and {others} both define the agent "
+                f"{verdict.agent}"))

@@ -1,0 +1,195 @@
+"""The roster (`--roster FILE`): which teams there are, read from the CSV files instructors
+have at hand.
+
+Accepted shapes (docs/readme/validate.md shows examples):
+- one team per row: its members' last names, one per cell, or several in one cell separated
+  by `;`, `,`, `/`, `&`, `+` or `and`; a header row is optional, and columns headed like a
+  team label (`Team`, `Group name`), an id, an e-mail or a section are not names;
+- an LMS export with one student per row (a header row is then needed): a team/group
+  column and either a last-name column (`Last name`, `Surname`, `lastname`) or a name
+  column written `Last, First` or `First Last` (Canvas, Moodle and Blackboard group exports
+  work as they are).
+Comma-, semicolon- and tab-separated files are recognized, in UTF-8 (with or without BOM),
+UTF-16 (Excel's "Unicode text") or Windows-1252 (older Excel CSV).
+"""
+from __future__ import annotations
+
+import csv
+import difflib
+import io
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..errors import HarnessError
+from .naming import name_for, plain
+
+TEAM_WORDS = {"team", "group", "groupname", "teamname"}
+TEAM_HEADERS = ("team", "group", "team name", "group name", "groupname", "teamname",
+                "team number", "group number", "project group", "project team")
+MEMBER_WORDS = {"member", "members", "student", "students", "surname", "surnames", "last",
+                "lastname", "family", "partner", "partners", "author", "authors"}
+IGNORED_WORDS = {"email", "mail", "id", "section", "sections", "login", "username", "user",
+                 "score", "grade", "number", "no", "first", "firstname", "given", "comments",
+                 "canvas", "sis", "role", "idnumber"}
+LAST_NAME_HEADERS = {"last name", "lastname", "last", "surname", "family name", "last names",
+                     "familyname"}
+FULL_NAME_HEADERS = {"name", "student", "student name", "full name", "sortable name",
+                     "fullname", "display name"}
+_SEPARATORS = re.compile(r"\s*(?:[;,/&+\n|]|\band\b)\s*", re.IGNORECASE)
+_LABEL = re.compile(r"^(team|group|grp)\b", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Team:
+    members: tuple[str, ...]               # last names as the roster writes them
+    label: str = field(default="", compare=False)   # the roster's team/group name, if any
+
+    @property
+    def agent_name(self) -> str:
+        return name_for(self.members)
+
+
+class Roster:
+    def __init__(self, teams: list[Team], source: str = ""):
+        self.teams = teams
+        self.source = source
+        self.by_name = {plain(team.agent_name): team for team in teams}
+
+    def __len__(self) -> int:
+        return len(self.teams)
+
+    @classmethod
+    def read(cls, path: Path) -> "Roster":
+        path = Path(path)
+        try:
+            data = path.read_bytes()
+        except OSError as error:
+            raise HarnessError(f"--roster {path}: cannot read it ({error.strerror})")
+        if data.startswith(b"PK\x03\x04"):
+            raise HarnessError(f"--roster {path}: is a spreadsheet workbook, not CSV; save it "
+                               "as CSV (File > Save as > CSV) and pass that")
+        rows = parse_rows(decode(data))
+        teams = student_rows(rows) if rows else None
+        if teams is None:
+            teams = team_rows(rows)
+        if not teams:
+            raise HarnessError(f"--roster {path}: no teams found in it; write one team per "
+                               "row, the members' last names in its cells")
+        return cls(teams, str(path))
+
+    def team_for(self, agent_name: str) -> Team | None:
+        """The team whose sorted last names spell AGENT_NAME (ignoring accents and case)."""
+        return self.by_name.get(plain(agent_name))
+
+    def team_with_members(self, members: list[str]) -> Team | None:
+        """The team with exactly these members, in any order."""
+        wanted = sorted(plain(m) for m in members)
+        for team in self.teams:
+            if sorted(plain(name_for([m])) for m in team.members) == wanted:
+                return team
+        return None
+
+    def closest(self, agent_name: str) -> Team | None:
+        """The team whose name AGENT_NAME most likely misspells, if one is close."""
+        found = difflib.get_close_matches(plain(agent_name), list(self.by_name), n=1,
+                                          cutoff=0.75)
+        return self.by_name[found[0]] if found else None
+
+
+def decode(data: bytes) -> str:
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return data.decode("utf-16")
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        return data.decode("cp1252", errors="replace")
+
+
+def parse_rows(text: str) -> list[list[str]]:
+    """Non-empty rows of stripped cells, with the delimiter the file's first line uses."""
+    first = next((line for line in text.splitlines() if line.strip()), "")
+    delimiter = max(",;\t", key=first.count) if first else ","
+    rows = [[cell.strip() for cell in row]
+            for row in csv.reader(io.StringIO(text), delimiter=delimiter)]
+    return [row for row in rows if any(row)]
+
+
+def _words(cell: str) -> set[str]:
+    return set(re.findall(r"[a-z]+", cell.casefold().replace("_", " ")))
+
+
+def _header_text(cell: str) -> str:
+    return " ".join(re.findall(r"[a-z]+", cell.casefold()))
+
+
+def is_header(row: list[str]) -> bool:
+    return any(_words(cell) & (TEAM_WORDS | MEMBER_WORDS | {"name", "names"}) for cell in row)
+
+
+def student_rows(rows: list[list[str]]) -> list[Team] | None:
+    """One student per row (an LMS group export), or None when the file is not one."""
+    if not is_header(rows[0]):
+        return None
+    header = [_header_text(cell) for cell in rows[0]]
+    team = _first(header, lambda h: h in TEAM_HEADERS)
+    if team is None:
+        team = _first(header, lambda h: bool(set(h.split()) & TEAM_WORDS)
+                      and not set(h.split()) & {"id", "code", "member", "members"})
+    last = _first(header, lambda h: h in LAST_NAME_HEADERS)
+    full = _first(header, lambda h: h in FULL_NAME_HEADERS)
+    if team is None or (last is None and full is None):
+        return None
+    groups: dict[str, list[str]] = {}
+    for row in rows[1:]:
+        label = _cell(row, team)
+        name = _cell(row, last) if last is not None else last_name_in(_cell(row, full))
+        if label and name:
+            groups.setdefault(label, []).append(name)
+    return [Team(tuple(members), label) for label, members in groups.items()]
+
+
+def last_name_in(full_name: str) -> str:
+    """`Levinson, Jonathan` -> Levinson; `Jonathan Levinson` -> Levinson."""
+    if "," in full_name:
+        return full_name.split(",")[0].strip()
+    words = full_name.split()
+    return words[-1] if words else ""
+
+
+def team_rows(rows: list[list[str]]) -> list[Team]:
+    """One team per row, its members' last names in the cells."""
+    ignored: set[int] = set()
+    if rows and is_header(rows[0]):
+        ignored = {i for i, cell in enumerate(rows[0]) if not _names_column(cell)}
+        rows = rows[1:]
+    teams = []
+    for row in rows:
+        label = next((cell for i, cell in enumerate(row) if i in ignored and cell), "")
+        names = [name for i, cell in enumerate(row) if i not in ignored
+                 for name in _SEPARATORS.split(cell) if _is_name(name)]
+        if names:
+            teams.append(Team(tuple(names), label))
+    return teams
+
+
+def _names_column(header_cell: str) -> bool:
+    """Whether a column, by its header, holds members' names."""
+    words = _words(header_cell)
+    if words & MEMBER_WORDS:        # Member 1, Last name, Surname, Students
+        return not words & {"email", "mail", "id", "login", "username", "first", "given"}
+    return not (words & TEAM_WORDS or words & IGNORED_WORDS)   # Name, or a header unknown
+
+
+def _is_name(text: str) -> bool:
+    text = text.strip()
+    return (bool(text) and any(c.isalpha() for c in text) and "@" not in text
+            and not any(c.isdigit() for c in text) and not _LABEL.match(text))
+
+
+def _first(header: list[str], test) -> int | None:
+    return next((i for i, cell in enumerate(header) if test(cell)), None)
+
+
+def _cell(row: list[str], index: int | None) -> str:
+    return row[index].strip() if index is not None and index < len(row) else ""

@@ -1,2 +1,0 @@
-(defun BellCole (hist score)
-  (list (quote C) (quote C) (quote C))

@@ -1,2 +1,0 @@
-(defun ColeDunn (hist score)
-  (ColeDunn-missing hist))

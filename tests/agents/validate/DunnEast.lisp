@@ -1,1 +1,0 @@
-(defun DunnEast-helper () 1)

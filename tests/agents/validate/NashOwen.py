@@ -1,6 +1,0 @@
-import time
-
-
-def NashOwen(hist, score):
-    time.sleep(5)
-    return ["C", "C", "C"]

@@ -1,0 +1,3 @@
+(defun TateUpton (hist score)
+  (declare (ignore hist score))
+  (list 'C 'C 'C))

@@ -1,0 +1,3 @@
+(setv rate (/ 1 0))
+
+(defn DyerEllis [hist score] ["C" "C" "C"])

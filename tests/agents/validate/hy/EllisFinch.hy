@@ -1,0 +1,2 @@
+(defn EllisFinch [hist score]
+  (while True (setv hist hist)))  ; thinks forever

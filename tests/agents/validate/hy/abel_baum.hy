@@ -1,0 +1,1 @@
+(defn abel_baum [hist score] ["C" "C" "C"])

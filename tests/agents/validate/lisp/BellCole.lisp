@@ -1,0 +1,3 @@
+(defun BellCole (hist score)
+  (declare (ignore hist score))
+  (list 'C 'C 'C)

@@ -1,0 +1,2 @@
+;;; only a helper: no function named DunnEast
+(defun DunnEast-helper (hist) (length hist))

@@ -1,0 +1,5 @@
+(defun KhanLowe (hist score)
+  (declare (ignore score))
+  (if (> (length hist) 6)
+      (error "KhanLowe gave up after ~D moves" (length hist))
+      (list 'C 'C 'C)))

@@ -1,0 +1,3 @@
+(defun chen_diaz (hist score)
+  (declare (ignore hist score))
+  (list 'C 'C 'C))

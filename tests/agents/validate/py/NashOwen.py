@@ -1,0 +1,3 @@
+def NashOwen(hist, score):
+    while True:  # thinks forever
+        pass

@@ -1,0 +1,5 @@
+"""Team: Orr, Paige"""
+
+
+def OrrPage(hist, score):
+    return ["C", "C", "C"]

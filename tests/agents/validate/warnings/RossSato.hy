@@ -1,0 +1,1 @@
+(defn RossSato [hist score] ["c" "c" "d"])
