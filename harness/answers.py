@@ -9,6 +9,7 @@ at most one item past the expected length.
 """
 from __future__ import annotations
 
+import sys
 from itertools import islice
 
 _EXACT = {"C": "C", "D": "D"}
@@ -21,14 +22,27 @@ class InvalidAnswer(Exception):
 
 def describe(value, limit: int = 80) -> str:
     """A short, safe description of an agent's value (never calls the agent's __repr__)."""
-    if type(value) in (str, int, float, bool, type(None)):
-        text = repr(value)
-    elif type(value) in (list, tuple) and len(value) <= 8 and all(
-            type(v) in (str, int, float, bool, type(None)) for v in value):
-        text = repr(value)
-    else:
+    text = _known_text(value)
+    if text is None and type(value) in (list, tuple) and len(value) <= 8:
+        items = [_known_text(v) for v in value]
+        if None not in items:
+            text = ", ".join(items) + ("," if len(items) == 1 and type(value) is tuple else "")
+            text = f"[{text}]" if type(value) is list else f"({text})"
+    if text is None:
         text = f"<{type(value).__name__} object>"
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _known_text(value) -> str | None:
+    """How a value of a type we know exactly prints; None for anything else."""
+    if type(value) in (str, int, float, bool, type(None)):
+        return repr(value)
+    models = sys.modules.get("hy.models")  # a Hy value can only come from a loaded Hy
+    if models is not None and type(value) is models.Keyword and type(value.name) is str:
+        return ":" + value.name
+    if models is not None and type(value) is models.Symbol:
+        return "'" + str.__str__(value)
+    return None
 
 
 def _move(item) -> tuple[str, bool]:
@@ -78,7 +92,10 @@ def _normalize_slowly(answer, moves_per_turn: int) -> tuple[str, str | None]:
         count = f"{len(items)}" if len(items) <= moves_per_turn else f"more than {moves_per_turn}"
         raise InvalidAnswer(
             f"returned {count} moves ({describe(answer)}), expected {moves_per_turn}")
-    moves, canonical = zip(*(_move(item) for item in items))
+    try:
+        moves, canonical = zip(*(_move(item) for item in items))
+    except InvalidAnswer as error:  # quote the whole answer, as the SBCL host does
+        raise InvalidAnswer(f"{error} in {describe(answer)}") from None
     warning = None
     if not all(canonical) or isinstance(answer, str):
         warning = f"answer {describe(answer)} spelled non-canonically; write upper-case C and D"
