@@ -342,7 +342,9 @@ the packages the file made are searched: never a symbol of SBCL's own."
       (character (from-name (string item) nil)))))
 
 (defun describe-answer (answer)
-  (one-line (handler-case (let ((*print-length* 8) (*print-level* 3) (*print-circle* t))
+  ;; length and level bound the printing of any structure, circular too; *print-circle*
+  ;; would only label the literal "C" a file uses twice: (#1="C" #1# "D")
+  (one-line (handler-case (let ((*print-length* 8) (*print-level* 3) (*print-circle* nil))
                             (prin1-to-string answer))
               (serious-condition () "an answer that cannot be printed"))
             120))

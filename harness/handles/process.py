@@ -354,8 +354,11 @@ class ProcessHandle:
             self.out_for_game = True
             return Reply(None, Fault(CRASH, reason))
         self.host.busy += time.monotonic() - (self.deadline - self.timeout)
-        self.timeouts_in_a_row = 0
-        return self._parse(line)
+        reply = self._parse(line)
+        # a timeout the host stopped itself (SBCL) counts toward giving up like our own
+        stopped = reply.fault is not None and reply.fault.kind == TIMEOUT
+        self.timeouts_in_a_row = self.timeouts_in_a_row + 1 if stopped else 0
+        return reply
 
     def _parse(self, line: str) -> Reply:
         if line.startswith("MOVES "):  # by far the most common reply: no regex for it
