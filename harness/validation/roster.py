@@ -38,6 +38,7 @@ FULL_NAME_HEADERS = {"name", "student", "student name", "full name", "sortable n
                      "fullname", "display name"}
 _SEPARATORS = re.compile(r"\s*(?:[;,/&+\n|]|\band\b)\s*", re.IGNORECASE)
 _LABEL = re.compile(r"^(team|group|grp)\b", re.IGNORECASE)
+_NAME = re.compile(r"[^\W\d_](?:[^\W\d_]|[ '’.-])*")
 
 
 @dataclass(frozen=True)
@@ -72,7 +73,10 @@ class Roster:
         rows = parse_rows(decode(data))
         teams = student_rows(rows) if rows else None
         if teams is None:
-            teams = team_rows(rows)
+            try:
+                teams = team_rows(rows)
+            except HarnessError as error:
+                raise HarnessError(f"--roster {path}: {error}")
         if not teams:
             raise HarnessError(f"--roster {path}: no teams found in it; write one team per "
                                "row, the members' last names in its cells")
@@ -160,17 +164,30 @@ def last_name_in(full_name: str) -> str:
 def team_rows(rows: list[list[str]]) -> list[Team]:
     """One team per row, its members' last names in the cells."""
     ignored: set[int] = set()
+    first_row = 1
     if rows and is_header(rows[0]):
         ignored = {i for i, cell in enumerate(rows[0]) if not _names_column(cell)}
-        rows = rows[1:]
+        rows, first_row = rows[1:], 2
     teams = []
-    for row in rows:
+    for number, row in enumerate(rows, start=first_row):
         label = next((cell for i, cell in enumerate(row) if i in ignored and cell), "")
-        names = [name for i, cell in enumerate(row) if i not in ignored
-                 for name in _SEPARATORS.split(cell) if _is_name(name)]
+        names = [name.strip() for i, cell in enumerate(row) if i not in ignored
+                 for name in _SEPARATORS.split(cell) if _kept(name, number)]
         if names:
             teams.append(Team(tuple(names), label))
     return teams
+
+
+def _kept(text: str, row: int) -> bool:
+    """Whether a cell's text is a last name; what is plainly not one (a team number or
+    label, an e-mail address) is passed over, anything else stops the reading."""
+    text = text.strip()
+    if not text or text.isdigit() or "@" in text or _LABEL.match(text):
+        return False
+    if not _NAME.fullmatch(text):
+        raise HarnessError(f"row {row}: {text[:40]!r} is not a last name (letters, spaces, "
+                           "hyphens and apostrophes)")
+    return True
 
 
 def _names_column(header_cell: str) -> bool:
@@ -179,12 +196,6 @@ def _names_column(header_cell: str) -> bool:
     if words & MEMBER_WORDS:        # Member 1, Last name, Surname, Students
         return not words & {"email", "mail", "id", "login", "username", "first", "given"}
     return not (words & TEAM_WORDS or words & IGNORED_WORDS)   # Name, or a header unknown
-
-
-def _is_name(text: str) -> bool:
-    text = text.strip()
-    return (bool(text) and any(c.isalpha() for c in text) and "@" not in text
-            and not any(c.isdigit() for c in text) and not _LABEL.match(text))
 
 
 def _first(header: list[str], test) -> int | None:
