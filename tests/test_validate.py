@@ -45,6 +45,7 @@ EXPECTED = {
     "dup/a/TateUpton.py": ["duplicate-name"],
     "dup/b/TateUpton.hy": ["duplicate-name"],
     "dup/c/TateUpton.lisp": ["duplicate-name"],
+    "dup/Pavlov.py": ["duplicate-name"],          # a team of one, named like a built-in
     "names/MunozSmithJones.py": ["name-order"],   # without a roster, Smith-Jones is two names
     "warnings/ReedShaw.py": [],
     "warnings/RossSato.hy": [],
@@ -183,6 +184,8 @@ def test_mismatched_names_say_which_name_to_use(verdicts, sbcl):
 def test_duplicates_name_the_other_files(verdicts):
     message = verdicts["dup/a/TateUpton.py"]["problems"][0]["message"]
     assert "dup/b/TateUpton.hy" in message and "dup/c/TateUpton.lisp" in message
+    assert "name of a built-in agent (pavlov)" in verdicts["dup/Pavlov.py"]["problems"][0][
+        "message"]
 
 
 def test_the_json_shape_is_the_contracts(verdicts):

@@ -18,6 +18,7 @@ def check(tmp_path, name, source):
 @pytest.mark.parametrize("source", [
     "def AdamsBrown(hist, score):\n    return 'CCC'\n",
     "AdamsBrown = lambda hist, score: 'CCC'\n",
+    "def make(first):\n    return lambda hist, score: first * 3\n\n\nAdamsBrown = make('C')\n",
     "try:\n    import numpy\nexcept ImportError:\n    pass\n\n"
     "if True:\n    def AdamsBrown(hist, score):\n        return 'CCC'\n",
     "def Tally(hist):\n    return len(hist)\n\n\ndef AdamsBrown(hist, score):\n    return 'CCC'\n",

@@ -7,8 +7,8 @@ SUFFIXES = {"py": ".py", "hy": ".hy", "lisp": ".lisp"}
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
-@click.argument("last_names", nargs=-1, required=True)
-@click.option("--lang", type=click.Choice(sorted(SUFFIXES)), default="py", show_default=True,
+@click.argument("last_names", nargs=-1, required=True, metavar="LASTNAME...")
+@click.option("--lang", type=click.Choice(list(SUFFIXES)), default="py", show_default=True,
               help="The language to write the agent in.")
 @click.option("--dir", "folder", type=click.Path(file_okay=False), default=".",
               show_default=True, help="Where to write the file.")

@@ -7,7 +7,7 @@ import click
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
-@click.argument("paths", nargs=-1, required=True, type=click.Path())
+@click.argument("paths", nargs=-1, required=True, type=click.Path(), metavar="PATH...")
 @click.option("--roster", type=click.Path(dir_okay=False),
               help="CSV of the teams: one team per row (members' last names), or an LMS "
                    "group export. The name must then spell a team on it.")
@@ -15,8 +15,9 @@ import click
               show_default=True)
 @click.option("--isolation", type=click.Choice(["sandbox", "process", "none"]),
               default="sandbox", show_default=True,
-              help="How agents run, as in `tournament` (sandbox falls back to process, "
-                   "with a note, where the sandbox is not available).")
+              help="How agents run, as in `tournament`: sandbox falls back to process, "
+                   "with a note, where the sandbox is not available; none runs them inside "
+                   "this process, for trusted code only (a call that never returns hangs).")
 @click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=1.0,
               show_default=True, help="Seconds an agent may take per call.")
 @click.option("--moves-per-turn", type=click.IntRange(min=1), default=3, show_default=True,

@@ -45,8 +45,9 @@ HINTS: dict[str, str | dict[str, str]] = {
                "or work that grows with the history.",
     "exception": "Your agent raised an error during a game, on the call shown: handle that "
                  "hist (the first call's is empty) and fix the error.",
-    "duplicate-name": "Two submissions use the same agent name: a team submits one file, "
-                      "and each team's name is its own members' names.",
+    "duplicate-name": "Every agent needs a name of its own: a team submits one file, named "
+                      "for its members. A name shared with a built-in agent (pavlov, "
+                      "random, ...) cannot play alongside it: ask the instructor.",
     "not-on-roster": "The name does not spell a team on the roster: check the spelling of "
                      "every member's last name, and that every member is listed.",
 }

@@ -36,6 +36,7 @@ class Function:
     line: int
     nested: bool = False     # inside another top-level form (Lisp)
     two_arguments: bool = True   # may be called as (name hist score)
+    bound_only: bool = False     # a name bound to a value that may or may not be a function
 
     def where(self) -> str:
         return f"inside the form at line {self.line}" if self.nested else f"line {self.line}"
@@ -66,13 +67,16 @@ def python_definitions(source: str, path: Path) -> Definitions:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             found.functions.append(Function(node.name, node.name, node.lineno,
                                             two_arguments=_takes_two(node.args)))
-        elif isinstance(node, (ast.Assign, ast.AnnAssign)) and isinstance(node.value,
-                                                                          ast.Lambda):
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
+            # Name = lambda hist, score: ..., or Name = make_agent(): a binding the loader
+            # accepts if it is callable (which only running it tells)
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            lambda_ = isinstance(node.value, ast.Lambda)
             for target in targets:
                 if isinstance(target, ast.Name):
-                    found.functions.append(Function(target.id, target.id, node.lineno,
-                                                    two_arguments=_takes_two(node.value.args)))
+                    found.functions.append(Function(
+                        target.id, target.id, node.lineno, bound_only=not lambda_,
+                        two_arguments=_takes_two(node.value.args) if lambda_ else False))
     return found
 
 

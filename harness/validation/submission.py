@@ -249,12 +249,19 @@ def validate_file(path: Path, isolation, roster=None, params=None) -> Verdict:
 
 
 def mark_duplicates(verdicts: list[Verdict]) -> None:
+    """Two submissions with one agent name, or one named like a built-in agent: either way
+    a tournament could not tell them apart."""
+    from ..builtins import BUILTINS
     from .naming import plain
 
     by_name: dict[str, list[Verdict]] = {}
     for verdict in verdicts:
         if verdict.agent:
             by_name.setdefault(plain(verdict.agent), []).append(verdict)
+        if verdict.agent and verdict.agent.lower() in BUILTINS:
+            verdict.problems.append(Problem(
+                "duplicate-name", f"{verdict.agent} is also the name of a built-in agent "
+                f"({verdict.agent.lower()}); a tournament could not tell the two apart"))
     for same in by_name.values():
         if len(same) < 2:
             continue
