@@ -193,3 +193,11 @@ def test_a_team_not_on_the_roster(language, tmp_path, request):
         [problem] = found[agent]["problems"]
         assert problem["code"] == "not-on-roster"
         assert (f"did you mean {guess}" in problem["message"]) == (guess is not None)
+
+
+def test_a_team_line_settles_an_uncertain_split(tmp_path):
+    agent = tmp_path / "McDonaldSmith.lisp"
+    agent.write_text(";;;; Team: Smith, McDonald\n(defun McDonaldSmith (hist score)\n"
+                     "  (declare (ignore hist score))\n  (list 'C 'C 'C))\n")
+    status, out, err = run_cli("validate", agent, "--format", "json", "--isolation", "process")
+    assert status == 0 and json.loads(out)[0]["warnings"] == [], out + err

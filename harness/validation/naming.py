@@ -133,8 +133,8 @@ def check_name(name: str) -> NameCheck:
         unsure = sorted({p for p in parts[:-1] if _may_continue(p)})
         result.warnings.append(
             f"cannot tell for sure where the last names in {name} split ({', '.join(unsure)} "
-            "may start a longer name), so its order is unchecked; validate with --roster "
-            "to check it")
+            "may start a longer name), so their order was not checked: name the team in a "
+            "comment line (Team: McDonald, Smith) or validate with --roster")
     return result
 
 
@@ -162,9 +162,8 @@ def _suggest_format(name: str) -> str:
 
 def _order_message(name: str, members: list[str]) -> str:
     expected = "".join(sorted(members, key=plain))
-    message = (f"{name}: the last names {', '.join(members)} are not in alphabetical "
-               f"order; the agent should be {expected}")
-    return message
+    return (f"{name}: the last names {', '.join(members)} are not in alphabetical order; "
+            f"the agent should be {expected}")
 
 
 _TEAM_LINE = re.compile(r"^[\W_]*(?:team|members)\s*:\s*(.+?)[\W_]*$", re.IGNORECASE)
