@@ -294,3 +294,20 @@ def test_moves_per_turn_is_checked_as_the_tournament_would():
                                options=OPTIONS + ("--moves-per-turn", "1"))
     assert status == 1 and codes(entry) == ["bad-answer"]
     assert "expected 1" in entry["problems"][0]["message"]
+
+
+def test_the_default_isolation_is_the_sandbox(tmp_path, bwrap):
+    """An agent that fails when it can see a file next to it: in the sandbox it sees only
+    its own file, so it validates; as a plain process it does not."""
+    (tmp_path / "marker.txt").write_text("visible")
+    agent = tmp_path / "SandSeer.py"
+    agent.write_text(
+        "import os\n\n\ndef SandSeer(hist, score):\n"
+        f"    if os.path.exists({str(tmp_path / 'marker.txt')!r}):\n"
+        "        raise RuntimeError('I can see the folder around me')\n"
+        "    return ['C', 'C', 'C']\n")
+    status, [entry] = validate(agent)
+    assert status == 0 and entry["ok"], entry
+    status, [entry] = validate(agent, options=OPTIONS + ("--isolation", "process"))
+    assert codes(entry) == ["exception"]
+    assert "I can see the folder around me" in entry["problems"][0]["message"]
