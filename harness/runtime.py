@@ -70,24 +70,24 @@ class AgentRuntime:
         try:
             answer = function(list(self.hist), [self.mine, self.theirs])
         except BaseException as error:  # SystemExit and KeyboardInterrupt are agent errors too
-            if isinstance(error, KeyboardInterrupt) and _user_pressed_ctrl_c():
-                raise  # the user's Ctrl-C at the monitor (isolation none), not the agent's
+            _pass_on_users_ctrl_c(error)
             return ERROR_REPLY, describe_exception(error), None
         try:
             moves, warning = normalize(answer, self.moves_per_turn)
         except InvalidAnswer as error:
             return INVALID_REPLY, one_line(str(error)), None
         except BaseException as error:  # a hostile answer object raising from __eq__ etc.
-            if isinstance(error, KeyboardInterrupt) and _user_pressed_ctrl_c():
-                raise
+            _pass_on_users_ctrl_c(error)
             return INVALID_REPLY, f"answer failed when read: {describe_exception(error)}", None
         return MOVES_REPLY, moves, warning
 
 
-def _user_pressed_ctrl_c() -> bool:
+def _pass_on_users_ctrl_c(error: BaseException) -> None:
+    """Re-raise the user's Ctrl-C at the monitor (isolation none): it is not the agent's."""
     from .interrupts import pressed
 
-    return pressed()
+    if isinstance(error, KeyboardInterrupt) and pressed():
+        raise error
 
 
 class StrategyRuntime:
