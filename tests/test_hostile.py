@@ -32,7 +32,6 @@ PYTHON_HOSTILE = sorted(path.stem for path in HOSTILE.glob("*.py"))
 HONEST = ["titfortat", "grudger", "pavlov", "random", "KhosmoodLevinson"]
 MARKERS = ["/tmp/pdharness-hostile-unpickled", "/tmp/pdharness-hostile-evaluated",
            "/tmp/pdharness-hostile-planted"]
-NETWORK_PORT = 47211            # where tests/agents/hostile/Networker.py knocks
 SETTINGS = {"seed": 2024, "flip": [0.1, 0.5], "length": [2, 2], "timeout": 0.25,
             "jobs": 2, "max_rounds": 2, "max_faults": 3}
 
@@ -75,11 +74,11 @@ print(json.dumps({
 class Listener:
     """A TCP port on the machine's loopback, counting the connections that reach it."""
 
-    def __init__(self, port):
+    def __init__(self):
         self.socket = socket.socket()
-        self.socket.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        self.socket.bind(("127.0.0.1", port))
+        self.socket.bind(("127.0.0.1", 0))  # a free port the kernel picks: never a fixed one
         self.socket.listen(64)
+        self.port = self.socket.getsockname()[1]
         self.connections = 0
         threading.Thread(target=self._accept, daemon=True).start()
 
@@ -111,12 +110,16 @@ def run_tournament(workdir: Path, agents, isolation: str, **overrides) -> dict:
     return json.loads(done.stdout)
 
 
-def prepare(workdir: Path, names) -> list[Path]:
-    """Copies of the hostile agents and one honest agent file, in the run's own folder."""
+def prepare(workdir: Path, names, network_port: int = 0) -> list[Path]:
+    """Copies of the hostile agents and one honest agent file, in the run's own folder;
+    Networker knocks on `network_port`, the port this run's listener was given."""
     agents = workdir / "agents"
     agents.mkdir(parents=True)
     for name in names:
         shutil.copy(HOSTILE / f"{name}.py", agents)
+    networker = agents / "Networker.py"
+    if networker.exists():
+        networker.write_text(networker.read_text().replace("PORT = 0", f"PORT = {network_port}"))
     honest = workdir / "honest"
     honest.mkdir()
     shutil.copy(ROOT / "student_agents" / "KhosmoodLevinson.py", honest)
@@ -154,21 +157,17 @@ class HostileRun(RunReader):
                  if isolation == "sandbox" or n not in ONLY_IN_SANDBOX]
         remove_markers()
         self.agents_dir = workdir / "agents"
-        arguments = prepare(workdir, names)
+        listener = Listener()
+        arguments = prepare(workdir, names, listener.port)
         self.before = snapshot(workdir)
-        try:
-            listener = Listener(NETWORK_PORT)
-        except OSError:
-            listener = None
         try:
             self.result = run_tournament(workdir, arguments, isolation)
         finally:
-            if listener:
-                listener.close()
+            listener.close()
         self.after = snapshot(workdir)
         self.markers = {marker: os.path.exists(marker) for marker in MARKERS}
         remove_markers()
-        self.connections = listener.connections if listener else None
+        self.connections = listener.connections
         self.honest = run_tournament(workdir, arguments[1:], isolation)
 
     def intended(self, name, turn_number=None) -> set[str]:
@@ -356,8 +355,7 @@ def test_in_the_sandbox_an_agent_finds_no_submission_and_no_network(sandboxed_ru
     assert sandboxed_run.intended("Snoop") == {"CCC"}
     assert sandboxed_run.intended("Peeker") == {"CCC"}
     assert sandboxed_run.intended("Networker") == {"CCC"}
-    if sandboxed_run.connections is not None:
-        assert sandboxed_run.connections == 0
+    assert sandboxed_run.connections == 0
 
 
 def test_in_the_sandbox_no_file_appears_outside_the_run(sandboxed_run):
@@ -374,9 +372,8 @@ def test_under_process_isolation_agents_can_read_write_and_connect(process_run):
     assert process_run.intended("Planter") == {"DDD"}
     assert "agents/Planted.py" in set(process_run.after) - set(process_run.before)
     assert process_run.markers["/tmp/pdharness-hostile-planted"]
-    if process_run.connections is not None:
-        assert process_run.intended("Networker") == {"DDD"}
-        assert process_run.connections > 0
+    assert process_run.intended("Networker") == {"DDD"}
+    assert process_run.connections > 0
 
 
 def test_under_process_isolation_an_agent_can_kill_the_monitor(tmp_path):
