@@ -23,7 +23,18 @@ class AgentSpec:
 
     @property
     def path(self) -> Path | None:
-        return Path(self.source) if self.language in ("python", "hy", "lisp") else None
+        """The agent's file (or a Q-table agent's model file)."""
+        if self.language in ("python", "hy", "lisp"):
+            return Path(self.source)
+        from .strategy_specs import model_path
+
+        return model_path(self.source)
+
+    @property
+    def entry(self) -> str:
+        """The name the agent's file defines, which a population's copies (`type#1`, ...)
+        do not carry in their own names."""
+        return Path(self.source).stem if self.language in ("python", "hy", "lisp") else self.name
 
 
 def bundled_agents_dir() -> Path:
@@ -66,6 +77,10 @@ def find_builtin(name: str) -> str | None:
 def resolve_one(argument: str, search: list[Path] = ()) -> list[AgentSpec]:
     """AGENT as the command line takes it: a file, a folder, a built-in or an agent name
     found in one of the `search` folders."""
+    from .strategy_specs import is_strategy, strategy_spec
+
+    if is_strategy(argument):
+        return [strategy_spec(argument)]
     path = Path(argument)
     if path.is_dir():
         specs = folder_specs(path)
@@ -85,7 +100,7 @@ def resolve_one(argument: str, search: list[Path] = ()) -> list[AgentSpec]:
 
     raise AgentNotFound(
         f"unknown agent {argument!r}: not a file, a folder or a built-in "
-        f"({', '.join(sorted(BUILTINS))})")
+        f"({', '.join(sorted(BUILTINS))}; or memory:BITS, qtable:MODEL.json)")
 
 
 def resolve(arguments, search: list[Path] = ()) -> list[AgentSpec]:

@@ -222,5 +222,14 @@ BUILTINS = {
 }
 
 
+def strategy_for(key: str) -> Builtin:
+    """A built-in by name, or a strategy table by its key (harness/memory_agents.py)."""
+    if key.startswith("table:"):
+        from .memory_agents import parse_table_key
+
+        return parse_table_key(key).builtin()
+    return BUILTINS[key]
+
+
 def describe_builtins() -> dict[str, str]:
     return {name: (factory.__doc__ or "").strip() for name, factory in BUILTINS.items()}

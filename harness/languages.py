@@ -63,9 +63,9 @@ def _load_python(path, name):
 
 
 def _load_builtin(path, name):
-    from .builtins import BUILTINS
+    from .builtins import strategy_for
 
-    return BUILTINS[name]
+    return strategy_for(name)
 
 
 def _load_hy(path, name):

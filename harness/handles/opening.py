@@ -28,10 +28,19 @@ def open_handle(spec: AgentSpec, isolation: Isolation):
     if isolation.mode == "none" and spec.language == "builtin":
         from .inprocess import BuiltinHandle
 
-        return BuiltinHandle(spec.name, language.load(None, spec.name))
+        return BuiltinHandle(spec.name, language.load(None, _entry(spec)))
     if isolation.mode == "none" and language.in_monitor:
-        return _in_monitor(spec.name, language.load(spec.path, spec.name), language, isolation)
+        return _in_monitor(spec.name, language.load(spec.path, spec.entry), language, isolation)
     return _in_process_of_its_own(spec, language, isolation)
+
+
+def _entry(spec) -> str:
+    """What the loader looks up: a built-in's name or strategy key, a file's agent name."""
+    if spec.language == "builtin":
+        from ..strategy_specs import strategy_key
+
+        return strategy_key(spec)
+    return spec.entry
 
 
 def _in_monitor(name, factory, language, isolation):
@@ -45,7 +54,7 @@ def _in_process_of_its_own(spec, language, isolation):
     from .process import ProcessHandle
 
     source = spec.source if spec.language != "builtin" else "builtin"
-    argv = language.host_command(source, spec.name)
+    argv = language.host_command(source, _entry(spec))
     return ProcessHandle(spec.name, argv, host_environment(""), isolation.timeout,
                          wrap=_launcher(spec, isolation))
 

@@ -114,13 +114,13 @@ def recorded_specs(record):
     (a changed agent would make the resumed run a different tournament)."""
     from pathlib import Path
 
-    from ..agents import AgentSpec, builtin_spec
+    from ..agents import AgentSpec
     from .db import file_hash
 
     specs = []
     for row in record.agent_rows():
-        if row["language"] == "builtin":
-            specs.append(builtin_spec(row["name"]))
+        if row["language"] == "builtin" and row["path"] is None:
+            specs.append(AgentSpec(row["name"], "builtin", row["source"]))
             continue
         if row["path"] is None:
             raise HarnessError(f"{record.path}: agent {row['name']} was a {row['language']} "
@@ -132,6 +132,9 @@ def recorded_specs(record):
         if file_hash(path) != row["sha256"]:
             raise HarnessError(f"{record.path}: agent {row['name']}: {path} changed since the "
                                "run started; the resumed run would not be the same tournament")
+        if row["language"] == "builtin":  # a Q-table agent, its model checked above
+            specs.append(AgentSpec(row["name"], "builtin", row["source"]))
+            continue
         # as given on the command line, when that still names the file (so the result
         # prints the same source), else where the file is
         given = Path(row["source"])
