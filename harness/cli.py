@@ -16,6 +16,7 @@ COMMANDS = {
     "new": "Write a correctly named agent template.",
     "show": "Inspect a recorded run (--db FILE).",
     "resume": "Finish an interrupted recorded run.",
+    "autograder": "Write a Gradescope autograder bundle (setup.sh, run_autograder).",
 }
 
 

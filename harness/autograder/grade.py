@@ -1,0 +1,200 @@
+"""One student upload, graded inside Gradescope's container: `validate`'s checks (the name,
+the file, the contract played in the sandbox) as Gradescope tests with points, a few
+practice games against built-ins, and `validate`'s hints, written as results.json
+(Gradescope's autograder specification: score, tests[] with name, score, max_score,
+status, output and visibility; stdout_visibility for run_autograder's own output).
+
+Where bubblewrap cannot run in the container, agents run as plain processes with the same
+resource limits (as the tournament does) and the output says so.
+"""
+from __future__ import annotations
+
+import json
+import os
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from .bundle import SETTINGS_FILE
+
+ROOT_VARIABLE = "AUTOGRADER_ROOT"
+DEFAULT_ROOT = "/autograder"
+DEFAULTS = {"points": 10.0, "timeout": 1.0, "moves_per_turn": 3, "memory_limit": 1024,
+            "isolation": "sandbox", "roster": None, "practice_turns": 30}
+PRACTICE = ("titfortat", "defect", "cooperate", "random", "grudger", "pavlov")
+PRACTICE_SEED = 20261124
+NOT_CHECKED = "Not checked: {} failed first."
+
+
+@dataclass(frozen=True)
+class Check:
+    name: str
+    weight: int               # share of the points
+    codes: frozenset          # problem codes of validate that fail it
+    needs: str | None = None  # the check that must pass before this one means anything
+
+
+ONE_FILE = "One agent file (.py, .hy or .lisp)"
+CHECKS = (
+    Check(ONE_FILE, 1, frozenset()),
+    Check("Name: spells the team, matches the file", 3, frozenset({
+        "name-format", "name-order", "file-name-mismatch", "not-on-roster",
+        "duplicate-name"}), needs=ONE_FILE),
+    Check("Loads: one agent function, helpers prefixed", 3, frozenset({
+        "no-agent", "several-agents", "helper-not-prefixed", "syntax-error", "load-error"}),
+        needs=ONE_FILE),
+    Check("Plays: legal answers, in time, no errors", 3, frozenset({
+        "bad-answer", "timeout", "exception"}),
+        needs="Loads: one agent function, helpers prefixed"),
+)
+
+
+def main() -> int:
+    """Grade the upload under $AUTOGRADER_ROOT and write results/results.json. Whatever
+    happens, a results.json is written (Gradescope shows nothing without one); what went
+    wrong goes to stdout, which only the instructor sees."""
+    root = Path(os.environ.get(ROOT_VARIABLE) or DEFAULT_ROOT)
+    try:
+        results = grade(root)
+    except Exception as error:  # noqa: BLE001 - the student must still get an answer
+        import traceback
+
+        traceback.print_exc(file=sys.stdout)
+        results = {"score": 0, "output": f"The autograder could not check this upload "
+                   f"({type(error).__name__}: {error}). Please tell the instructor.",
+                   "stdout_visibility": "hidden", "tests": []}
+    target = root / "results" / "results.json"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(json.dumps(results, indent=2, ensure_ascii=False) + "\n",
+                      encoding="utf-8")
+    print(f"score {results['score']:g}; results written to {target}")
+    return 0
+
+
+def settings_of(root: Path) -> dict:
+    path = root / "source" / SETTINGS_FILE
+    settings = dict(DEFAULTS)
+    if path.is_file():
+        settings.update(json.loads(path.read_text(encoding="utf-8")))
+    return settings
+
+
+def grade(root: Path) -> dict:
+    from .. import sandbox
+    from ..handles.opening import Isolation
+    from ..validation.contract import ContractParams
+    from ..validation.roster import Roster
+    from ..validation.submission import validate_all
+
+    settings = settings_of(root)
+    isolation = Isolation(settings["isolation"], settings["timeout"],
+                          settings["memory_limit"] * 1024 * 1024)
+    notes = [f"Checked by pdharness {settings.get('harness_version', '')}".rstrip() + "."]
+    if isolation.mode == "sandbox" and sandbox.support().flavor is None:
+        notes.append(f"Bubblewrap cannot run in this container ({sandbox.support().reason}): "
+                     "your agent ran as a plain process with the resource limits only.")
+    files, missing = submitted_files(root / "submission")
+    roster = (Roster.read(root / "source" / settings["roster"]) if settings["roster"]
+              else None)
+    verdicts = validate_all(files, isolation, roster, 1,
+                            ContractParams(settings["timeout"], settings["moves_per_turn"]))
+    tests = checks(verdicts, missing, settings["points"])
+    warnings = [f"{v.path.name}: {w}" for v in verdicts for w in v.warnings]
+    if warnings:
+        notes.append("Warnings (no points lost):\n" + "\n".join(f"  {w}" for w in warnings))
+    if tests[-1]["status"] == "passed" and len(files) == 1:
+        tests.append(practice_games(files[0], isolation, settings))
+    return {"score": round(sum(t["score"] for t in tests), 2),
+            "output": "\n".join(notes), "output_format": "text",
+            "test_output_format": "text", "stdout_visibility": "hidden",
+            "visibility": "visible", "tests": tests}
+
+
+def submitted_files(folder: Path) -> tuple[list[Path], str]:
+    """The upload's agent files (in subfolders too: an uploaded zip may hold a folder), or
+    why there are none."""
+    from ..errors import HarnessError
+    from ..validation.submission import submission_files
+
+    try:
+        return submission_files([str(folder)], recursive=True), ""
+    except HarnessError:
+        uploaded = sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*")
+                          if p.is_file()) if folder.is_dir() else []
+        return [], ("No agent file in the upload (uploaded: "
+                    f"{', '.join(uploaded) or 'nothing'}). Upload one file named after your "
+                    "team, ending in .py, .hy or .lisp, e.g. KhosmoodLevinson.py.")
+
+
+def checks(verdicts, missing: str, points: float) -> list[dict]:
+    """One Gradescope test per check, in order; a check whose prerequisite failed fails
+    too, saying so."""
+    total = sum(check.weight for check in CHECKS)
+    passed: dict[str, bool] = {}
+    tests = []
+    for number, check in enumerate(CHECKS, 1):
+        if check.codes:
+            lines = _problem_lines(verdicts, check.codes)
+        else:
+            lines = [missing] if missing else _one_file_lines(verdicts)
+        ok = not lines
+        if ok and check.needs and not passed[check.needs]:
+            ok, lines = False, [NOT_CHECKED.format(f"'{check.needs}'")]
+        passed[check.name] = ok
+        max_score = round(points * check.weight / total, 2)
+        tests.append({"name": check.name, "number": str(number),
+                      "score": max_score if ok else 0, "max_score": max_score,
+                      "status": "passed" if ok else "failed",
+                      "output": "\n".join(lines) if lines else "Passed.",
+                      "visibility": "visible"})
+    return tests
+
+
+def _one_file_lines(verdicts) -> list[str]:
+    agents = [v for v in verdicts if v.language]
+    if len(agents) == 1:
+        return []
+    return [f"The upload holds {len(agents)} agent files "
+            f"({', '.join(v.path.name for v in agents)}): upload exactly one, the team's."]
+
+
+def _problem_lines(verdicts, codes) -> list[str]:
+    lines = []
+    for verdict in verdicts:
+        for problem in verdict.problems:
+            if problem.code in codes:
+                lines.append(f"{verdict.path.name}: {problem.code}: {problem.message}")
+                hint = problem.hint(verdict.language)
+                if hint:
+                    lines.append(f"  fix: {hint}")
+    return lines
+
+
+def practice_games(path: Path, isolation, settings) -> dict:
+    """A game against each of a few built-ins with the tournament's default noise, scores
+    only: what the agent does, not a grade."""
+    from .. import seeds
+    from ..agents import builtin_spec, file_spec
+    from ..game import play_game
+    from ..handles.opening import Isolation, open_handle
+    from ..rules import GameParams
+
+    spec = file_spec(path)
+    params = GameParams(moves_per_turn=settings["moves_per_turn"], timeout=settings["timeout"])
+    turns = settings["practice_turns"]
+    lines = [f"{turns} turns per game, flip chance {params.flip.start:g} decaying "
+             f"{params.flip.decay:g}; these scores are not graded."]
+    agent = open_handle(spec, isolation)
+    try:
+        for name in PRACTICE:
+            opponent = open_handle(builtin_spec(name), Isolation("none"))
+            first, second = sorted([agent, opponent], key=lambda handle: handle.name)
+            game = play_game(first, second, turns,
+                             seeds.game_seed(PRACTICE_SEED, 1, first.name, second.name), params)
+            mine, theirs = game.score if first is agent else reversed(game.score)
+            lines.append(f"  vs {name:<10} {mine:>4} : {theirs:<4}")
+    finally:
+        agent.close()
+    return {"name": "Practice games against built-in agents (not graded)",
+            "number": str(len(CHECKS) + 1), "score": 0, "max_score": 0,
+            "status": "passed", "output": "\n".join(lines), "visibility": "visible"}

@@ -1,0 +1,40 @@
+"""`pdharness autograder DIR`: write a Gradescope autograder bundle."""
+from __future__ import annotations
+
+import click
+
+
+@click.command(context_settings={"help_option_names": ["-h", "--help"]})
+@click.argument("folder", type=click.Path(file_okay=False), metavar="DIR")
+@click.option("--roster", type=click.Path(dir_okay=False, exists=True),
+              help="The course roster (as for validate): every upload's name must then "
+                   "spell a team on it. A copy goes into the bundle.")
+@click.option("--points", type=click.FloatRange(min=0), default=10.0, show_default=True,
+              help="Points for a submission that passes every check.")
+@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=1.0,
+              show_default=True, help="Seconds an agent may take per call.")
+@click.option("--moves-per-turn", type=click.IntRange(min=1), default=3, show_default=True,
+              help="Moves an answer must hold, as the tournament will ask.")
+@click.option("--memory-limit", type=click.IntRange(min=16), default=1024, show_default=True,
+              metavar="MIB", help="Address space an agent's process may use, in MiB.")
+def command(folder, roster, points, timeout, moves_per_turn, memory_limit):
+    """Write into DIR a Gradescope autograder (setup.sh, run_autograder, a copy of this
+    harness, the settings) and DIR/autograder.zip, the file to upload under the
+    assignment's Configure Autograder. Every student upload is then validated as
+    `pdharness validate` does (name, file, the contract played in the sandbox), a few
+    practice games are played against built-ins, and Gradescope shows the score per check
+    with the same hints."""
+    from pathlib import Path
+
+    from ..autograder.bundle import write_bundle
+
+    settings = {"points": points, "timeout": timeout, "moves_per_turn": moves_per_turn,
+                "memory_limit": memory_limit}
+    archive = write_bundle(Path(folder), settings, Path(roster) if roster else None)
+    click.echo(f"wrote the autograder in {folder}\n"
+               f"  upload:   {archive} (Gradescope: the assignment's Configure Autograder,"
+               f" Zip file upload)\n"
+               f"  try it:   mkdir -p try/submission && cp YourAgent.py try/submission/ && "
+               f"unzip -o -q {archive} -d try/source && "
+               f"AUTOGRADER_ROOT=$PWD/try bash try/source/run_autograder && "
+               f"cat try/results/results.json")

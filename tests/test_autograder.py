@@ -1,0 +1,236 @@
+"""`pdharness autograder DIR`: the bundle as Gradescope takes it (the zip's root), unpacked
+into a folder laid out as Gradescope lays out /autograder, run for real uploads of each
+language, good and bad, with and without bubblewrap; results.json read as Gradescope's
+specification defines it."""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from conftest import AGENTS, run_cli
+
+VALIDATE = AGENTS / "validate"
+VISIBILITIES = {"hidden", "after_due_date", "after_published", "visible"}
+
+
+@pytest.fixture(scope="module")
+def bundle(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("bundle") / "autograder"
+    status, out, err = run_cli("autograder", folder, "--points", "20")
+    assert status == 0, err
+    assert str(folder / "autograder.zip") in out
+    return folder
+
+
+def gradescope_layout(tmp_path, bundle, uploads) -> Path:
+    """/autograder as Gradescope builds it: the zip unpacked in source/, run_autograder
+    copied to the root, the student's files in submission/, an empty results/."""
+    root = tmp_path / "autograder"
+    with zipfile.ZipFile(bundle / "autograder.zip") as zipped:
+        zipped.extractall(root / "source")
+    shutil.copy2(root / "source" / "run_autograder", root / "run_autograder")
+    (root / "submission").mkdir()
+    (root / "results").mkdir()
+    for upload in uploads:
+        shutil.copy2(upload, root / "submission" / Path(upload).name)
+    return root
+
+
+def run_autograder(root: Path, path_dirs: str | None = None) -> dict:
+    env = dict(os.environ, AUTOGRADER_ROOT=str(root), PDHARNESS_PYTHON=sys.executable)
+    env.pop("PYTHONPATH", None)   # the bundle's own copy of the harness must do
+    if path_dirs is not None:
+        env["PATH"] = path_dirs
+    (root / "run_autograder").chmod(0o755)
+    done = subprocess.run(["/bin/bash", str(root / "run_autograder")], cwd=root, env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    results = json.loads((root / "results" / "results.json").read_text(encoding="utf-8"))
+    check_gradescope_shape(results)
+    return results
+
+
+def check_gradescope_shape(results: dict) -> None:
+    """The fields and types of Gradescope's autograder specification."""
+    assert isinstance(results["score"], (int, float))
+    assert results["stdout_visibility"] in VISIBILITIES
+    assert isinstance(results["output"], str)
+    total = 0
+    for test in results["tests"]:
+        assert isinstance(test["name"], str) and test["name"]
+        assert isinstance(test["output"], str)
+        assert 0 <= test["score"] <= test["max_score"]
+        assert test["visibility"] in VISIBILITIES
+        assert test["status"] in ("passed", "failed")
+        assert (test["status"] == "passed") == (test["score"] == test["max_score"])
+        total += test["score"]
+    assert results["score"] == pytest.approx(total)
+
+
+def by_name(results) -> dict:
+    return {test["name"].split(":")[0]: test for test in results["tests"]}
+
+
+def new_agent(tmp_path, lang) -> Path:
+    status, _out, err = run_cli("new", "Levinson", "Khosmood", "--lang", lang,
+                                "--dir", tmp_path / "written")
+    assert status == 0, err
+    return tmp_path / "written" / f"KhosmoodLevinson.{lang}"
+
+
+def test_the_zip_holds_the_two_scripts_at_its_root_executable(bundle):
+    with zipfile.ZipFile(bundle / "autograder.zip") as zipped:
+        infos = {info.filename: info for info in zipped.infolist()}
+    for script in ("setup.sh", "run_autograder"):
+        assert script in infos
+        assert (infos[script].external_attr >> 16) & 0o111
+    assert "pdharness/harness/autograder/grade.py" in infos
+    assert not any("__pycache__" in name for name in infos)
+
+
+@pytest.mark.parametrize("lang", ["py", "hy", "lisp"])
+def test_a_good_upload_gets_every_point_and_practice_scores(tmp_path, bundle, lang, sbcl,
+                                                             bwrap):
+    root = gradescope_layout(tmp_path, bundle, [new_agent(tmp_path, lang)])
+    results = run_autograder(root)
+    assert results["score"] == 20
+    assert all(test["status"] == "passed" for test in results["tests"])
+    practice = by_name(results)["Practice games against built-in agents (not graded)"]
+    assert practice["max_score"] == 0
+    assert "vs titfortat" in practice["output"] and "vs defect" in practice["output"]
+    assert "Bubblewrap cannot run" not in results["output"]
+    assert results["stdout_visibility"] == "hidden"
+
+
+@pytest.mark.parametrize("upload, failed, says", [
+    (VALIDATE / "py" / "ParkQuinn.py", "Plays", "ParkQuinn([], [0, 0])"),
+    (VALIDATE / "hy" / "DyerEllis.hy", "Loads", "load-error"),
+    (VALIDATE / "lisp" / "KhanLowe.lisp", "Plays", "gave up"),
+    (VALIDATE / "lisp" / "DunnEast.lisp", "Loads", "no-agent"),
+])
+def test_a_bad_upload_fails_its_check_with_validates_hint(tmp_path, bundle, upload, failed,
+                                                           says, sbcl, bwrap):
+    results = run_autograder(gradescope_layout(tmp_path, bundle, [upload]))
+    tests = by_name(results)
+    assert tests[failed]["status"] == "failed"
+    assert says in tests[failed]["output"]
+    assert "fix: " in tests[failed]["output"]
+    assert tests["One agent file (.py, .hy or .lisp)"]["status"] == "passed"
+    assert results["score"] < 20
+    assert not any(name.startswith("Practice") for name in tests)
+
+
+def test_a_check_after_a_failed_one_is_not_passed(tmp_path, bundle, bwrap):
+    """A file that does not load has not shown that it plays the contract."""
+    results = run_autograder(gradescope_layout(tmp_path, bundle,
+                                               [VALIDATE / "py" / "JonesKing.py"]))
+    tests = by_name(results)
+    assert tests["Loads"]["status"] == "failed"
+    assert tests["Plays"]["status"] == "failed"
+    assert "Not checked" in tests["Plays"]["output"]
+
+
+def test_an_upload_without_an_agent_file_says_what_was_uploaded(tmp_path, bundle):
+    notes = tmp_path / "notes.txt"
+    notes.write_text("my strategy\n")
+    results = run_autograder(gradescope_layout(tmp_path, bundle, [notes]))
+    assert results["score"] == 0
+    first = results["tests"][0]
+    assert first["status"] == "failed" and "notes.txt" in first["output"]
+
+
+def test_two_agent_files_fail_the_one_file_check(tmp_path, bundle, bwrap):
+    uploads = [new_agent(tmp_path, "py"), VALIDATE / "warnings" / "OrrPage.py"]
+    results = run_autograder(gradescope_layout(tmp_path, bundle, uploads))
+    first = results["tests"][0]
+    assert first["status"] == "failed"
+    assert "KhosmoodLevinson.py" in first["output"] and "OrrPage.py" in first["output"]
+
+
+def test_without_bubblewrap_the_output_says_so_and_limits_still_hold(tmp_path, bundle, sbcl):
+    """Gradescope's container may not allow bubblewrap: the agents then run as plain
+    processes with the resource limits, and the student's output says so."""
+    tools = tmp_path / "bin"
+    tools.mkdir()
+    for tool in ("mkdir", "sbcl", "prlimit", "setpriv"):
+        found = shutil.which(tool)
+        if found:
+            (tools / tool).symlink_to(found)
+    root = gradescope_layout(tmp_path, bundle, [VALIDATE / "py" / "NashOwen.py"])
+    results = run_autograder(root, path_dirs=str(tools))
+    assert "Bubblewrap cannot run in this container" in results["output"]
+    assert "plain process" in results["output"]
+    plays = by_name(results)["Plays"]
+    assert plays["status"] == "failed" and "timeout" in plays["output"]
+
+
+def test_the_roster_goes_into_the_bundle_and_names_are_checked_against_it(tmp_path, bwrap):
+    folder = tmp_path / "bundle"
+    status, _out, err = run_cli("autograder", folder, "--roster",
+                                VALIDATE / "rosters" / "canvas.csv")
+    assert status == 0, err
+    good = new_agent(tmp_path, "py")
+    results = run_autograder(gradescope_layout(tmp_path / "a", folder, [good]))
+    assert by_name(results)["Name"]["status"] == "passed"
+    stranger = tmp_path / "OrrPage.py"
+    shutil.copy2(VALIDATE / "warnings" / "OrrPage.py", stranger)
+    results = run_autograder(gradescope_layout(tmp_path / "b", folder, [stranger]))
+    name = by_name(results)["Name"]
+    assert name["status"] == "failed" and "not-on-roster" in name["output"]
+
+
+def test_setup_sh_installs_pinned_dependencies_and_warms_the_harness(tmp_path, bundle, sbcl):
+    """setup.sh as Gradescope runs it, with apt-get stubbed (no network here) and pip
+    allowed only to find what is already installed."""
+    root = gradescope_layout(tmp_path, bundle, [])
+    stubs = tmp_path / "stubs"
+    stubs.mkdir()
+    (stubs / "apt-get").write_text("#!/bin/sh\nexit 0\n")
+    (stubs / "apt-get").chmod(0o755)
+    python = Path(sys.executable).parent   # `python3` is this interpreter
+    env = dict(os.environ, AUTOGRADER_ROOT=str(root), PIP_NO_INDEX="1",
+               PATH=f"{stubs}:{python}:{os.environ['PATH']}")
+    env.pop("PYTHONPATH", None)
+    text = (root / "source" / "setup.sh").read_text()
+    assert "hy==" in text and "click==" in text
+    done = subprocess.run(["/bin/bash", str(root / "source" / "setup.sh")], cwd=root / "source",
+                          env=env, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    assert done.stdout.count("1 of 1 submission passes") == 3
+
+
+def test_a_broken_roster_still_gives_the_student_a_results_file(tmp_path, bundle):
+    root = gradescope_layout(tmp_path, bundle, [VALIDATE / "py" / "ParkQuinn.py"])
+    settings = root / "source" / "pdharness-autograder.json"
+    data = json.loads(settings.read_text())
+    data["roster"] = "missing.csv"
+    settings.write_text(json.dumps(data))
+    results = run_autograder(root)
+    assert results["score"] == 0 and "tell the instructor" in results["output"]
+    assert results["stdout_visibility"] == "hidden"
+
+
+def test_bundle_writes_over_an_earlier_bundle(tmp_path):
+    folder = tmp_path / "bundle"
+    for _ in range(2):
+        status, _out, err = run_cli("autograder", folder)
+        assert status == 0, err
+    assert (folder / "run_autograder").stat().st_mode & 0o111
+    with zipfile.ZipFile(folder / "autograder.zip") as zipped:
+        names = zipped.namelist()
+    assert "autograder.zip" not in names and len(names) == len(set(names))
+
+
+def test_every_problem_code_of_validate_fails_exactly_one_check():
+    from harness.autograder.grade import CHECKS
+    from harness.validation.problems import CODES
+
+    owners = [check.name for code in CODES for check in CHECKS if code in check.codes]
+    assert len(owners) == len(CODES)
