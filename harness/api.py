@@ -49,7 +49,8 @@ def monitor(flip_params, game_length, agents, *, seed: int | None = None,
             isolation: str = "process", memory_limit_mib: int = 1024,
             jobs: int | None = None, max_rounds: int | None = None,
             max_faults: int | None = None, disqualify_broken: bool = False,
-            agents_dir=None) -> Standings:
+            agents_dir=None, horizon: str = "uniform",
+            stop_prob: float | None = None) -> Standings:
     """Run the Levinson tournament. `agents` holds built-in names, agent names found in
     `agents_dir` (default: the bundled student_agents), paths, or Python functions (which
     always run in this process)."""
@@ -70,7 +71,7 @@ def monitor(flip_params, game_length, agents, *, seed: int | None = None,
         game=GameParams(FlipParams(float(flip_start), float(flip_decay), decay),
                         moves_per_turn, Payoffs(*payoffs), timeout,
                         "C" if on_fault == "cooperate" else "D"),
-        length=GameLength(int(low), int(high)),
+        length=GameLength(int(low), int(high), horizon, stop_prob),
         isolation=Isolation(isolation, timeout, memory_limit_mib * 1024 * 1024),
         jobs=jobs, max_rounds=max_rounds, max_faults=max_faults,
         disqualify_broken=disqualify_broken)

@@ -21,7 +21,15 @@ def params_dict(settings) -> dict:
         "isolation": settings.isolation.mode,
         "max_rounds": settings.max_rounds,
         "max_faults": settings.max_faults,
+        **horizon_dict(settings.length),
     }
+
+
+def horizon_dict(length) -> dict:
+    """Only for a horizon other than the Levinson one, so the usual shape stays as it was."""
+    if length.horizon == "uniform":
+        return {}
+    return {"horizon": length.horizon, "stop_prob": length.stop_prob}
 
 
 def game_dict(game) -> dict:
@@ -89,11 +97,20 @@ def _dropped_text(dropped_in) -> str:
     return "did not play" if dropped_in == 0 else f"round {dropped_in}"
 
 
+def _horizon_words(params) -> str:
+    if "horizon" not in params:
+        return ""
+    if params["horizon"] == "fixed":
+        return " fixed"
+    return f" geometric (stop {params['stop_prob']:g})"
+
+
 def as_table(result) -> str:
     params = params_dict(result.settings)
     lines = [f"Levinson tournament  seed {result.seed}  flip {params['flip'][0]:g} "
              f"{params['flip'][1]:g} ({params['decay']})  length {params['length'][0]}-"
-             f"{params['length'][1]}  {params['moves_per_turn']} moves/turn  "
+             f"{params['length'][1]}{_horizon_words(params)}  {params['moves_per_turn']} "
+             "moves/turn  "
              f"isolation {params['isolation']}", ""]
     winners = [s for s in result.standings if s.dropped_in is None]
     if len(winners) > 1:
@@ -107,7 +124,9 @@ def as_table(result) -> str:
     lines += ["", "Rounds:"]
     for r in result.rounds:
         dropped = ", ".join(r.dropped) or "nobody (all tied)"
-        lines.append(f"  {r.number:>3}: {r.game_length} turns, dropped {dropped}")
+        turns = (f"games up to {r.game_length} turns" if "stop_prob" in params
+                 else f"{r.game_length} turns")
+        lines.append(f"  {r.number:>3}: {turns}, dropped {dropped}")
     troubled = [e for e in result.entrants if e.status != "ok"]
     if troubled:
         lines += ["", "Agents with problems:"]

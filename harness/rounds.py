@@ -19,16 +19,29 @@ class GameJob:
 
 
 def draw_length(tournament_seed: int, round_number: int, length: GameLength) -> int:
-    """One game length per round, uniform over Lmin..Lmax inclusive."""
+    """One game length per round, uniform over Lmin..Lmax inclusive (with another horizon,
+    the fixed length or the geometric cap: what the round records as its length)."""
+    if length.horizon != "uniform":
+        return length.high
     return random.Random(seeds.length_seed(tournament_seed, round_number)).randint(
         length.low, length.high)
 
 
-def round_robin(names, round_number: int, game_length: int, tournament_seed: int):
-    """Every remaining agent against every other once; no self-play."""
-    return [GameJob(round_number, a, b, game_length,
+def round_robin(names, round_number: int, game_length: int, tournament_seed: int,
+                length: GameLength | None = None):
+    """Every remaining agent against every other once; no self-play. With a geometric
+    horizon each game draws its own length from its seed, capped at `game_length`."""
+    jobs = [GameJob(round_number, a, b, game_length,
                     seeds.game_seed(tournament_seed, round_number, a, b))
             for a, b in combinations(sorted(names), 2)]
+    if length is not None and length.horizon == "geometric":
+        from dataclasses import replace
+
+        from .horizons import geometric_length
+
+        jobs = [replace(job, length=geometric_length(job.seed, length.stop_prob,
+                                                     game_length)) for job in jobs]
+    return jobs
 
 
 def round_scores(names, games) -> dict[str, int]:

@@ -92,10 +92,13 @@ class FlipParams:
 
 @dataclass(frozen=True)
 class GameLength:
-    """`gameLength` (Lmin Lmax): one length drawn per round, inclusive."""
+    """`gameLength` (Lmin Lmax): one length drawn per round, inclusive; or another horizon
+    (harness/horizons.py), for which (Lmin Lmax) is the fixed length or the cap."""
 
     low: int = 10
     high: int = 50
+    horizon: str = "uniform"
+    stop_prob: float | None = None       # geometric: the chance a game ends after a turn
 
     def __post_init__(self):
         if self.low < 1:
@@ -103,6 +106,10 @@ class GameLength:
         if self.low > self.high:
             raise ParameterError(
                 f"game length minimum {self.low} is greater than maximum {self.high}")
+        if self.horizon != "uniform" or self.stop_prob is not None:
+            from .horizons import check
+
+            check(self.horizon, self.low, self.high, self.stop_prob)
 
 
 @dataclass(frozen=True)

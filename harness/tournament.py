@@ -99,7 +99,7 @@ def _goes_on(state, settings) -> bool:
 def _play_round(state, seed, settings, runner, observer) -> None:
     number = state.next_round
     length = draw_length(seed, number, settings.length)
-    games = runner.play(round_robin(state.remaining, number, length, seed),
+    games = runner.play(round_robin(state.remaining, number, length, seed, settings.length),
                         on_game=observer.game_finished)
     scores = round_scores(state.remaining, games)
     dropped = lowest_scorers(scores)

@@ -43,7 +43,14 @@ game_options = compose(
 
 tournament_options = compose(
     click.option("--length", nargs=2, type=int, default=(10, 50), show_default=True,
-                 metavar="LMIN LMAX", help="Game length drawn per round, inclusive."),
+                 metavar="LMIN LMAX", help="Game length drawn per round, inclusive (the "
+                 "fixed length L L, or the cap of a geometric horizon)."),
+    click.option("--horizon", type=click.Choice(("uniform", "fixed", "geometric")),
+                 default="uniform", show_default=True,
+                 help="Game lengths: one per round from --length (the Levinson rule), every "
+                      "game --length L L, or ending after each turn with --stop-prob."),
+    click.option("--stop-prob", type=float, default=None, metavar="P",
+                 help="--horizon geometric: the chance a game ends after each turn."),
     click.option("--jobs", "-j", type=click.IntRange(min=1), default=None,
                  help="Games played at once (default: every core)."),
     click.option("--max-rounds", type=click.IntRange(min=1), default=None,
@@ -79,7 +86,8 @@ def settings(options):
     from ..tournament import Settings
 
     return Settings(game=game_params(options),
-                    length=GameLength(*options["length"]),
+                    length=GameLength(*options["length"], options.get("horizon", "uniform"),
+                                      options.get("stop_prob")),
                     isolation=isolation(options),
                     jobs=options["jobs"],
                     max_rounds=options["max_rounds"],

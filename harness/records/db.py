@@ -19,6 +19,8 @@ CREATE TABLE run (
     decay_mode        TEXT NOT NULL,
     length_min        INTEGER NOT NULL,
     length_max        INTEGER NOT NULL,
+    horizon           TEXT NOT NULL DEFAULT 'uniform',  -- uniform, fixed or geometric
+    stop_prob         REAL,                             -- geometric: chance to end a turn
     moves_per_turn    INTEGER NOT NULL,
     payoff_t          INTEGER NOT NULL,
     payoff_r          INTEGER NOT NULL,
@@ -191,7 +193,8 @@ def run_row(seed: int, settings, replicates: int, command: str | None) -> dict:
         "id": 1, "schema_version": SCHEMA_VERSION, "harness_version": __version__,
         "seed": seed_value(seed), "flip_start": flip.start, "flip_decay": flip.decay,
         "decay_mode": flip.mode, "length_min": settings.length.low,
-        "length_max": settings.length.high, "moves_per_turn": game.moves_per_turn,
+        "length_max": settings.length.high, "horizon": settings.length.horizon,
+        "stop_prob": settings.length.stop_prob, "moves_per_turn": game.moves_per_turn,
         "payoff_t": t, "payoff_r": r, "payoff_p": p, "payoff_s": s,
         "timeout": game.timeout, "default_answer": game.default_answer,
         "isolation": settings.isolation.mode, "memory_limit": settings.isolation.memory_limit,
@@ -213,7 +216,10 @@ def settings_of(row):
         moves_per_turn=row["moves_per_turn"],
         payoffs=Payoffs(row["payoff_t"], row["payoff_r"], row["payoff_p"], row["payoff_s"]),
         timeout=row["timeout"], default_answer=row["default_answer"])
-    return Settings(game=game, length=GameLength(row["length_min"], row["length_max"]),
+    horizon = row["horizon"] if "horizon" in row.keys() else "uniform"  # older records
+    stop_prob = row["stop_prob"] if "stop_prob" in row.keys() else None
+    return Settings(game=game, length=GameLength(row["length_min"], row["length_max"],
+                                                 horizon, stop_prob),
                     isolation=Isolation(row["isolation"], row["timeout"],
                                         row["memory_limit"]),
                     jobs=row["jobs"], max_rounds=row["max_rounds"],
