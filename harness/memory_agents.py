@@ -31,6 +31,18 @@ def offset(m: int) -> int:
     return (4 ** m - 1) // 3
 
 
+def window_state(mine, theirs, end: int, memory: int) -> int:
+    """The position in a table of the window of (at most `memory`) move pairs that ends at
+    index `end` of the game (inclusive; before the game when negative)."""
+    m = min(memory, end + 1) if end >= 0 else 0
+    index = 0
+    for position in range(end - m + 1, end + 1):
+        index = index * 2 + (mine[position] == "D")
+    for position in range(end - m + 1, end + 1):
+        index = index * 2 + (theirs[position] == "D")
+    return offset(m) + index
+
+
 @dataclass(frozen=True)
 class Policy:
     memory: int          # N
@@ -41,13 +53,7 @@ class Policy:
 
     def move(self, mine, theirs, end: int) -> str:
         """The move for the window of (at most N) pairs ending at index `end` (inclusive)."""
-        m = min(self.memory, end + 1) if end >= 0 else 0
-        index = 0
-        for position in range(end - m + 1, end + 1):
-            index = index * 2 + (mine[position] == "D")
-        for position in range(end - m + 1, end + 1):
-            index = index * 2 + (theirs[position] == "D")
-        return self.table[offset(m) + index]
+        return self.table[window_state(mine, theirs, end, self.memory)]
 
     def builtin(self):
         from .builtins import Builtin

@@ -45,7 +45,7 @@ def strategy_key(spec) -> str:
         from .qtable import load_model
 
         return load_model(Path(source[len(QTABLE_PREFIX):])).policy().key()
-    return spec.name
+    return spec.name if source == "builtin" else source  # a population's copy: its built-in
 
 
 def model_path(source: str) -> Path | None:

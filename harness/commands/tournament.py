@@ -38,12 +38,31 @@ def run_and_print(specs, options) -> None:
                    "resume).")
 @click.option("--replicates", type=click.IntRange(min=1), default=None, metavar="N",
               help="Also run N tournaments with seeds derived from --seed: how much is luck.")
+@click.option("--population", type=click.Path(dir_okay=False), default=None, metavar="FILE",
+              help="Agent types and how many copies of each (JSON or TOML; copies are "
+                   "named type#1, type#2, ...).")
 @output_options
 @quiet_option
-def command(agents, **options):
+def command(agents, population, **options):
     """Run the Levinson tournament among AGENTS: agent files, folders of them or built-in
-    names (none given: the bundled student_agents/)."""
-    from ..agents import bundled_agents_dir, resolve
+    names (none given: the bundled student_agents/, unless --population gives them)."""
+    from ..agents import bundled_agents_dir, check_unique, resolve
 
-    specs = resolve(agents or [str(bundled_agents_dir())])
+    specs = []
+    if population:
+        from ..population import population_specs
+
+        specs = population_specs(population)
+    if agents or not population:
+        specs += resolve(agents or [str(bundled_agents_dir())])
+    check_unique(specs)
+    _note_retraining(specs)
     run_and_print(specs, options)
+
+
+def _note_retraining(specs) -> None:
+    """A Q-table agent trained against other types than the ones it meets: say so."""
+    from ..qtable import retrain_notes
+
+    for note in retrain_notes(specs):
+        click.echo(f"pdharness: note: {note}", err=True)
