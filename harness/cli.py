@@ -52,7 +52,9 @@ def cli():
 
 
 def fail(message: str, status: int = 2):
-    click.echo(f"pdharness: error: {message}", err=True)
+    from .safe_text import line  # messages quote names, paths and agents' errors
+
+    click.echo(f"pdharness: error: {line(message)}", err=True)
     sys.exit(status)
 
 

@@ -6,6 +6,7 @@ import io
 import json
 
 from .handles.base import FAULT_KINDS
+from .safe_text import csv_row, line
 
 
 def params_dict(settings) -> dict:
@@ -84,10 +85,16 @@ def csv_rows(result) -> list[dict]:
 
 
 def as_csv(result) -> str:
+    return write_csv(CSV_COLUMNS, csv_rows(result))
+
+
+def write_csv(columns, rows) -> str:
+    """Every CSV pdharness writes goes through here: each text cell escaped and
+    neutralized (safe_text.csv_cell), so no spreadsheet runs an agent's name or path."""
     out = io.StringIO()
-    writer = csv.DictWriter(out, fieldnames=CSV_COLUMNS, lineterminator="\n")
+    writer = csv.DictWriter(out, fieldnames=columns, lineterminator="\n")
     writer.writeheader()
-    writer.writerows(csv_rows(result))
+    writer.writerows(csv_row(row) for row in rows)
     return out.getvalue()
 
 
@@ -106,6 +113,7 @@ def _horizon_words(params) -> str:
 
 
 def as_table(result) -> str:
+    """For a terminal: every name and message from an agent or a record escaped (`line`)."""
     params = params_dict(result.settings)
     lines = [f"Levinson tournament  seed {result.seed}  flip {params['flip'][0]:g} "
              f"{params['flip'][1]:g} ({params['decay']})  length {params['length'][0]}-"
@@ -114,23 +122,24 @@ def as_table(result) -> str:
              f"isolation {params['isolation']}", ""]
     winners = [s for s in result.standings if s.dropped_in is None]
     if len(winners) > 1:
-        lines += [f"Co-winners (all tied): {', '.join(s.agent for s in winners)}", ""]
-    width = max([len("agent")] + [len(s.agent) for s in result.standings])
+        lines += [f"Co-winners (all tied): {', '.join(line(s.agent) for s in winners)}", ""]
+    names = {s.agent: line(s.agent) for s in result.standings}
+    width = max([len("agent")] + [len(name) for name in names.values()])
     lines.append(f"{'rank':>4}  {'agent':<{width}}  {'score':>7}  {'out':<12}  faults")
     for s in result.standings:
         faults = ", ".join(f"{n} {k}" for k, n in s.faults.items() if n) or "-"
-        lines.append(f"{s.rank:>4}  {s.agent:<{width}}  {s.score:>7}  "
+        lines.append(f"{s.rank:>4}  {names[s.agent]:<{width}}  {s.score:>7}  "
                      f"{_dropped_text(s.dropped_in):<12}  {faults}")
     lines += ["", "Rounds:"]
     for r in result.rounds:
-        dropped = ", ".join(r.dropped) or "nobody (all tied)"
+        dropped = ", ".join(map(line, r.dropped)) or "nobody (all tied)"
         turns = (f"games up to {r.game_length} turns" if "stop_prob" in params
                  else f"{r.game_length} turns")
         lines.append(f"  {r.number:>3}: {turns}, dropped {dropped}")
     troubled = [e for e in result.entrants if e.status != "ok"]
     if troubled:
         lines += ["", "Agents with problems:"]
-        lines += [f"  {e.name}: {e.status}: {e.message}" for e in troubled]
+        lines += [f"  {line(e.name)}: {line(e.status)}: {line(e.message)}" for e in troubled]
     return "\n".join(lines)
 
 

@@ -477,7 +477,9 @@ def warn_once(reason: str) -> None:
     if _warned:
         return
     _warned = True
-    print(f"pdharness: warning: no sandbox: {reason}. Agents run as plain processes with "
+    from .safe_text import line  # the reason quotes bubblewrap's stderr
+
+    print(f"pdharness: warning: no sandbox: {line(reason)}. Agents run as plain processes with "
           "resource limits only: each can read and write whatever this user can, use the "
           "network, and signal other processes, the monitor included "
           "(see README, 'Running untrusted submissions').", file=sys.stderr)

@@ -4,6 +4,8 @@ Played moves that noise flipped are marked with `*`, so a student sees what thei
 meant, what was actually played, and why the score moved."""
 from __future__ import annotations
 
+from .safe_text import line
+
 
 def _sides(game, first: str | None):
     """("a", "b") or ("b", "a"): print the agent the user named first on the left."""
@@ -42,8 +44,9 @@ def trace_dict(game, seed: int, first: str | None = None) -> dict:
 
 
 def trace_table(game, seed: int, first: str | None = None, header: str = "") -> str:
+    """For a terminal: names and fault messages escaped (`line`); `header` is the caller's."""
     left, right = _sides(game, first)
-    names = {"a": game.a, "b": game.b}
+    names = {"a": line(game.a), "b": line(game.b)}
     per_turn = len(game.turns[0].intended_a) if game.turns else 3
     width = max(len(names[left]), len(names[right]), 2 * per_turn + 8)
     lines = [header] if header else []
@@ -55,7 +58,7 @@ def trace_table(game, seed: int, first: str | None = None, header: str = "") -> 
             intended, played, fault = _side(turn, side)
             cells.append(f"{intended} > {marked(intended, played)}")
             if fault:
-                notes.append(f"{names[side]} {fault.kind}: {fault.message}")
+                notes.append(f"{names[side]} {line(fault.kind)}: {line(fault.message)}")
         mine, theirs = _score(turn, left)
         lines.append(f"{number:>4}  {cells[0]:<{width}}  {cells[1]:<{width}}  "
                      f"{mine:>4} {theirs:>4}  {'; '.join(notes)}".rstrip())

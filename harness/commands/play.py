@@ -55,18 +55,19 @@ def command(agent_a, agent_b, **options):
     turn: intended and played moves (flips marked) and the running score. With the same
     --seed it is the game round 1 of a tournament would play between them."""
     from ..agents import resolve_one
+    from ..safe_text import echo, line
     from ..trace import trace_dict, trace_table
 
     spec_a, spec_b = (_single(resolve_one(name)) for name in (agent_a, agent_b))
     game, seed, params = play_once(spec_a, spec_b, options)
     if options["format"] == "json":
-        click.echo(json.dumps(trace_dict(game, seed, spec_a.name), indent=2))
+        echo(json.dumps(trace_dict(game, seed, spec_a.name), indent=2))
         return
     flip = params.flip
-    header = (f"{spec_a.name} vs {spec_b.name}  seed {seed}  {len(game.turns)} turns  "
-              f"flip {flip.start:g} {flip.decay:g} ({flip.mode})  "
+    header = (f"{line(spec_a.name)} vs {line(spec_b.name)}  seed {seed}  "
+              f"{len(game.turns)} turns  flip {flip.start:g} {flip.decay:g} ({flip.mode})  "
               f"{params.moves_per_turn} moves/turn")
-    click.echo(trace_table(game, seed, spec_a.name, header))
+    echo(trace_table(game, seed, spec_a.name, header))
 
 
 def _single(specs):

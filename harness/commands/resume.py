@@ -26,7 +26,9 @@ def command(record, jobs, **options):
     except session.RecordInterrupted as stopped:
         outputs.exit_interrupted(stopped)
     if note:
-        click.echo(f"pdharness: {note}", err=True)
+        from ..safe_text import line
+
+        click.echo(f"pdharness: {line(note)}", err=True)
     from ..records.reader import Record
 
     with Record(record) as opened:

@@ -7,6 +7,7 @@ import json
 import click
 
 from ..records.outputs import format_option, output_options
+from ..safe_text import block, echo, line
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
@@ -51,9 +52,9 @@ def _show_run(opened, options) -> None:
     note = _incomplete_note(opened)
     if note:
         if options["format"] == "table":
-            click.echo(note + "\n")
+            echo(line(note) + "\n")
         else:
-            click.echo(f"pdharness: {note}", err=True)
+            echo(f"pdharness: {line(note)}", err=True)
     outputs.deliver(opened.result(), options, roster, command=opened.run["command"],
                     incomplete=note)
 
@@ -82,14 +83,15 @@ def _show_game(opened, game_id, agent_name, chosen) -> None:
         raise HarnessError(f"{first} did not play game {game_id} ({game.a} vs {game.b})")
     if chosen == "json":
         trace = trace_dict(game, opened.seed, first)
-        click.echo(json.dumps({"game": game_id, "round": game.round, **trace}, indent=2))
+        echo(json.dumps({"game": game_id, "round": game.round, **trace}, indent=2))
         return
     flip = opened.settings.game.flip
     left, right = (game.b, game.a) if first == game.b else (game.a, game.b)
-    header = (f"Game {game_id}, round {game.round}: {left} vs {right}  seed {opened.seed}  "
+    header = (f"Game {game_id}, round {game.round}: {line(left)} vs {line(right)}  "
+              f"seed {opened.seed}  "
               f"{len(game.turns)} turns  flip {flip.start:g} {flip.decay:g} ({flip.mode})  "
               f"{opened.settings.game.moves_per_turn} moves/turn")
-    click.echo(trace_table(game, opened.seed, first, header))
+    echo(trace_table(game, opened.seed, first, header))
 
 
 def _show_agent(opened, name, chosen) -> None:
@@ -99,9 +101,9 @@ def _show_agent(opened, name, chosen) -> None:
     faults = opened.query("SELECT f.*, g.round FROM fault f JOIN game g ON g.id = f.game "
                           "WHERE f.agent = ? ORDER BY f.game, f.turn", name)
     if chosen == "json":
-        click.echo(json.dumps(_agent_dict(row, games, faults), indent=2))
+        echo(json.dumps(_agent_dict(row, games, faults), indent=2))
         return
-    click.echo(_agent_text(row, games, faults))
+    echo(_agent_text(row, games, faults))
 
 
 def _agent_games(row, games):
@@ -128,31 +130,33 @@ def _agent_dict(row, games, faults) -> dict:
 
 
 def _agent_text(row, games, faults) -> str:
+    """For a terminal: every text the record holds escaped (`line`; the output, `block`)."""
     out = row["dropped_in"]
     place = ("did not play" if out == 0 else f"dropped in round {out}" if out
              else "last standing" if row["rank"] else "still in")
-    lines = [f"{row['name']}  ({row['language']}, {row['source']})",
-             f"  status {row['status']}" + (f": {row['message']}" if row["message"] else ""),
+    lines = [f"{line(row['name'])}  ({line(row['language'])}, {line(row['source'])})",
+             f"  status {line(row['status'])}"
+             + (f": {line(row['message'])}" if row["message"] else ""),
              f"  rank {row['rank'] if row['rank'] is not None else '-'}  "
              f"score {row['score'] if row['score'] is not None else '-'}  {place}"]
     if row["sha256"]:
-        lines.append(f"  source sha256 {row['sha256']}")
+        lines.append(f"  source sha256 {line(row['sha256'])}")
     lines += ["", f"Games ({len(games)}):",
               f"  {'game':>5}  {'round':>5}  {'opponent':<20}  {'score':>11}  faults"]
     for g, mine, theirs in _agent_games(row, games):
         score = f"{g[f'score_{mine}']}-{g[f'score_{theirs}']}"
-        lines.append(f"  {g['id']:>5}  {g['round']:>5}  {g[theirs]:<20}  {score:>11}  "
+        lines.append(f"  {g['id']:>5}  {g['round']:>5}  {line(g[theirs]):<20}  {score:>11}  "
                      f"{g[f'faults_{mine}'] or '-'}")
     lines += ["", f"Faults ({len(faults)}):" if faults else "Faults: none"]
     for f in faults:
         lines.append(f"  game {f['game']} (round {f['round']}) turn {f['turn']}: "
-                     f"{f['kind']}: {f['message']}")
+                     f"{line(f['kind'])}: {line(f['message'])}")
     warnings = [(g["id"], g[f"warning_{mine}"]) for g, mine, _ in _agent_games(row, games)
                 if g[f"warning_{mine}"]]
     if warnings:
         lines += ["", "Warnings (first per game):"]
-        lines += [f"  game {game_id}: {text}" for game_id, text in warnings]
+        lines += [f"  game {game_id}: {line(text)}" for game_id, text in warnings]
     if row["output"]:
-        lines += ["", "What its process printed:", row["output"].rstrip()]
+        lines += ["", "What its process printed:", block(row["output"]).rstrip()]
     lines += ["", f"Any game turn by turn: pdharness show FILE --game ID"]
     return "\n".join(lines)

@@ -46,5 +46,7 @@ def command(paths, roster, format, isolation, timeout, moves_per_turn, jobs, rec
     chosen_roster = Roster.read(Path(roster)) if roster else None
     verdicts = validate_all(files, Isolation(isolation, timeout), chosen_roster, jobs,
                             ContractParams(timeout, moves_per_turn))
-    click.echo(as_json(verdicts) if format == "json" else as_table(verdicts))
+    from ..safe_text import echo
+
+    echo(as_json(verdicts) if format == "json" else as_table(verdicts))
     sys.exit(0 if all(v.ok for v in verdicts) else 1)

@@ -3,9 +3,6 @@
 members (from --roster), how the agent played, and its replicate figures."""
 from __future__ import annotations
 
-import csv
-import io
-
 
 def grade_rows(result, roster=None) -> tuple[list[str], list[dict]]:
     from ..formats import CSV_COLUMNS, csv_rows
@@ -43,12 +40,9 @@ def _number(value) -> str:
 
 
 def as_grades_csv(result, roster=None) -> str:
-    columns, rows = grade_rows(result, roster)
-    out = io.StringIO()
-    writer = csv.DictWriter(out, fieldnames=columns, lineterminator="\n")
-    writer.writeheader()
-    writer.writerows(rows)
-    return out.getvalue()
+    from ..formats import write_csv
+
+    return write_csv(*grade_rows(result, roster))
 
 
 def write_grades(path, result, roster=None) -> None:

@@ -50,6 +50,7 @@ def check_outputs(options) -> object:
 def deliver(result, options, roster=None, command: str | None = None,
             incomplete: str | None = None) -> None:
     from ..formats import FORMATTERS
+    from ..safe_text import echo
     from .grades import as_grades_csv, write_grades
     from .report import write_report
 
@@ -63,7 +64,7 @@ def deliver(result, options, roster=None, command: str | None = None,
         replicates = getattr(result, "replicates", None)
         if chosen == "table" and replicates is not None:
             text += "\n\n" + replicates.as_table()
-    click.echo(text.rstrip("\n"))
+    echo(text.rstrip("\n"))  # json and csv have no control character left to escape
     if options.get("report"):
         write_report(options["report"], result, command=command, incomplete=incomplete)
     if options.get("grades"):
@@ -80,5 +81,7 @@ def command_line() -> str:
 def exit_interrupted(error) -> None:
     import sys
 
-    click.echo(f"pdharness: {error}", err=True)
+    from ..safe_text import line
+
+    click.echo(f"pdharness: {line(error)}", err=True)
     sys.exit(130)

@@ -41,8 +41,10 @@ class Bar:
         if not force and now - self.drawn_at < 0.1:
             return
         self.drawn_at = now
+        from ..safe_text import line as safe_line
+
         filled = int(self.width * min(1.0, max(0.0, fraction)))
-        line = f"[{'#' * filled}{'-' * (self.width - filled)}] {text}"
+        line = f"[{'#' * filled}{'-' * (self.width - filled)}] {safe_line(text)}"
         columns = _columns(self.stream)
         self.stream.write("\r" + line[:columns - 1].ljust(columns - 1))
         self.stream.flush()

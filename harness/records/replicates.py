@@ -66,8 +66,11 @@ class Summary:
                             "mean_score": round(a.mean_score, 2)} for a in self.agents]}
 
     def as_table(self) -> str:
+        from ..safe_text import line
+
         count = len(self.runs)
-        width = max([len("agent")] + [len(a.agent) for a in self.agents])
+        names = {a.agent: line(a.agent) for a in self.agents}
+        width = max([len("agent")] + [len(name) for name in names.values()])
         lines = [f"Replicates: {count} more tournaments with seeds derived from the seed "
                  "(95% interval of the mean rank)",
                  f"  {'agent':<{width}}  {'mean rank':>9}  {'95% interval':>13}  "
@@ -75,7 +78,7 @@ class Summary:
         for a in self.agents:
             interval = f"{a.interval[0]:.2f}-{a.interval[1]:.2f}" if a.interval else "-"
             counts = " ".join(str(n) for n in a.rank_counts)
-            lines.append(f"  {a.agent:<{width}}  {a.mean_rank:>9.2f}  {interval:>13}  "
+            lines.append(f"  {names[a.agent]:<{width}}  {a.mean_rank:>9.2f}  {interval:>13}  "
                          f"{a.win_share(count):>6.0%}  {counts}")
         return "\n".join(lines)
 

@@ -4,24 +4,28 @@ from __future__ import annotations
 
 import json
 
+from ..safe_text import line
+
 
 def as_json(verdicts) -> str:
-    return json.dumps([v.as_dict() for v in verdicts], indent=2, ensure_ascii=False)
+    # ensure_ascii: C1 controls and bidi overrides in a path or message stay \u escapes
+    return json.dumps([v.as_dict() for v in verdicts], indent=2)
 
 
 def as_table(verdicts) -> str:
+    """For a terminal: paths, names, messages and warnings escaped (`line`)."""
     lines = []
     for verdict in verdicts:
         mark = "ok  " if verdict.ok else "FAIL"
-        what = f"{verdict.agent} ({verdict.language})" if verdict.language else ""
-        lines.append(f"{mark}  {verdict.path}  {what}".rstrip())
+        what = f"{line(verdict.agent)} ({verdict.language})" if verdict.language else ""
+        lines.append(f"{mark}  {line(verdict.path)}  {what}".rstrip())
         for problem in verdict.problems:
-            lines.append(f"      {problem.code}: {problem.message}")
+            lines.append(f"      {problem.code}: {line(problem.message)}")
             hint = problem.hint(verdict.language)
             if hint:
                 lines.append(f"        fix: {hint}")
         for warning in verdict.warnings:
-            lines.append(f"      warning: {warning}")
+            lines.append(f"      warning: {line(warning)}")
     lines.append(summary(verdicts))
     return "\n".join(lines)
 
