@@ -25,8 +25,11 @@ class LazyGroup(click.Group):
         return [name for name in COMMANDS if self._module(name) is not None]
 
     def get_command(self, ctx, name):
+        from .course import config_option
+
         module = self._module(name)
-        return getattr(module, "command", None) if module else None
+        command = getattr(module, "command", None) if module else None
+        return config_option(command) if command is not None else None
 
     def format_commands(self, ctx, formatter):
         rows = [(name, COMMANDS[name]) for name in self.list_commands(ctx)]

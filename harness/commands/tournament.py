@@ -10,13 +10,14 @@ FORMATS = ("table", "json", "lisp", "csv")
 
 
 def run_and_print(specs, options) -> None:
+    from ..course import as_options
     from ..records import outputs, session
     from .options import seed_of, settings
 
     chosen = settings(options)
     seed = seed_of(options)
     roster = outputs.check_outputs(options)
-    command_line = outputs.command_line()
+    command_line = " ".join(filter(None, [outputs.command_line(), as_options()]))
     try:
         result = session.run(specs, seed, chosen, db=options.get("db"),
                              quiet=options.get("quiet", False),

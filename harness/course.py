@@ -1,0 +1,269 @@
+"""The course file, `pdharness.toml`: what a course fixes once (agents folder, roster,
+timeout, memory limit, faults, flips, lengths, payoffs, output files, ...), found in the
+current folder or given with `--config FILE`.
+
+Its keys are the commands' own long options, written without the dashes (`timeout`,
+`moves-per-turn`, `max-faults`, `grades`), plus `agents` for the AGENT arguments. So the
+course file reads the very table the command line is built from (harness/commands/options.py
+and each command's declarations): the same names, the same checks (each value is converted
+by the option's own type), the same defaults and help. Top-level keys apply to every command
+that has that option; a `[tournament]`, `[validate]`, ... table applies to that command only.
+A key no command knows is an error, with the nearest name. Options given on the command
+line win; the run says which values came from the course file.
+
+Paths in the course file are relative to the course file's folder, wherever the command
+runs.
+"""
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import click
+
+FILE_NAME = "pdharness.toml"
+META_KEY = "pdharness.course"     # where the context keeps what was read
+
+
+@dataclass
+class CourseValues:
+    path: Path
+    values: dict = field(default_factory=dict)       # parameter name -> value given
+    keys: dict = field(default_factory=dict)         # parameter name -> key as written
+
+
+def config_option(command: click.Command) -> click.Command:
+    """Give a command `--config FILE` (once), read before its other options."""
+    if any(param.name == "config" for param in command.params):
+        return command
+    command.params.insert(0, click.Option(
+        ["--config"], type=click.Path(dir_okay=False), is_eager=True, expose_value=False,
+        callback=_load_into_context, metavar="FILE.toml",
+        help=f"Course file (default: ./{FILE_NAME} when present); options given here win."))
+    command.callback = _saying_sources(command.callback)
+    return command
+
+
+def _saying_sources(callback):
+    """The command's own callback, after one line on stderr naming the course file's
+    values (so a run never silently depends on a file the user forgot)."""
+    import functools
+
+    @functools.wraps(callback)
+    def run(*args, **kwargs):
+        line = note()
+        if line:
+            click.echo(f"pdharness: {line}", err=True)
+        return callback(*args, **kwargs)
+
+    return run
+
+
+def _load_into_context(ctx: click.Context, _param, value):
+    from .errors import HarnessError
+
+    if value is not None and not Path(value).is_file():
+        raise HarnessError(f"--config {value}: no such file")
+    path = Path(value) if value is not None else Path(FILE_NAME)
+    if not path.is_file():
+        return None
+    course = read(path, ctx.command, ctx.info_name)
+    ctx.default_map = {**(ctx.default_map or {}), **course.values}
+    ctx.meta[META_KEY] = course
+    return None
+
+
+# -- reading -------------------------------------------------------------------------------
+def read(path: Path, command: click.Command, command_name: str) -> CourseValues:
+    """The values of the course file at `path` that `command` takes, checked."""
+    data = parse(path)
+    known = known_keys()
+    chosen: dict[str, object] = {}
+    for key, value in data.items():
+        if isinstance(value, dict):
+            if key not in known["commands"]:
+                _unknown(path, f"[{key}]", known["commands"], "table")
+            for inner, inner_value in value.items():
+                _check_known(path, inner, known["keys"], f"[{key}] ")
+                if key == command_name:
+                    chosen[inner] = inner_value   # the command's table wins over the top
+            continue
+        _check_known(path, key, known["keys"])
+        chosen.setdefault(key, value)
+    course = CourseValues(path)
+    by_key = keys_of(command)
+    for key, value in chosen.items():
+        param = by_key.get(key)
+        if param is not None:
+            course.values[param.name] = _checked(path, key, param, value)
+            course.keys[param.name] = key
+    return course
+
+
+def parse(path: Path) -> dict:
+    from .errors import HarnessError
+
+    try:
+        import tomllib
+    except ModuleNotFoundError:   # Python 3.10
+        import tomli as tomllib
+    try:
+        with open(path, "rb") as handle:
+            return tomllib.load(handle)
+    except OSError as error:
+        raise HarnessError(f"{path}: cannot read it ({error.strerror})")
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
+        raise HarnessError(f"{path}: not a valid TOML file: {error}")
+
+
+def keys_of(command: click.Command) -> dict[str, click.Parameter]:
+    """The course-file keys a command takes: its long options without the dashes, and its
+    AGENT arguments as `agents`."""
+    keys = {}
+    for param in command.params:
+        if isinstance(param, click.Argument):
+            if param.name == "agents":
+                keys["agents"] = param
+            continue
+        if param.name in ("config", "help"):
+            continue
+        long = [flag for flag in param.opts if flag.startswith("--")]
+        if long:
+            keys[long[0][2:]] = param
+    return keys
+
+
+def known_keys() -> dict[str, set]:
+    """Every key some command takes, and the command names (for the `[command]` tables)."""
+    from .cli import COMMANDS, cli
+
+    keys: set[str] = set()
+    commands = set()
+    for name in COMMANDS:
+        command = cli.get_command(None, name)
+        if command is not None:
+            commands.add(name)
+            keys |= set(keys_of(command))
+    return {"keys": keys, "commands": commands}
+
+
+def _check_known(path: Path, key: str, known: set, where: str = "") -> None:
+    if key not in known:
+        _unknown(path, f"{where}{key}", known, "key")
+
+
+def _unknown(path: Path, key: str, known, what: str) -> None:
+    from .errors import HarnessError
+
+    close = difflib.get_close_matches(key.strip("[]").replace("_", "-"), sorted(known), n=1)
+    hint = f"; did you mean {close[0]}?" if close else ""
+    raise HarnessError(f"{path}: unknown {what} {key}{hint} (keys are the commands' long "
+                       "options without the dashes, e.g. timeout, moves-per-turn)")
+
+
+def _checked(path: Path, key: str, param: click.Parameter, value):
+    """The value as the option's own type accepts it (paths relative to the course file)."""
+    from .errors import HarnessError
+
+    value = _relative_to_file(path, param, value)
+    if param.nargs != 1 and not isinstance(value, list):
+        raise HarnessError(f"{path}: {key} takes a list (e.g. {key} = "
+                           f"{_example(param)}), not {value!r}")
+    if isinstance(value, list) and param.nargs == 1 and not param.multiple:
+        raise HarnessError(f"{path}: {key} takes one value, not a list")
+    if isinstance(param, click.Option) and param.is_flag:
+        if not isinstance(value, bool):
+            raise HarnessError(f"{path}: {key} is true or false, not {_toml(value)}")
+        return value
+    texts = value if isinstance(value, list) else [value]
+    if (isinstance(param.type, click.Path) or isinstance(param, click.Argument)) and not all(
+            isinstance(text, str) for text in texts):
+        raise HarnessError(f"{path}: {key} = {_toml(value)}: a path is written in quotes")
+    try:
+        ctx = click.Context(click.Command("course-file"))
+        param.type_cast_value(ctx, tuple(value) if isinstance(value, list) else value)
+    except click.BadParameter as error:
+        raise HarnessError(f"{path}: {key} = {_toml(value)}: {error.message}")
+    except (TypeError, ValueError, AttributeError, OverflowError):   # a TOML type the option cannot take
+        raise HarnessError(f"{path}: {key} = {_toml(value)}: not a value {key} takes")
+    return tuple(value) if isinstance(value, list) else value
+
+
+def _relative_to_file(path: Path, param, value):
+    folder = path.resolve().parent
+
+    def place(text):
+        if not isinstance(text, str) or Path(text).is_absolute():
+            return text
+        candidate = folder / text
+        if isinstance(param, click.Argument) and not candidate.exists():
+            return text        # an agent argument may be a built-in's name
+        return str(candidate)
+
+    if isinstance(param.type, click.Path) or isinstance(param, click.Argument):
+        return [place(v) for v in value] if isinstance(value, list) else place(value)
+    return value
+
+
+def _example(param) -> str:
+    default = param.default if isinstance(param.default, (tuple, list)) else None
+    return _toml(list(default)) if default else "[...]"
+
+
+def _toml(value) -> str:
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_toml(v) for v in value) + "]"
+    if isinstance(value, str):
+        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+# -- saying where values came from -------------------------------------------------------------
+def sources(ctx: click.Context | None = None) -> tuple[Path | None, dict, list[str]]:
+    """(the course file, {key: value} it set, [keys the command line overrode])."""
+    from click.core import ParameterSource
+
+    ctx = ctx or click.get_current_context(silent=True)
+    course = ctx.meta.get(META_KEY) if ctx else None
+    if course is None:
+        return None, {}, []
+    used, overridden = {}, []
+    for name, key in course.keys.items():
+        if ctx.get_parameter_source(name) == ParameterSource.DEFAULT_MAP:
+            used[key] = course.values[name]
+        else:
+            overridden.append(key)
+    return course.path, used, overridden
+
+
+def note(ctx: click.Context | None = None) -> str:
+    """One line for stderr: which values the course file gave, which the command line won."""
+    path, used, overridden = sources(ctx)
+    if path is None:
+        return ""
+    given = ", ".join(f"{key} = {_toml(value)}" for key, value in used.items()) or "nothing"
+    beaten = f"; the command line overrode {', '.join(overridden)}" if overridden else ""
+    return f"course file {path}: {given}{beaten}"
+
+
+def as_options(ctx: click.Context | None = None) -> str:
+    """The course file's values written as the options that give them, for a recorded
+    command line that reruns the same run without the file."""
+    import shlex
+
+    path, used, _ = sources(ctx)
+    if path is None or not used:
+        return ""
+    words = []
+    for key, value in used.items():
+        values = list(value) if isinstance(value, (list, tuple)) else [value]
+        if key == "agents":
+            words += [shlex.quote(str(v)) for v in values]
+        elif isinstance(value, bool):
+            words += [f"--{key}"] if value else []
+        else:
+            words += [f"--{key}", *(shlex.quote(str(v)) for v in values)]
+    return " ".join(words) + f"  # from {shlex.quote(str(path))}"
