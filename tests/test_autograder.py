@@ -234,3 +234,13 @@ def test_every_problem_code_of_validate_fails_exactly_one_check():
 
     owners = [check.name for code in CODES for check in CHECKS if code in check.codes]
     assert len(owners) == len(CODES)
+
+
+def test_what_the_agent_wrote_reaches_gradescope_escaped(tmp_path, bundle, bwrap):
+    """An error message with terminal controls is shown, not obeyed."""
+    upload = tmp_path / "EvilOrr.py"
+    upload.write_text("def EvilOrr(hist, score):\n"
+                      "    raise ValueError('\\x1b]0;pwned\\x07\\x1b[2J')\n")
+    results = run_autograder(gradescope_layout(tmp_path, bundle, [upload]))
+    plays = by_name(results)["Plays"]["output"]
+    assert "\x1b" not in plays and "\\x1b]0;pwned" in plays

@@ -82,6 +82,7 @@ def settings_of(root: Path) -> dict:
 def grade(root: Path) -> dict:
     from .. import sandbox
     from ..handles.opening import Isolation
+    from ..safe_text import line
     from ..validation.contract import ContractParams
     from ..validation.roster import Roster
     from ..validation.submission import validate_all
@@ -99,7 +100,7 @@ def grade(root: Path) -> dict:
     verdicts = validate_all(files, isolation, roster, 1,
                             ContractParams(settings["timeout"], settings["moves_per_turn"]))
     tests = checks(verdicts, missing, settings["points"])
-    warnings = [f"{v.path.name}: {w}" for v in verdicts for w in v.warnings]
+    warnings = [line(f"{v.path.name}: {w}") for v in verdicts for w in v.warnings]
     if warnings:
         notes.append("Warnings (no points lost):\n" + "\n".join(f"  {w}" for w in warnings))
     if tests[-1]["status"] == "passed" and len(files) == 1:
@@ -119,7 +120,9 @@ def submitted_files(folder: Path) -> tuple[list[Path], str]:
     try:
         return submission_files([str(folder)], recursive=True), ""
     except HarnessError:
-        uploaded = sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*")
+        from ..safe_text import line
+
+        uploaded = sorted(line(p.relative_to(folder).as_posix()) for p in folder.rglob("*")
                           if p.is_file()) if folder.is_dir() else []
         return [], ("No agent file in the upload (uploaded: "
                     f"{', '.join(uploaded) or 'nothing'}). Upload one file named after your "
@@ -151,19 +154,25 @@ def checks(verdicts, missing: str, points: float) -> list[dict]:
 
 
 def _one_file_lines(verdicts) -> list[str]:
+    from ..safe_text import line
+
     agents = [v for v in verdicts if v.language]
     if len(agents) == 1:
         return []
     return [f"The upload holds {len(agents)} agent files "
-            f"({', '.join(v.path.name for v in agents)}): upload exactly one, the team's."]
+            f"({', '.join(line(v.path.name) for v in agents)}): upload exactly one, the "
+            "team's."]
 
 
 def _problem_lines(verdicts, codes) -> list[str]:
+    from ..safe_text import line
+
     lines = []
     for verdict in verdicts:
         for problem in verdict.problems:
             if problem.code in codes:
-                lines.append(f"{verdict.path.name}: {problem.code}: {problem.message}")
+                lines.append(f"{line(verdict.path.name)}: {problem.code}: "
+                             f"{line(problem.message)}")
                 hint = problem.hint(verdict.language)
                 if hint:
                     lines.append(f"  fix: {hint}")
