@@ -16,6 +16,7 @@ COMMANDS = {
     "new": "Write a correctly named agent template.",
     "show": "Inspect a recorded run (--db FILE).",
     "resume": "Finish an interrupted recorded run.",
+    "experiment": "Run conditions x replicates of the tournament and compare them.",
     "autograder": "Write a Gradescope autograder bundle (setup.sh, run_autograder).",
 }
 

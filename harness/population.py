@@ -51,6 +51,11 @@ def read_file(path) -> dict:
     if len(data) > MAX_FILE_BYTES:
         raise HarnessError(f"{path}: {len(data)} bytes; an experiment file is at most "
                            f"{MAX_FILE_BYTES}")
+    return parse_file(data, path)
+
+
+def parse_file(data: bytes, path: Path) -> dict:
+    """An experiment file's bytes (JSON, or TOML by its suffix) as a dict."""
     try:
         text = data.decode("utf-8")
         if path.suffix.lower() == ".toml":

@@ -18,6 +18,13 @@ def command(record, jobs, **options):
     round, with the agents, parameters and seed it was started with, and print the result.
     It equals what the uninterrupted run would have given. Agent files must be where they
     were, unchanged."""
+    from ..experiment.record import is_experiment_record
+
+    if is_experiment_record(record):
+        from .experiment import resume
+
+        return resume(record, jobs, options.get("format"), options.get("report"),
+                      options["quiet"])
     from ..records import outputs, session
 
     roster = outputs.check_outputs(options)

@@ -150,7 +150,7 @@ def connect(path, write: bool = False):
     return connection
 
 
-def create(path):
+def create(path, schema: str = SCHEMA):
     """A new, empty record. Refuses to replace an existing file: a record is evidence."""
     import sqlite3
     from pathlib import Path
@@ -165,7 +165,7 @@ def create(path):
         raise HarnessError(f"{path}: folder {target.parent} does not exist")
     try:
         connection = sqlite3.connect(str(target), timeout=30)
-        connection.executescript(SCHEMA)
+        connection.executescript(schema)
     except sqlite3.Error as error:
         raise HarnessError(f"{path}: cannot write the record: {error}")
     connection.execute("PRAGMA foreign_keys = ON")

@@ -1,0 +1,90 @@
+"""`pdharness experiment FILE`: conditions x replicates of the tournament, compared."""
+from __future__ import annotations
+
+import click
+
+from ..agents import ISOLATION_MODES
+from ..records.outputs import quiet_option
+
+FORMATS = ("table", "json")
+
+
+@click.command(context_settings={"help_option_names": ["-h", "--help"]})
+@click.argument("file", type=click.Path(dir_okay=False))
+@click.option("--db", type=click.Path(dir_okay=False), default=None, metavar="FILE.sqlite",
+              help="Record the experiment in this new SQLite file, tournament by tournament "
+                   "(pdharness resume finishes it).")
+@click.option("--report", type=click.Path(dir_okay=False), default=None,
+              metavar="FILE.html", help="Write a report comparing the conditions.")
+@click.option("--format", "format", type=click.Choice(FORMATS), default="table",
+              show_default=True, help="How to print the comparison.")
+@click.option("--seed", type=click.IntRange(min=0), default=None,
+              help="Experiment seed (else the file's \"seed\", else random; always printed).")
+@click.option("--jobs", "-j", type=click.IntRange(min=1), default=None,
+              help="Tournaments played at once (default: every core; same results).")
+@click.option("--isolation", type=click.Choice(ISOLATION_MODES), default=None,
+              help="How agents run (default: the file's parameters, else sandbox).")
+@quiet_option
+def command(file, db, report, format, seed, jobs, isolation, quiet):
+    """Run the experiment in FILE (JSON or TOML): its agent types, in every condition, as
+    many times as its replicates say, and compare the conditions."""
+    from ..experiment import plan, session
+    from ..records.outputs import command_line
+    from ..seeds import fresh_seed
+
+    experiment = plan.load(file, isolation)
+    _check_report_path(report)
+    chosen = seed if seed is not None else (
+        experiment.seed if experiment.seed is not None else fresh_seed())
+    try:
+        units = session.run(experiment, chosen, db=db, jobs=jobs, quiet=quiet,
+                            isolation=isolation, command=command_line())
+    except session.ExperimentInterrupted as stopped:
+        _exit_interrupted(stopped)
+    deliver(experiment, chosen, units, format, report)
+
+
+def deliver(experiment, seed, units, format, report) -> None:
+    import json
+
+    from ..experiment.summary import as_json, as_table, summarize
+
+    summaries = summarize(experiment, units)
+    if format == "json":
+        click.echo(json.dumps(as_json(experiment, seed, summaries), indent=1))
+    else:
+        click.echo(as_table(experiment, seed, summaries))
+    if report:
+        from ..experiment.report import write_report
+
+        write_report(report, experiment, seed, summaries)
+
+
+def resume(record, jobs, format, report, quiet) -> None:
+    """`pdharness resume X.sqlite` for an experiment record."""
+    from ..experiment import session
+
+    _check_report_path(report)
+    try:
+        experiment, seed, units, note = session.resume(record, jobs=jobs, quiet=quiet)
+    except session.ExperimentInterrupted as stopped:
+        _exit_interrupted(stopped)
+    if note:
+        click.echo(f"pdharness: {note}", err=True)
+    deliver(experiment, seed, units, format if format in FORMATS else "table", report)
+
+
+def _check_report_path(report) -> None:
+    from pathlib import Path
+
+    from ..errors import HarnessError
+
+    if report and not Path(report).resolve().parent.is_dir():
+        raise HarnessError(f"{report}: folder {Path(report).parent} does not exist")
+
+
+def _exit_interrupted(stopped) -> None:
+    import sys
+
+    click.echo(f"pdharness: {stopped}", err=True)
+    sys.exit(130)

@@ -1,0 +1,176 @@
+"""An experiment file: agent types, replicates, and conditions that override tournament
+parameters by their command-line names.
+
+    {"types": [{"id": "tft", "agent": "titfortat", "count": 3}, ...],
+     "replicates": 5,
+     "parameters": {"length": [20, 40]},                 # for every condition (optional)
+     "conditions": [{"name": "quiet", "flip": [0.0, 0.0]},
+                    {"name": "noisy", "flip": [0.25, 0.1]}]}
+
+A condition may also give its own "types" (a population of its own). Parameters not given
+keep the defaults of `pdharness tournament`.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..errors import HarnessError
+
+TOP_LEVEL = ("types", "replicates", "conditions", "parameters", "seed", "training",
+             "title", "description")
+# tournament options a condition may set (by their command-line names, - or _ alike)
+PARAMETERS = ("flip", "length", "horizon", "stop_prob", "moves_per_turn", "payoffs", "decay",
+              "timeout", "on_fault", "max_rounds", "max_faults", "disqualify_broken",
+              "memory_limit")
+MAX_REPLICATES = 10_000
+CONDITION_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9 _.+-]{0,39}")
+
+
+@dataclass(frozen=True)
+class Condition:
+    name: str
+    parameters: dict          # every parameter as the tournament options hold it
+    settings: object          # harness.tournament.Settings
+    types: list               # [harness.population.AgentType]
+
+    def specs(self) -> list:
+        return [spec for agent_type in self.types for spec in agent_type.copies()]
+
+
+@dataclass(frozen=True)
+class Experiment:
+    path: Path
+    content: bytes            # the file as read (the record keeps it, for resume)
+    replicates: int
+    conditions: list[Condition]
+    seed: int | None
+    title: str | None
+
+
+def load(path, isolation: str | None = None) -> Experiment:
+    from ..population import read_file
+
+    path = Path(path)
+    content = path.read_bytes() if path.is_file() else b""
+    return plan(read_file(path), content, path, isolation)
+
+
+def from_record(content: bytes, path, isolation: str) -> Experiment:
+    from ..population import parse_file
+
+    path = Path(path)
+    return plan(parse_file(content, path), content, path, isolation)
+
+
+def plan(data: dict, content: bytes, path: Path, isolation: str | None) -> Experiment:
+    where = str(path)
+    unknown = sorted(set(data) - set(TOP_LEVEL))
+    if unknown:
+        raise HarnessError(f"{where}: unknown field {unknown[0]!r} (fields: "
+                           f"{', '.join(TOP_LEVEL)})")
+    replicates = data.get("replicates", 1)
+    if isinstance(replicates, bool) or not isinstance(replicates, int) \
+            or not 1 <= replicates <= MAX_REPLICATES:
+        raise HarnessError(f"{where}: replicates must be a whole number from 1 to "
+                           f"{MAX_REPLICATES}")
+    seed = data.get("seed")
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or seed < 0):
+        raise HarnessError(f"{where}: seed must be a whole number of at least 0")
+    title = data.get("title")
+    base = _overrides(data.get("parameters", {}), f"{where}: parameters")
+    if isolation:
+        base["isolation"] = isolation
+    entries = data.get("conditions", [{"name": "base"}])
+    if not isinstance(entries, list) or not entries:
+        raise HarnessError(f"{where}: conditions must be a non-empty list")
+    conditions, seen = [], set()
+    for number, entry in enumerate(entries, 1):
+        condition = _condition(entry, data, base, path, f"{where}: condition {number}")
+        if condition.name.lower() in seen:
+            raise HarnessError(f"{where}: two conditions named {condition.name!r}")
+        seen.add(condition.name.lower())
+        conditions.append(condition)
+    return Experiment(path, content, replicates, conditions, seed,
+                      title if isinstance(title, str) else None)
+
+
+def _condition(entry, data, base, path, where) -> Condition:
+    from ..population import population_types
+
+    if not isinstance(entry, dict):
+        raise HarnessError(f"{where}: expected an object with a name and parameters")
+    name = entry.get("name")
+    if not isinstance(name, str) or not CONDITION_NAME.fullmatch(name):
+        raise HarnessError(f"{where}: name must be 1-40 letters, digits, spaces or _ . + -, "
+                           f"not {str(name)[:40]!r}")
+    where = f"{where} ({name})"
+    given = {key: value for key, value in entry.items() if key not in ("name", "types")}
+    options = dict(base, **_overrides(given, where))
+    types_from = entry if "types" in entry else data
+    types = population_types(types_from, path.parent, where if "types" in entry
+                             else str(path))
+    return Condition(name, options, _settings(options, where), types)
+
+
+def default_options() -> dict:
+    """Every tournament option at its command-line default."""
+    from ..commands.tournament import command
+
+    return {param.name: param.default for param in command.params
+            if param.name in PARAMETERS or param.name in ("isolation", "seed", "jobs")}
+
+
+def _option_params() -> dict:
+    from ..commands.tournament import command
+
+    return {param.name: param for param in command.params}
+
+
+def _overrides(given, where) -> dict:
+    """{"moves-per-turn": 1, ...} -> {"moves_per_turn": 1, ...}, each value checked as the
+    command line checks it."""
+    import click
+
+    if not isinstance(given, dict):
+        raise HarnessError(f"{where}: expected an object of parameters")
+    params = _option_params()
+    options = {}
+    for key, value in given.items():
+        name = str(key).replace("-", "_")
+        if name not in PARAMETERS and not (name == "isolation" and "parameters" in where):
+            raise HarnessError(f"{where}: unknown parameter {str(key)[:40]!r} (parameters: "
+                               f"{', '.join(p.replace('_', '-') for p in PARAMETERS)})")
+        param = params[name]
+        try:
+            options[name] = _converted(param, value)
+        except (click.BadParameter, TypeError, ValueError) as error:
+            message = error.format_message() if isinstance(error, click.BadParameter) \
+                else str(error)
+            raise HarnessError(f"{where}: {key}: {' '.join(message.split())[:200]}")
+    return options
+
+
+def _converted(param, value):
+    if value is None:
+        return None
+    if param.nargs > 1:
+        if not isinstance(value, list) or len(value) != param.nargs:
+            raise ValueError(f"expected a list of {param.nargs} values")
+        return tuple(param.type.convert(v, param, None) for v in value)
+    if param.is_flag and not isinstance(value, bool):
+        raise ValueError("expected true or false")
+    if isinstance(value, (list, dict)):
+        raise ValueError("expected one value")
+    return param.type.convert(value, param, None)
+
+
+def _settings(options, where):
+    from ..commands.options import settings
+
+    full = dict(default_options(), **options)
+    try:
+        return settings(dict(full, jobs=1))
+    except HarnessError as error:
+        raise HarnessError(f"{where}: {error}")

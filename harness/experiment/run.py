@@ -1,0 +1,91 @@
+"""Playing an experiment: every (condition, replicate) is one complete tournament with its
+own seed, derived from the experiment's seed, the condition's name and the replicate, so
+it is the same whichever worker plays it, in whatever order, with any --jobs, and after a
+resume. Tournaments run `jobs` at a time in forked workers (each plays its games one by
+one, so the cores go to whole tournaments), and each is recorded as soon as it is done.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from .. import seeds
+
+
+@dataclass(frozen=True)
+class UnitResult:
+    condition: int          # 1, 2, ... in the file's order
+    replicate: int          # 1 .. replicates
+    seed: int
+    rounds: int
+    games: int
+    # (agent, type, rank, score, dropped_in, cooperated, moves, faults), best first
+    placings: list
+
+
+def unit_seed(experiment_seed: int, condition_name: str, replicate: int) -> int:
+    return seeds.derive(experiment_seed, "experiment", condition_name, replicate)
+
+
+_WORK: dict = {}
+
+
+def play_unit(unit: tuple[int, int]) -> UnitResult:
+    from ..tournament import run_tournament
+
+    number, replicate = unit
+    condition = _WORK["experiment"].conditions[number - 1]
+    seed = unit_seed(_WORK["seed"], condition.name, replicate)
+    result = run_tournament(condition.specs(), seed, replace(condition.settings, jobs=1))
+    return UnitResult(number, replicate, seed, len(result.rounds), len(result.games),
+                      placings(result))
+
+
+def placings(result) -> list:
+    from ..population import type_of
+    from ..results import fault_counts
+
+    cooperated, moves = {}, {}
+    for game in result.games:
+        for name, intended in ((game.a, game.intended_a), (game.b, game.intended_b)):
+            text = "".join(intended)
+            cooperated[name] = cooperated.get(name, 0) + text.count("C")
+            moves[name] = moves.get(name, 0) + len(text)
+    return [(s.agent, type_of(s.agent), s.rank, s.score, s.dropped_in,
+             cooperated.get(s.agent, 0), moves.get(s.agent, 0),
+             sum(fault_counts(result.games, s.agent).values()))
+            for s in result.standings]
+
+
+def play(experiment, seed: int, record=None, jobs: int | None = None, on_done=None) -> list:
+    """Every tournament of the experiment not in `record` yet; returns all of them (those
+    recorded before included), in (condition, replicate) order."""
+    import os
+
+    done = record.done() if record else set()
+    units = [(number, replicate)
+             for number in range(1, len(experiment.conditions) + 1)
+             for replicate in range(1, experiment.replicates + 1)
+             if (number, replicate) not in done]
+    results = record.units() if record else []
+    total = len(units) + len(results)
+    _WORK.update(experiment=experiment, seed=seed)
+
+    def finished(unit: UnitResult) -> None:
+        results.append(unit)
+        if record:
+            record.add(unit)
+        if on_done:
+            on_done(len(results), total)
+
+    workers = max(1, min(jobs or os.cpu_count() or 1, len(units) or 1))
+    if workers == 1:
+        for unit in units:
+            finished(play_unit(unit))
+    else:
+        import multiprocessing
+
+        # fork: the workers inherit the experiment as read here (and __main__ is the CLI)
+        with multiprocessing.get_context("fork").Pool(workers) as pool:
+            for unit in pool.imap_unordered(play_unit, units):
+                finished(unit)
+    return sorted(results, key=lambda unit: (unit.condition, unit.replicate))

@@ -1,0 +1,72 @@
+"""An experiment as the command line runs it: recorded with --db (one transaction per
+finished tournament), with a progress bar on a terminal; and its resume."""
+from __future__ import annotations
+
+from ..errors import HarnessError
+
+
+class ExperimentInterrupted(Exception):
+    def __init__(self, path, kept: int):
+        super().__init__(f"interrupted; {kept} finished tournament{'s' * (kept != 1)} kept "
+                         f"in {path}\npdharness: to finish the experiment: pdharness resume "
+                         f"{path}")
+
+
+def run(experiment, seed: int, *, db=None, jobs=None, quiet=False, isolation=None,
+        command=None) -> list:
+    from .record import ExperimentRecord
+
+    record = (ExperimentRecord.create(db, experiment, seed, isolation, command)
+              if db else None)
+    try:
+        return _play(experiment, seed, record, jobs, quiet)
+    finally:
+        if record:
+            record.close()
+
+
+def resume(path, *, jobs=None, quiet=False):
+    """(experiment, seed, every tournament, note) for the experiment recorded in `path`."""
+    from . import plan
+    from ..qtable import definition
+    from .record import ExperimentRecord
+
+    record = ExperimentRecord.reopen(path)
+    try:
+        header = record.header()
+        experiment = plan.from_record(header["content"], header["file"], header["isolation"])
+        recorded = record.definitions()
+        for number, condition in enumerate(experiment.conditions, 1):
+            for agent_type in condition.types:
+                if recorded.get((number, agent_type.id)) != definition(agent_type.template):
+                    raise HarnessError(
+                        f"{path}: agent type {agent_type.id} ({agent_type.agent}) changed "
+                        "since the experiment started; the resumed experiment would not be "
+                        "the same")
+        seed = int(header["seed"])
+        if header["finished_at"]:
+            return experiment, seed, record.units(), f"{path}: the experiment was already complete"
+        before = len(record.done())
+        units = _play(experiment, seed, record, jobs, quiet)
+        return experiment, seed, units, f"{path}: resumed after {before} tournaments"
+    finally:
+        record.close()
+
+
+def _play(experiment, seed, record, jobs, quiet) -> list:
+    from ..records import progress
+    from .run import play
+
+    bar = progress.CountProgress("tournaments") if progress.wanted(quiet) else None
+    try:
+        units = play(experiment, seed, record, jobs, bar)
+    except KeyboardInterrupt:
+        if record is None:
+            raise
+        raise ExperimentInterrupted(record.path, len(record.done())) from None
+    finally:
+        if bar:
+            bar.close()
+    if record:
+        record.complete()
+    return units

@@ -1,0 +1,209 @@
+"""`pdharness experiment FILE`: conditions x replicates, one record resumable after kill -9
+with the uninterrupted result, the same results with any --jobs and isolation mode, the
+comparison as JSON and HTML, one clear line for a bad file."""
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from harness.errors import HarnessError
+
+from conftest import AGENTS, ROOT, run_cli
+
+FILES = AGENTS / "experiments"
+MINIMAL = FILES / "minimal.json"
+SLOW = FILES / "slow.json"
+
+
+def experiment_json(*args):
+    status, out, err = run_cli("experiment", *args, "--format", "json")
+    assert status == 0, err
+    return json.loads(out)
+
+
+@pytest.fixture(scope="module")
+def minimal():
+    return experiment_json(MINIMAL, "--isolation", "none", "--seed", "3", "--jobs", "1")
+
+
+def test_per_condition_each_type_has_its_mean_score_and_rank(minimal):
+    assert minimal["seed"] == 3 and minimal["replicates"] == 4
+    assert [c["name"] for c in minimal["conditions"]] == ["quiet", "noisy"]
+    for condition in minimal["conditions"]:
+        assert condition["tournaments"] == 4
+        assert {t["type"] for t in condition["types"]} == {"tft", "m1", "alld"}
+        for t in condition["types"]:
+            assert 1 <= t["mean_rank"] <= 7 and t["mean_score"] >= 0
+            low, high = t["score_interval"]
+            assert low <= t["mean_score"] <= high
+    quiet = {t["type"]: t for t in minimal["conditions"][0]["types"]}
+    assert quiet["alld"]["cooperation"] == 0 and quiet["tft"]["cooperation"] > 0.5
+    assert minimal["conditions"][1]["params"]["flip"] == [0.25, 0.1]
+
+
+def test_toml_mirrors_json(minimal):
+    toml = experiment_json(FILES / "minimal.toml", "--isolation", "none", "--seed", "3")
+    assert toml["conditions"] == minimal["conditions"]
+
+
+def outcome(result):
+    """What the agents did, whatever the isolation mode."""
+    return [(c["name"], c["tournaments"], c["types"]) for c in result["conditions"]]
+
+
+def test_same_results_with_any_jobs_and_isolation(minimal):
+    assert outcome(experiment_json(MINIMAL, "--isolation", "none", "--seed", "3", "--jobs",
+                                   "2")) == outcome(minimal)
+    assert outcome(experiment_json(MINIMAL, "--isolation", "process", "--seed", "3",
+                                   "--jobs", "2")) == outcome(minimal)
+
+
+def test_in_the_sandbox_the_same_results(minimal, bwrap):
+    assert outcome(experiment_json(MINIMAL, "--isolation", "sandbox", "--seed", "3")) == \
+        outcome(minimal)
+
+
+def test_the_table_and_the_report_compare_the_conditions(tmp_path):
+    report = tmp_path / "report.html"
+    status, out, err = run_cli("experiment", MINIMAL, "--isolation", "none", "--seed", "3",
+                               "--report", report)
+    assert status == 0, err
+    assert "seed 3" in out and "quiet" in out and "noisy" in out
+    page = report.read_text()
+    assert page.count("<svg") == 2 and "condition-2" in page and "memory:0110" in page
+
+
+def placings(path):
+    with sqlite3.connect(path) as connection:
+        return connection.execute(
+            "SELECT p.*, t.seed, t.rounds, t.games FROM placing p JOIN tournament t USING "
+            "(condition, replicate) ORDER BY condition, replicate, agent").fetchall()
+
+
+def kept(path) -> int:
+    try:
+        with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as connection:
+            return connection.execute("SELECT count(*) FROM tournament").fetchone()[0]
+    except sqlite3.OperationalError:
+        return 0   # the schema is being written
+
+
+def test_kill_9_then_resume_equals_the_uninterrupted_experiment(tmp_path):
+    whole = tmp_path / "whole.sqlite"
+    status, out, err = run_cli("experiment", SLOW, "--isolation", "process", "--db", whole,
+                               "--format", "json")
+    assert status == 0, err
+    uninterrupted = json.loads(out)
+
+    path = tmp_path / "killed.sqlite"
+    process = subprocess.Popen(
+        [sys.executable, "-m", "harness", "experiment", str(SLOW), "--isolation", "process",
+         "--db", str(path), "--jobs", "1"], stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL, env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    try:
+        give_up = time.monotonic() + 300   # a guard against hanging, not a measurement
+        while kept(path) < 1:
+            assert process.poll() is None, "the experiment ended before it could be killed"
+            assert time.monotonic() < give_up
+            time.sleep(0.02)
+        process.send_signal(signal.SIGKILL)
+        process.wait(timeout=60)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    before = kept(path)
+    assert 1 <= before < 8
+    with sqlite3.connect(path) as connection:
+        assert connection.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+        assert connection.execute("SELECT finished_at FROM experiment").fetchone() == (None,)
+
+    status, out, err = run_cli("resume", path, "--format", "json")
+    assert status == 0, err
+    assert f"resumed after {before} tournaments" in err
+    assert json.loads(out) == uninterrupted
+    assert placings(path) == placings(whole)
+
+    status, out, err = run_cli("resume", path, "--format", "json")
+    assert status == 0 and "already complete" in err and json.loads(out) == uninterrupted
+
+
+def test_resume_refuses_a_changed_agent_file(tmp_path):
+    folder = tmp_path / "exp"
+    folder.mkdir()
+    (folder / "Sleepy.py").write_text((FILES / "Sleepy.py").read_text())
+    (folder / "slow.json").write_text(SLOW.read_text())
+    path = tmp_path / "run.sqlite"
+    status, out, err = run_cli("experiment", folder / "slow.json", "--isolation", "none",
+                               "--db", path)
+    assert status == 0, err
+    with sqlite3.connect(path) as connection:   # as if it had been stopped early
+        connection.execute("DELETE FROM placing WHERE replicate = 4")
+        connection.execute("DELETE FROM tournament WHERE replicate = 4")
+        connection.execute("UPDATE experiment SET finished_at = NULL")
+    (folder / "Sleepy.py").write_text((FILES / "Sleepy.py").read_text() + "\n# changed\n")
+    status, out, err = run_cli("resume", path)
+    assert status == 2 and "sleepy" in err and "changed" in err and err.count("\n") == 1
+
+
+BAD = [
+    ({"conditions": [{"name": "a", "flipp": [0, 0]}]}, "unknown parameter 'flipp'"),
+    ({"conditions": [{"name": "a", "flip": [0.1]}]}, "flip"),
+    ({"conditions": [{"name": "a", "flip": "high"}]}, "flip"),
+    ({"conditions": [{"name": "a", "moves-per-turn": 0}]}, "moves-per-turn"),
+    ({"conditions": [{"name": "a", "horizon": "fixed"}]}, "--length L L"),
+    ({"conditions": [{"name": "a", "payoffs": [1, 2, 3, 4]}]}, "T > R > P > S"),
+    ({"conditions": [{"name": "a"}, {"name": "A"}]}, "two conditions"),
+    ({"conditions": [{"name": "<b>"}]}, "name must"),
+    ({"conditions": []}, "non-empty"),
+    ({"replicates": 0}, "replicates"),
+    ({"replicate": 3}, "unknown field 'replicate'"),
+    ({"seed": -1}, "seed"),
+    ({"conditions": [{"name": "a", "types": [{"id": "x", "agent": "nobody", "count": 2}]}]},
+     "unknown agent"),
+]
+
+
+@pytest.mark.parametrize("change, words", BAD)
+def test_a_bad_experiment_file_is_one_clear_line(tmp_path, change, words):
+    from harness.experiment.plan import load
+
+    content = dict(json.loads(MINIMAL.read_text()), **change)
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(content))
+    with pytest.raises(HarnessError, match=words) as caught:
+        load(path)
+    assert "\n" not in str(caught.value)
+
+
+def test_the_command_line_says_it_in_one_line(tmp_path):
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps({"types": [], "replicates": 2}))
+    status, out, err = run_cli("experiment", path)
+    assert status == 2 and err.count("\n") == 1 and "Traceback" not in err
+
+
+values = st.none() | st.booleans() | st.integers(-3, 60) | st.floats(-1, 2) \
+    | st.text(max_size=10) | st.lists(st.floats(-1, 60) | st.integers(-3, 60), max_size=5)
+
+
+@settings(max_examples=300, deadline=None)
+@given(condition=st.dictionaries(
+    st.sampled_from(["name", "flip", "length", "horizon", "stop-prob", "moves_per_turn",
+                     "payoffs", "decay", "timeout", "on-fault", "max-rounds", "max_faults",
+                     "disqualify-broken", "memory-limit", "isolation", "other"]),
+    values, max_size=6))
+def test_any_condition_is_planned_or_refused_in_one_line(condition):
+    from harness.experiment.plan import plan
+
+    data = dict(json.loads(MINIMAL.read_text()), conditions=[condition])
+    try:
+        plan(data, b"", MINIMAL, None)
+    except HarnessError as error:
+        assert "\n" not in str(error)
