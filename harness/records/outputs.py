@@ -22,7 +22,14 @@ output_options = compose(
                  help="Write the grades CSV (one row per agent) to this file too."),
     click.option("--roster", type=click.Path(dir_okay=False), default=None, metavar="FILE",
                  help="Course roster CSV: adds each agent's team members to the grades."),
+    lambda function: _gradebook_options()(function),
 )
+
+
+def _gradebook_options():
+    from .gradebook import gradebook_options
+
+    return gradebook_options
 
 quiet_option = click.option("--quiet", "-q", is_flag=True,
                             help="No progress bar (there is none when stderr is not a "
@@ -51,7 +58,7 @@ def deliver(result, options, roster=None, command: str | None = None,
             incomplete: str | None = None) -> None:
     from ..formats import FORMATTERS
     from ..safe_text import echo
-    from .grades import as_grades_csv, write_grades
+    from .grades import as_grades_csv
     from .report import write_report
 
     chosen = options.get("format") or "table"
@@ -68,7 +75,9 @@ def deliver(result, options, roster=None, command: str | None = None,
     if options.get("report"):
         write_report(options["report"], result, command=command, incomplete=incomplete)
     if options.get("grades"):
-        write_grades(options["grades"], result, roster)
+        from .gradebook import write_gradebook_or_grades
+
+        write_gradebook_or_grades(options["grades"], result, roster, options)
 
 
 def command_line() -> str:

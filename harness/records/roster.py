@@ -13,13 +13,18 @@ class Roster:
         self.course = course_roster
 
     def members(self, agent: str) -> list[str] | None:
+        team = self.team(agent)
+        return list(team.members) if team else None
+
+    def team(self, agent: str):
+        """The roster's team that wrote AGENT, or None."""
         from ..validation.naming import split_capitals
 
         team = self.course.team_for(agent)
         if team is None:
             parts = split_capitals(agent)
             team = self.course.team_with_members(parts) if parts else None
-        return list(team.members) if team else None
+        return team
 
 
 def load_roster(path) -> Roster:
