@@ -17,6 +17,7 @@ COMMANDS = {
     "show": "Inspect a recorded run (--db FILE).",
     "resume": "Finish an interrupted recorded run.",
     "experiment": "Run conditions x replicates of the tournament and compare them.",
+    "train": "Train a Q-table agent against the agent types of an experiment file.",
     "autograder": "Write a Gradescope autograder bundle (setup.sh, run_autograder).",
 }
 

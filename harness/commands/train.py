@@ -1,0 +1,90 @@
+"""`pdharness train FILE --out MODEL.json`: a Q-table agent trained on a file's types."""
+from __future__ import annotations
+
+import click
+
+from ..agents import ISOLATION_MODES
+from ..records.outputs import quiet_option
+
+
+@click.command(context_settings={"help_option_names": ["-h", "--help"]})
+@click.argument("file", type=click.Path(dir_okay=False))
+@click.option("--out", type=click.Path(dir_okay=False), required=True, metavar="MODEL.json",
+              help="Where to write the model (plain JSON); play it as qtable:MODEL.json.")
+@click.option("--condition", default=None, metavar="NAME",
+              help="Train under this condition's parameters and types (default: the first).")
+@click.option("--memory", type=click.IntRange(1, 5), default=None,
+              help="Move pairs it remembers (default: the file's training.memory, else 1).")
+@click.option("--games", type=click.IntRange(min=1), default=None,
+              help="Training games (default: the file's training.games, else 3000).")
+@click.option("--seed", type=click.IntRange(min=0), default=None,
+              help="Training seed (default: the file's training.seed, else 0).")
+@click.option("--isolation", type=click.Choice(ISOLATION_MODES), default=None,
+              help="How the opponents run (default: the file's parameters, else sandbox).")
+@quiet_option
+def command(file, out, condition, memory, games, seed, isolation, quiet):
+    """Train a tabular Q-learning agent against one copy of each agent type in FILE (an
+    experiment or population file), under its parameters (flips, moves per turn, horizon),
+    and write it to MODEL.json with the fingerprint of those types."""
+    from pathlib import Path
+
+    from ..errors import HarnessError
+    from ..experiment import plan
+    from ..qlearning import train
+    from ..qtable import save_model
+    from ..records import progress
+
+    experiment = plan.load(file, isolation)
+    chosen = _condition(experiment, condition)
+    training = _training(experiment, file, memory=memory, games=games, seed=seed)
+    if not Path(out).resolve().parent.is_dir():
+        raise HarnessError(f"--out {out}: folder {Path(out).parent} does not exist")
+    bar = progress.CountProgress("games") if progress.wanted(quiet) else None
+    try:
+        model = train(chosen.types, chosen.settings, training, bar)
+    finally:
+        if bar:
+            bar.close()
+    save_model(model, out)
+    policy = model.policy().table
+    click.echo(f"trained a memory-{model.memory} Q-table in {training.games} games against "
+               f"{', '.join(model.types)} ({chosen.name}); wrote {out}\n"
+               f"it defects in {policy.count('D')} of its {len(policy)} states; play it as "
+               f"qtable:{out}")
+
+
+def _condition(experiment, name):
+    from ..errors import HarnessError
+
+    if name is None:
+        return experiment.conditions[0]
+    for condition in experiment.conditions:
+        if condition.name == name:
+            return condition
+    raise HarnessError(f"no condition {name!r} in {experiment.path} (conditions: "
+                       f"{', '.join(c.name for c in experiment.conditions)})")
+
+
+def _training(experiment, file, **given):
+    """The file's "training" table, overridden by the command line."""
+    from dataclasses import fields
+
+    from ..errors import HarnessError
+    from ..population import read_file
+    from ..qlearning import Training
+
+    table = read_file(file).get("training", {})
+    names = {f.name: f.type for f in fields(Training)}
+    if not isinstance(table, dict) or set(table) - set(names):
+        raise HarnessError(f"{file}: training holds only {', '.join(names)}")
+    values = {}
+    for name, value in table.items():
+        wanted = float if name in ("alpha", "gamma", "epsilon") else int
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or \
+                (wanted is int and not isinstance(value, int)):
+            raise HarnessError(f"{file}: training.{name} must be a number")
+        values[name] = wanted(value)
+    values.update({name: value for name, value in given.items() if value is not None})
+    training = Training(**values)
+    training.check()
+    return training

@@ -1,0 +1,141 @@
+"""The Q-table agent: trained with fixed seeds it defects against `cooperate` and beats an
+untrained one against its training mix; its model is plain JSON, read with checks; it
+plays as `qtable:MODEL.json` in every isolation mode; other types make the tool say
+"retrain"."""
+import json
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from harness.agents import builtin_spec, resolve
+from harness.errors import HarnessError
+from harness.experiment.plan import load
+from harness.game import play_game
+from harness.handles.opening import Isolation, open_handle
+from harness.qlearning import Training, train
+from harness.qtable import Model, load_model, save_model
+
+from conftest import AGENTS, run_cli
+
+MIX = AGENTS / "training" / "mix.json"
+OTHER = AGENTS / "training" / "other.json"
+
+
+@pytest.fixture(scope="module")
+def trained(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("models")
+    status, out, err = run_cli("train", MIX, "--out", folder / "q.json")
+    assert status == 0, err
+    untrained = folder / "untrained.json"
+    save_model(Model.untrained(1), untrained)
+    return folder / "q.json", untrained
+
+
+def score_against(model, opponent, mode="none", games=10):
+    condition = load(MIX).conditions[0]
+    [agent] = resolve([f"qtable:{model}"])
+    me = open_handle(agent, Isolation(mode))
+    other = open_handle(builtin_spec(opponent), Isolation("none"))
+    try:
+        records = [play_game(me, other, 20, seed, condition.settings.game)
+                   for seed in range(games)]
+    finally:
+        me.close()
+    return sum(r.score[0] for r in records), "".join(m for r in records for m in r.intended_a)
+
+
+def test_after_training_it_defects_against_cooperate(trained):
+    model, untrained = trained
+    _score, moves = score_against(model, "cooperate")
+    assert set(moves) == {"D"}
+    assert set(score_against(untrained, "cooperate")[1]) == {"C"}
+
+
+def test_it_beats_an_untrained_one_against_its_training_mix(trained):
+    model, untrained = trained
+    mix = ("cooperate", "titfortat", "random")
+    assert sum(score_against(model, o)[0] for o in mix) > \
+        sum(score_against(untrained, o)[0] for o in mix)
+
+
+def test_the_model_is_plain_json_with_the_types_fingerprint(trained):
+    content = json.loads(trained[0].read_text())
+    assert content["format"] == "pdharness-qtable" and content["memory"] == 1
+    assert content["types"] == ["coop", "tft", "rand"] and len(content["fingerprint"]) == 64
+    assert len(content["q"]) == 5
+
+
+def test_the_same_seed_trains_the_same_model_in_any_isolation_mode():
+    condition = load(MIX, "none").conditions[0]
+    short = Training(memory=2, games=60, seed=4)
+    in_monitor = train(condition.types, condition.settings, short)
+    in_processes = train(condition.types, load(MIX, "process").conditions[0].settings, short)
+    assert in_monitor.q == in_processes.q
+    assert train(condition.types, condition.settings, Training(memory=2, games=60, seed=5)).q \
+        != in_monitor.q
+
+
+def test_it_plays_the_same_in_a_process_and_in_the_sandbox(trained, bwrap):
+    model, _ = trained
+    expected = score_against(model, "titfortat", games=3)
+    assert score_against(model, "titfortat", "process", games=3) == expected
+    assert score_against(model, "titfortat", "sandbox", games=3) == expected
+
+
+def test_copies_of_its_training_types_need_no_retraining_other_types_do(trained, tmp_path):
+    model, _ = trained
+    population = tmp_path / "pop.json"
+    types = json.loads(MIX.read_text())["types"]
+    types = [dict(t, count=3) for t in types]   # more copies: the same types
+    population.write_text(json.dumps({"types": types + [
+        {"id": "q", "agent": f"qtable:{model}", "count": 2}]}))
+    status, out, err = run_cli("tournament", "--population", population, "--isolation",
+                               "none", "--seed", "1", "--length", "5", "6", "--format", "json")
+    assert status == 0, err
+    assert "retrain" not in err
+    assert {"q#1", "q#2"} <= {a["name"] for a in json.loads(out)["agents"]}
+    status, out, err = run_cli("tournament", f"qtable:{model}", "cooperate", "grudger",
+                               "--isolation", "none", "--seed", "1", "--length", "5", "6")
+    assert status == 0 and "retrain" in err and str(model) in err
+
+
+def test_train_refuses_bad_training_values_in_one_line(tmp_path):
+    status, out, err = run_cli("train", OTHER, "--out", tmp_path / "q.json", "--games", "0")
+    assert status == 2 and err.count("\n") == 1
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(dict(json.loads(OTHER.read_text()), training={"gamma": 2})))
+    status, out, err = run_cli("train", bad, "--out", tmp_path / "q.json")
+    assert status == 2 and "gamma" in err and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("content, words", [
+    ({"format": "pdharness-qtable", "version": 1, "memory": 1, "q": [[0, 0]] * 4}, "5 pairs"),
+    ({"format": "pdharness-qtable", "version": 2, "memory": 1, "q": []}, "version"),
+    ({"format": "pickle"}, "format"),
+    ({"format": "pdharness-qtable", "version": 1, "memory": 9, "q": []}, "memory"),
+    ({"format": "pdharness-qtable", "version": 1, "memory": 1,
+      "q": [[0, 0]] * 4 + [[0, "x"]]}, "finite"),
+])
+def test_a_bad_model_is_one_clear_line(tmp_path, content, words):
+    path = tmp_path / "model.json"
+    path.write_text(json.dumps(content))
+    with pytest.raises(HarnessError, match=words):
+        resolve([f"qtable:{path}"])
+
+
+@settings(max_examples=200, deadline=None)
+@given(content=st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=6) | st.dictionaries(
+        st.sampled_from(["format", "version", "memory", "q", "fingerprint", "types", "x"]),
+        inner, max_size=6), max_leaves=30))
+def test_any_json_is_a_model_or_one_clear_line(tmp_path_factory, content):
+    path = tmp_path_factory.getbasetemp() / "any-model.json"
+    path.write_text(json.dumps(dict(content, format="pdharness-qtable", version=1)
+                               if isinstance(content, dict) else content))
+    try:
+        model = load_model(path)
+    except HarnessError as error:
+        assert "\n" not in str(error)
+    else:
+        assert set(model.policy().table) <= {"C", "D"}
