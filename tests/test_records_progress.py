@@ -48,7 +48,11 @@ def test_a_terminal_sees_games_done_of_the_total_elapsed_and_an_estimate():
     assert redraws, shown
     assert any("(round 1: " in line for line in redraws)
     last = redraws[-1]
-    assert "elapsed" in last and "left" in last
+    assert "elapsed" in last and "est. " in last and "≤0" not in last
+    # no estimate before the first round is over or a quarter of the games are played
+    early = [line for line in redraws if "(round 1: " in line
+             and int(line.split("games ")[1].split("/")[0]) < 5]
+    assert early and not any("left" in line for line in early)
     # five agents, one dropped per round at most: 10 + 6 + 3 + 1 games
     assert any("games 0/≤20 (round 1: 0/10)" in line for line in redraws)
     assert all(len(line.rstrip()) < 79 for line in redraws)  # fits, uncut, in 80 columns

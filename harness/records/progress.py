@@ -1,5 +1,6 @@
 """A progress bar on stderr for long runs: games done of (at most) the total, elapsed time
-and an estimate of what is left. Shown only when stderr is a terminal and not --quiet.
+and, once the run so far says enough, an estimate of what is left (called one: it is not
+a bound). Shown only when stderr is a terminal and not --quiet.
 
 The total is an upper bound: elimination drops at least one agent per round (more when
 several tie, and an all-tie ends the run), so the bound counts one drop per round.
@@ -26,7 +27,7 @@ def clock(seconds: float) -> str:
 class Bar:
     """One line, redrawn in place at most ten times a second."""
 
-    def __init__(self, stream=None, width: int = 20):
+    def __init__(self, stream=None, width: int = 16):
         self.stream = stream or sys.stderr
         self.width = width
         self.began = time.monotonic()
@@ -77,7 +78,7 @@ class TournamentProgress(Observer):
         self.mean_length = (settings.length.low + settings.length.high) / 2
         self.done = self.turns_done = self.round_done = 0
         self.remaining = 0
-        self.round = 1
+        self.round = self.first_round = 1
 
     def tournament_started(self, result) -> None:
         out = {name for r in result.rounds for name in r.dropped}
@@ -85,7 +86,7 @@ class TournamentProgress(Observer):
                    if self.settings.disqualify_broken and e.status == "load-error"}
         self.remaining = len([e for e in result.entrants
                               if e.name not in out and e.name not in skipped])
-        self.round = len(result.rounds) + 1
+        self.round = self.first_round = len(result.rounds) + 1
         self._draw(force=True)
 
     def game_finished(self, game) -> None:
@@ -123,12 +124,19 @@ class TournamentProgress(Observer):
         text = (f"games {self.done}/{'≤' if future else ''}{total} "
                 f"(round {self.round}: {self.round_done}/{in_round})  "
                 f"{clock(self.bar.elapsed())} elapsed")
-        if self.turns_done:
+        if self.turns_done and self._estimate_holds(total):
             per_turn = self.bar.elapsed() / self.turns_done
             length_now = getattr(self, "current_length", self.mean_length)
             left = per_turn * (left_now * length_now + future * self.mean_length)
-            text += f"  {'≤' if future else '~'}{clock(left)} left"
+            text += f"  est. {clock(left)} left"
         self.bar.draw(self.done / total if total else 1.0, text, force)
+
+    def _estimate_holds(self, total: int) -> bool:
+        """Whether the time so far says much about the time to come: not before a whole
+        round (every agent's speed, a hanging one's included) or a quarter of the games
+        at most still to play. Before that no estimate is shown rather than a wrong one
+        (an early "0:10 left" for a run that took 7 minutes)."""
+        return self.round > self.first_round or self.done >= total / 4
 
 
 class CountProgress:
