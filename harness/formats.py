@@ -51,7 +51,18 @@ def result_dict(result) -> dict:
         "standings": [{"rank": s.rank, "agent": s.agent, "score": s.score,
                        "dropped_in": s.dropped_in, "faults": s.faults}
                       for s in result.standings],
+        "outcome": _outcome(result),
     }
+
+
+def _outcome(result) -> dict:
+    """How the run ended (winner, co-winners, stopped by --max-rounds) and the notes on
+    agents that played the default answer (harness/outcome.py)."""
+    from .outcome import default_answer_notes, ending
+
+    end = ending(result)
+    return {"ending": end.kind, "after_round": end.last_round, "still_in": list(end.still_in),
+            "notes": default_answer_notes(result)}
 
 
 def as_json(result) -> str:
@@ -98,9 +109,9 @@ def write_csv(columns, rows) -> str:
     return out.getvalue()
 
 
-def _dropped_text(dropped_in) -> str:
+def _dropped_text(dropped_in, still_in: str = "winner") -> str:
     if dropped_in is None:
-        return "winner"
+        return still_in
     return "did not play" if dropped_in == 0 else f"round {dropped_in}"
 
 
@@ -112,24 +123,30 @@ def _horizon_words(params) -> str:
     return f" geometric (stop {params['stop_prob']:g})"
 
 
-def as_table(result) -> str:
-    """For a terminal: every name and message from an agent or a record escaped (`line`)."""
+def as_table(result, incomplete=None) -> str:
+    """For a terminal: every name and message from an agent or a record escaped (`line`).
+    How the run ended is said as what it is (harness/outcome.py): a run stopped by
+    --max-rounds or an unfinished record has no winner."""
+    from .outcome import WINNER, default_answer_notes, ending
+
     params = params_dict(result.settings)
     lines = [f"Levinson tournament  seed {result.seed}  flip {params['flip'][0]:g} "
              f"{params['flip'][1]:g} ({params['decay']})  length {params['length'][0]}-"
              f"{params['length'][1]}{_horizon_words(params)}  {params['moves_per_turn']} "
              "moves/turn  "
              f"isolation {params['isolation']}", ""]
-    winners = [s for s in result.standings if s.dropped_in is None]
-    if len(winners) > 1:
-        lines += [f"Co-winners (all tied): {', '.join(line(s.agent) for s in winners)}", ""]
+    end = ending(result, bool(incomplete))
+    if end.kind != WINNER:
+        lines += [line(end.headline), ""]
     names = {s.agent: line(s.agent) for s in result.standings}
     width = max([len("agent")] + [len(name) for name in names.values()])
     lines.append(f"{'rank':>4}  {'agent':<{width}}  {'score':>7}  {'out':<12}  faults")
     for s in result.standings:
         faults = ", ".join(f"{n} {k}" for k, n in s.faults.items() if n) or "-"
         lines.append(f"{s.rank:>4}  {names[s.agent]:<{width}}  {s.score:>7}  "
-                     f"{_dropped_text(s.dropped_in):<12}  {faults}")
+                     f"{_dropped_text(s.dropped_in, end.out_word):<12}  {faults}")
+    notes = default_answer_notes(result)
+    lines += [f"Note: {line(notes[s.agent])}" for s in result.standings if s.agent in notes]
     lines += ["", "Rounds:"]
     for r in result.rounds:
         dropped = ", ".join(map(line, r.dropped)) or "nobody (all tied)"

@@ -67,7 +67,8 @@ def deliver(result, options, roster=None, command: str | None = None,
     if chosen == "csv":
         text = as_grades_csv(result, roster)
     else:
-        text = FORMATTERS[chosen](result)
+        text = (FORMATTERS[chosen](result) if chosen != "table"
+                else FORMATTERS["table"](result, incomplete=incomplete))
         replicates = getattr(result, "replicates", None)
         if chosen == "table" and replicates is not None:
             text += "\n\n" + replicates.as_table()

@@ -1,0 +1,79 @@
+"""Results labelled as what they are: a run stopped by --max-rounds and an unfinished record
+have no winner, co-winners are agents tied in the last round, and an agent whose turns were
+the default answer gets a note in the table, the JSON and the report."""
+from __future__ import annotations
+
+import json
+import sqlite3
+
+from conftest import AGENTS, run_cli
+
+FIELD = ("titfortat", "defect", "random", "grudger", "pavlov", "cooperate")
+RAISER = AGENTS / "outcome" / "FirstCallRaiser.py"
+
+
+def out_column(table: str) -> dict[str, str]:
+    rows = {}
+    for row in table.splitlines():
+        words = row.split()
+        if len(words) >= 4 and words[0].isdigit():
+            rows[words[1]] = " ".join(words[3:5]) if words[3] == "still" else words[3]
+    return rows
+
+
+def test_a_run_stopped_by_max_rounds_has_no_winner(tmp_path):
+    status, out, err = run_cli("tournament", *FIELD, "--seed", "4", "--max-rounds", "1",
+                               "--length", "5", "5", "--isolation", "none")
+    assert status == 0, err
+    assert "Stopped after round 1 (--max-rounds): no winner" in out
+    assert "Co-winners" not in out
+    column = out_column(out)
+    assert "winner" not in column.values()
+    assert list(column.values()).count("still in") >= 2
+    status, out, err = run_cli("tournament", *FIELD, "--seed", "4", "--max-rounds", "1",
+                               "--length", "5", "5", "--isolation", "none", "--format", "json")
+    outcome = json.loads(out)["outcome"]
+    assert outcome["ending"] == "stopped" and outcome["after_round"] == 1
+
+
+def test_agents_tied_in_the_last_round_are_co_winners():
+    status, out, err = run_cli("tournament", "cooperate", "titfortat", "--flip", "0", "0",
+                               "--seed", "1", "--length", "4", "4", "--isolation", "none")
+    assert status == 0, err
+    assert "Co-winners (all tied in round 1): cooperate, titfortat" in out
+    assert set(out_column(out).values()) == {"winner"}
+
+
+def test_show_of_an_unfinished_record_gives_a_provisional_order(tmp_path):
+    db = tmp_path / "run.sqlite"
+    status, _out, err = run_cli("tournament", *FIELD, "--seed", "4", "--length", "5", "5",
+                                "--isolation", "none", "--db", db)
+    assert status == 0, err
+    with sqlite3.connect(db) as connection:   # as a run stopped after round 1 leaves it
+        connection.execute("DELETE FROM move WHERE game IN (SELECT id FROM game WHERE "
+                           "round > 1)")
+        connection.execute("DELETE FROM fault WHERE game IN (SELECT id FROM game WHERE "
+                           "round > 1)")
+        for table, column in (("game", "round"), ("round_score", "round"),
+                              ("round", "number")):
+            connection.execute(f"DELETE FROM {table} WHERE {column} > 1")
+        connection.execute("UPDATE agent SET rank = NULL, score = NULL, dropped_in = NULL "
+                           "WHERE dropped_in > 1 OR dropped_in IS NULL")
+        connection.execute("UPDATE run SET finished_at = NULL")
+    status, out, err = run_cli("show", db)
+    assert status == 0, err
+    assert "Unfinished: provisional order after round 1" in out
+    assert "winner" not in out_column(out).values() and "Co-winners" not in out
+
+
+def test_an_agent_that_faulted_every_first_call_gets_a_note(tmp_path):
+    status, out, err = run_cli("tournament", RAISER, "cooperate", "titfortat", "--seed", "2",
+                               "--length", "6", "6", "--isolation", "process")
+    assert status == 0, err
+    note = next(line for line in out.splitlines() if line.startswith("Note: FirstCallRaiser"))
+    assert "first call of every game" in note and "exception" in note and "C C C" in note
+    status, out, err = run_cli("tournament", RAISER, "cooperate", "titfortat", "--seed", "2",
+                               "--length", "6", "6", "--isolation", "process",
+                               "--format", "json")
+    notes = json.loads(out)["outcome"]["notes"]
+    assert list(notes) == ["FirstCallRaiser"]
