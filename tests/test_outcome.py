@@ -77,3 +77,24 @@ def test_an_agent_that_faulted_every_first_call_gets_a_note(tmp_path):
                                "--format", "json")
     notes = json.loads(out)["outcome"]["notes"]
     assert list(notes) == ["FirstCallRaiser"]
+
+
+def test_show_agent_summarizes_many_faults_by_kind_and_lists_all_on_request(tmp_path):
+    db = tmp_path / "run.sqlite"
+    status, _out, err = run_cli("tournament", AGENTS / "core" / "Raiser.py", "titfortat",
+                                "defect", "--seed", "1", "--length", "20", "20",
+                                "--isolation", "process", "--db", db)
+    assert status == 0, err
+    with sqlite3.connect(db) as connection:
+        total = connection.execute("SELECT count(*) FROM fault WHERE agent = 'Raiser'"
+                                   ).fetchone()[0]
+    assert total > 10
+    status, out, err = run_cli("show", db, "--agent", "Raiser")
+    assert status == 0, err
+    assert f"Faults ({total}: {total} exception):" in out
+    listed = [row for row in out.splitlines() if row.startswith("  game ") and "turn" in row]
+    assert len(listed) == 3
+    assert f"... and {total - 3} more exception faults (--all-faults" in out
+    status, out, err = run_cli("show", db, "--agent", "Raiser", "--all-faults")
+    listed = [row for row in out.splitlines() if row.startswith("  game ") and "turn" in row]
+    assert len(listed) == total

@@ -17,9 +17,12 @@ from ..safe_text import block, echo, line
                    "running score (IDs are listed by --agent).")
 @click.option("--agent", "agent_name", default=None, metavar="NAME",
               help="Print this agent's games and faults (with --game: its side on the left).")
+@click.option("--all-faults", is_flag=True,
+              help="With --agent: list every fault (default: a count by kind and the "
+                   "first few of each).")
 @format_option
 @output_options
-def command(record, game_id, agent_name, **options):
+def command(record, game_id, agent_name, all_faults, **options):
     """Show the run recorded in RECORD (made by `tournament --db`): its standings; with
     --agent an agent's games and faults; with --game one game turn by turn. --report,
     --grades and --format work as for `tournament`, from the record."""
@@ -29,7 +32,7 @@ def command(record, game_id, agent_name, **options):
         if game_id is not None:
             _show_game(opened, game_id, agent_name, options["format"])
         elif agent_name is not None:
-            _show_agent(opened, agent_name, options["format"])
+            _show_agent(opened, agent_name, options["format"], all_faults)
         else:
             _show_run(opened, options)
 
@@ -94,7 +97,7 @@ def _show_game(opened, game_id, agent_name, chosen) -> None:
     echo(trace_table(game, opened.seed, first, header))
 
 
-def _show_agent(opened, name, chosen) -> None:
+def _show_agent(opened, name, chosen, all_faults: bool = False) -> None:
     row = _find_agent(opened, name)
     name = row["name"]
     games = opened.query("SELECT * FROM game WHERE a = ? OR b = ? ORDER BY id", name, name)
@@ -103,7 +106,7 @@ def _show_agent(opened, name, chosen) -> None:
     if chosen == "json":
         echo(json.dumps(_agent_dict(row, games, faults), indent=2))
         return
-    echo(_agent_text(row, games, faults))
+    echo(_agent_text(row, games, faults, all_faults))
 
 
 def _agent_games(row, games):
@@ -129,7 +132,7 @@ def _agent_dict(row, games, faults) -> dict:
     }
 
 
-def _agent_text(row, games, faults) -> str:
+def _agent_text(row, games, faults, all_faults: bool = False) -> str:
     """For a terminal: every text the record holds escaped (`line`; the output, `block`)."""
     out = row["dropped_in"]
     place = ("did not play" if out == 0 else f"dropped in round {out}" if out
@@ -147,10 +150,7 @@ def _agent_text(row, games, faults) -> str:
         score = f"{g[f'score_{mine}']}-{g[f'score_{theirs}']}"
         lines.append(f"  {g['id']:>5}  {g['round']:>5}  {line(g[theirs]):<20}  {score:>11}  "
                      f"{g[f'faults_{mine}'] or '-'}")
-    lines += ["", f"Faults ({len(faults)}):" if faults else "Faults: none"]
-    for f in faults:
-        lines.append(f"  game {f['game']} (round {f['round']}) turn {f['turn']}: "
-                     f"{line(f['kind'])}: {line(f['message'])}")
+    lines += ["", *_fault_lines(faults, all_faults)]
     warnings = [(g["id"], g[f"warning_{mine}"]) for g, mine, _ in _agent_games(row, games)
                 if g[f"warning_{mine}"]]
     if warnings:
@@ -160,3 +160,27 @@ def _agent_text(row, games, faults) -> str:
         lines += ["", "What its process printed:", block(row["output"]).rstrip()]
     lines += ["", f"Any game turn by turn: pdharness show FILE --game ID"]
     return "\n".join(lines)
+
+
+FAULTS_SHOWN = 3     # per kind, unless --all-faults
+
+
+def _fault_lines(faults, every: bool) -> list[str]:
+    """A count by kind, then the first few of each kind (an agent can fault thousands of
+    times), or every fault with --all-faults."""
+    if not faults:
+        return ["Faults: none"]
+    by_kind: dict[str, list] = {}
+    for fault in faults:
+        by_kind.setdefault(fault["kind"], []).append(fault)
+    counts = ", ".join(f"{len(found)} {line(kind)}" for kind, found in by_kind.items())
+    lines = [f"Faults ({len(faults)}: {counts}):"]
+    for kind, found in by_kind.items():
+        shown = found if every else found[:FAULTS_SHOWN]
+        for f in shown:
+            lines.append(f"  game {f['game']} (round {f['round']}) turn {f['turn']}: "
+                         f"{line(f['kind'])}: {line(f['message'])}")
+        if len(found) > len(shown):
+            lines.append(f"  ... and {len(found) - len(shown)} more {line(kind)} faults "
+                         "(--all-faults lists every one)")
+    return lines
