@@ -64,6 +64,7 @@ def command(agents, population, **options):
 def _note_retraining(specs) -> None:
     """A Q-table agent trained against other types than the ones it meets: say so."""
     from ..qtable import retrain_notes
+    from ..safe_text import line
 
     for note in retrain_notes(specs):
-        click.echo(f"pdharness: note: {note}", err=True)
+        click.echo(f"pdharness: note: {line(note)}", err=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from ..agents import AgentSpec
 from ..game import GameRecord, Turn
-from ..handles.base import Fault
+from ..handles.base import FAULT_KINDS, Fault
 from ..results import Entrant, RoundResult, TournamentResult, rank
 from . import db
 
@@ -16,6 +16,11 @@ class Record:
 
         self.path = path
         self.connection = db.connect(path)
+        try:
+            check_types(self.connection, path)
+        except BaseException:
+            self.connection.close()
+            raise
         self.connection.row_factory = sqlite3.Row
         self.run = self.connection.execute("SELECT * FROM run").fetchone()
         self.seed = int(self.run["seed"])
@@ -113,6 +118,112 @@ class Record:
         from .replicates import summary_from_rows
 
         return summary_from_rows(rows)
+
+
+# -- what a record may hold ---------------------------------------------------------------
+# Beyond the column types of db.SCHEMA (which SQLite does not enforce: any column takes
+# text), the values pdharness reads as one of a few words.
+_WORDS = {("agent", "status"): ("ok", "load-error", "crashed", "disqualified"),
+          ("fault", "side"): ("a", "b"), ("fault", "kind"): FAULT_KINDS,
+          **{("move", column): ("C", "D")
+             for column in ("intended_a", "played_a", "intended_b", "played_b")}}
+_TYPE_NAMES = {"INTEGER": "an integer", "REAL": "a number", "TEXT": "text",
+               "": "an integer (or its digits, as text)"}
+_SEED_DIGITS = 4000  # a longer integer is beyond what Python converts from text
+
+
+def _expected_columns():
+    """{table: [(column, declared type, may be null)]} and [(table, column, table, column)]
+    references, as db.SCHEMA declares them (read from an empty database made with it)."""
+    import sqlite3
+
+    schema = sqlite3.connect(":memory:")
+    try:
+        schema.executescript(db.SCHEMA)
+        tables = [name for (name,) in schema.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY rowid")]
+        columns = {table: [(name, kind.upper(), not notnull and not primary)
+                           for _, name, kind, notnull, _, primary in
+                           schema.execute(f"PRAGMA table_info({table})")]
+                   for table in tables}
+        references = [(table, row[3], row[2], row[4]) for table in tables
+                      for row in schema.execute(f"PRAGMA foreign_key_list({table})")]
+    finally:
+        schema.close()
+    return columns, references
+
+
+def _condition(table, column, kind, nullable) -> str:
+    """SQL true when `column` holds what pdharness writes there."""
+    quoted = f'"{column}"'
+    if kind == "INTEGER":
+        holds = f"typeof({quoted}) = 'integer'"
+    elif kind == "REAL":
+        holds = f"typeof({quoted}) IN ('integer', 'real')"
+    elif kind == "TEXT":
+        holds = f"typeof({quoted}) = 'text'"
+    else:  # the run's seed: an integer, or its decimal digits beyond 64 bits
+        holds = (f"(typeof({quoted}) = 'integer' OR (typeof({quoted}) = 'text' AND "
+                 f"{quoted} GLOB '[0-9]*' AND NOT {quoted} GLOB '*[^0-9]*' AND "
+                 f"length({quoted}) <= {_SEED_DIGITS}))")
+    words = _WORDS.get((table, column))
+    if words:
+        holds += f" AND {quoted} IN ({', '.join(repr(w) for w in words)})"
+    return f"({quoted} IS NULL OR {holds})" if nullable else f"({holds})"
+
+
+def check_types(connection, path) -> None:
+    """A one-line HarnessError unless every table and column pdharness reads is there and
+    holds what pdharness writes (its type, its few words, names and games that exist).
+    A record is a file anyone can edit; what is read from it is printed, put in a web
+    page and used to resume a run, so nothing in it is taken on trust. One scan per
+    table, in SQLite: about a second for a million moves."""
+    import sqlite3
+
+    from ..errors import HarnessError
+
+    columns, references = _expected_columns()
+    where = f"{path}: not a record pdharness wrote"
+    try:
+        for table, expected in columns.items():
+            present = {row[1] for row in connection.execute(f'PRAGMA table_info("{table}")')}
+            for column, kind, nullable in expected:
+                if column not in present:
+                    raise HarnessError(f"{where}: table {table} has no column {column}")
+            found = connection.execute(_first_wrong_value(table, expected)).fetchone()
+            if found:
+                index = list(found[:len(expected)]).index(0)
+                column, kind, _ = expected[index]
+                words = _WORDS.get((table, column))
+                wanted = " or ".join(words) if words else _TYPE_NAMES[kind]
+                raise HarnessError(f"{where}: {table}.{column} holds "
+                                   f"{_shown(found[len(expected) + index])}, "
+                                   f"where pdharness writes {wanted}")
+        for table, column, target, target_column in references:
+            found = connection.execute(
+                f'SELECT quote("{column}") FROM "{table}" WHERE "{column}" IS NOT NULL AND '
+                f'"{column}" NOT IN (SELECT "{target_column}" FROM "{target}") '
+                "LIMIT 1").fetchone()
+            if found:
+                raise HarnessError(f"{where}: {table}.{column} holds {_shown(found[0])}, "
+                                   f"but no {target}.{target_column} of the record has that value")
+    except sqlite3.DatabaseError as error:
+        raise HarnessError(f"{where}: {error}")
+
+
+def _first_wrong_value(table, expected) -> str:
+    """SQL giving, for the first row of `table` holding a value pdharness does not write,
+    whether each column's value is right (1/0) and then each value quoted; else no row.
+    The test is one flat condition, so a good table costs one plain scan."""
+    right = [_condition(table, column, kind, nullable) for column, kind, nullable in expected]
+    quoted = [f'quote("{column}")' for column, _, _ in expected]
+    return (f"SELECT {', '.join(right + quoted)} FROM \"{table}\" "
+            f"WHERE NOT ({' AND '.join(right)}) LIMIT 1")
+
+
+def _shown(quoted: str, limit: int = 60) -> str:
+    """A value as SQLite quotes it (text in '', blobs as X'..'), cut to a readable size."""
+    return quoted if len(quoted) <= limit else quoted[:limit] + "..."
 
 
 def _turn_moves(cursor) -> dict[int, dict[int, list[str]]]:
