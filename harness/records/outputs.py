@@ -91,7 +91,7 @@ def command_line() -> str:
 def exit_interrupted(error) -> None:
     import sys
 
-    from ..safe_text import line
+    from ..safe_text import block  # two lines of ours, quoting the record's path
 
-    click.echo(f"pdharness: {line(error)}", err=True)
+    click.echo(f"pdharness: {block(error)}", err=True)
     sys.exit(130)
