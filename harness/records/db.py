@@ -8,6 +8,10 @@ from __future__ import annotations
 
 SCHEMA_VERSION = 1
 
+# Columns added to schema 1 after records were made with it: an older record lacks them
+# (and settings_of reads them as optional). Add a new column here too.
+ADDED_COLUMNS = {("run", "horizon"), ("run", "stop_prob")}
+
 SCHEMA = """
 CREATE TABLE run (
     id                INTEGER PRIMARY KEY CHECK (id = 1),
