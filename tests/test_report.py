@@ -5,6 +5,7 @@ import json
 import re
 import shutil
 import subprocess
+import sys
 
 import pytest
 
@@ -226,3 +227,40 @@ def test_long_names_fit_their_charts(tmp_path):
         width, height = svg["view"]
         assert x0 >= -1 and y0 >= -1 and x1 <= width + 1 and y1 <= height + 1, svg
     assert seen["pageWidth"] <= seen["viewWidth"]
+
+
+def test_every_value_of_a_record_is_escaped_in_the_report(report, tmp_path):
+    """Text columns (the ones SQLite and the type check let hold anything) edited to hold
+    markup: the page shows it as text and runs nothing."""
+    import sqlite3
+
+    _, _, folder = report
+    copy = tmp_path / "edited.sqlite"
+    copy.write_bytes((folder / "run.sqlite").read_bytes())
+    markup = "<script>document.title='owned'</script><img src=x>"
+    with sqlite3.connect(copy) as connection:
+        connection.execute("UPDATE agent SET language = ?, message = ?", (markup, markup))
+        connection.execute("UPDATE run SET command = ?", (markup,))
+        connection.execute("UPDATE fault SET message = ?, kind = 'invalid'", (markup,))
+    page = tmp_path / "edited.html"
+    status, _, err = run_cli("show", copy, "--report", page)
+    assert status == 0, err
+    seen = browse(page, tmp_path)
+    assert seen["images"] == 0 and seen["scripts"] == 1 and seen["title"] != "owned"
+    assert {row[2] for row in seen["standings"]} == {markup}
+    assert markup in seen["faults"]
+
+
+def test_the_template_escapes_everything_and_jinja_loads_only_for_a_report():
+    from pathlib import Path
+
+    from conftest import ROOT
+
+    template = (ROOT / "harness" / "records" / "templates" / "report.html").read_text()
+    assert "|safe" not in template.replace(" ", "") and "autoescape false" not in template
+    assert "Markup" not in Path(ROOT / "harness" / "records" / "report.py").read_text()
+    done = subprocess.run(
+        [sys.executable, "-c", "import sys, harness, harness.cli, harness.records.outputs, "
+         "harness.records.report; print('jinja2' in sys.modules)"],
+        capture_output=True, text=True, cwd=ROOT, check=True)
+    assert done.stdout.strip() == "False"
