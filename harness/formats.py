@@ -6,7 +6,7 @@ import io
 import json
 
 from .handles.base import FAULT_KINDS
-from .safe_text import csv_row, line
+from .safe_text import line
 
 
 def params_dict(settings) -> dict:
@@ -99,13 +99,18 @@ def as_csv(result) -> str:
     return write_csv(CSV_COLUMNS, csv_rows(result))
 
 
-def write_csv(columns, rows) -> str:
-    """Every CSV pdharness writes goes through here: each text cell escaped and
-    neutralized (safe_text.csv_cell), so no spreadsheet runs an agent's name or path."""
+def write_csv(columns, rows, line_end: str = "\n") -> str:
+    """Every CSV pdharness writes goes through here: `rows` are dicts (by column) or
+    sequences, and each cell is escaped and neutralized (safe_text.csv_cell), so no
+    spreadsheet runs an agent's name, a path or a message."""
+    from .safe_text import csv_cell
+
     out = io.StringIO()
-    writer = csv.DictWriter(out, fieldnames=columns, lineterminator="\n")
-    writer.writeheader()
-    writer.writerows(csv_row(row) for row in rows)
+    writer = csv.writer(out, lineterminator=line_end)
+    writer.writerow([csv_cell(column) for column in columns])
+    for row in rows:
+        cells = [row.get(column, "") for column in columns] if isinstance(row, dict) else row
+        writer.writerow([csv_cell(cell) for cell in cells])
     return out.getvalue()
 
 

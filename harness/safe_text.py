@@ -73,10 +73,6 @@ def csv_cell(value):
     return text
 
 
-def csv_row(row: dict) -> dict:
-    return {column: csv_cell(value) for column, value in row.items()}
-
-
 def echo(text: str = "", err: bool = False) -> None:
     """click.echo for text that holds anything untrusted: a last safety net that leaves
     no control character but newline and tab, however the text was put together."""

@@ -22,8 +22,6 @@ empty grade (an LMS import leaves it as it was), and the command says who.
 """
 from __future__ import annotations
 
-import csv
-import io
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -161,13 +159,9 @@ def _number(value) -> str:
 
 
 def as_gradebook_csv(header, rows) -> str:
-    from ..safe_text import csv_cell
+    from ..formats import write_csv
 
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\r\n")
-    writer.writerow([csv_cell(cell) for cell in header])
-    writer.writerows([[csv_cell(cell) for cell in row] for row in rows])
-    return out.getvalue()
+    return write_csv(header, rows, line_end="\r\n")
 
 
 def write_gradebook_or_grades(path, result, roster, options) -> None:

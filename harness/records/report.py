@@ -26,7 +26,7 @@ def render(result, metrics=None, title: str | None = None, command: str | None =
     metrics = metrics or of_result(result)
     params = params_dict(result.settings)
     replicates = getattr(result, "replicates", None)
-    return _template().render(
+    return template().render(
         title=title or f"Levinson tournament, seed {result.seed}",
         header=_header(result, incomplete),
         standings=_standings(result, metrics, incomplete),
@@ -36,12 +36,13 @@ def render(result, metrics=None, title: str | None = None, command: str | None =
         replicates=_replicates(replicates) if replicates else None,
         faults=_faults(result),
         rounds=_rounds(result),
-        parameters=[(key, _param_text(value))
+        parameters=[(key, param_text(value))
                     for key, value in dict(seed=result.seed, **params).items()],
         command=command, fault_kinds=FAULT_KINDS)
 
 
-def _template():
+def template(name: str = "report.html"):
+    """A page template of templates/, with autoescaping on (and no value left undefined)."""
     from pathlib import Path
 
     import jinja2
@@ -49,7 +50,7 @@ def _template():
     environment = jinja2.Environment(
         loader=jinja2.FileSystemLoader(Path(__file__).with_name("templates")),
         autoescape=True, undefined=jinja2.StrictUndefined, keep_trailing_newline=True)
-    return environment.get_template("report.html")
+    return environment.get_template(name)
 
 
 def write_report(path, result, **options) -> None:
@@ -91,7 +92,7 @@ def _elimination(result, incomplete=None) -> dict | None:
     if not rounds:
         return None
     names = [s.agent for s in result.standings]
-    label = _label_width(names)
+    label = label_width(names)
     step = max(28, min(90, 640 // rounds))
     row, top = 24, 26
     width = label + step * rounds + 170
@@ -113,7 +114,7 @@ def _elimination(result, incomplete=None) -> dict | None:
             "note_x": label + step * last + 4,
             "note": (("still in" if incomplete else "winner") if out is None
                      else f"dropped in round {out}")})
-    return {**_chart(width, height, "elimination-chart",
+    return {**chart(width, height, "elimination-chart",
                      "Rounds each agent played; the bar ends in the round it was dropped"),
             "label": label, "row": row, "columns": columns, "bars": bars,
             "axis_end": height - 4}
@@ -127,7 +128,7 @@ def _heat_map(result, metrics, params) -> dict | None:
     payoffs = params["payoffs"]
     low, high = payoffs["S"], payoffs["T"]
     cell = max(18, min(46, 620 // len(names)))
-    label = _label_width(names)
+    label = label_width(names)
     slant = 0.72 * (label - 16) + 6        # a column name, written at 45 degrees
     top = slant + 10
     width = max(label + cell * (len(names) - 0.5) + slant + 6, label + 270)
@@ -153,7 +154,7 @@ def _heat_map(result, metrics, params) -> dict | None:
             cells.append({"x": x, "text_x": f"{x + cell / 2 - 0.5:.1f}", **shown})
         rows.append({"name": me, "y": f"{y:.1f}", "text_y": f"{y + cell / 2 + 4:.1f}",
                      "cells": cells})
-    return {**_chart(width, height, "heat-map",
+    return {**chart(width, height, "heat-map",
                      "Points per move of each row agent against each column agent"),
             "label": label, "cell": cell, "columns": columns, "rows": rows,
             "legend": _legend(label, top + cell * len(names) + 18, payoffs),
@@ -181,7 +182,7 @@ _SERIES = (("cooperation_intended", "#7c93b0", "intended C"),
 
 def _play(result, metrics) -> dict:
     names = [s.agent for s in result.standings]
-    label = _label_width(names)
+    label = label_width(names)
     bar, row, top = 300, 42, 30
     width, height = label + bar + 90, top + row * len(names) + 6
     agents, rows = [], []
@@ -200,7 +201,7 @@ def _play(result, metrics) -> dict:
             "mutual": _percent(tally["mutual_cooperation"]),
             "points": _decimal(tally["points_per_move"]),
             "faults": [tally["faults"][kind] for kind in FAULT_KINDS]})
-    return {**_chart(width, height, "cooperation-chart",
+    return {**chart(width, height, "cooperation-chart",
                      "Cooperation rate of each agent, intended and played"),
             "label": label, "bar": bar, "agents": agents, "rows": rows,
             "series": [{"key_x": label + k * 120, "colour": colour, "text": text}
@@ -210,7 +211,7 @@ def _play(result, metrics) -> dict:
 def _replicates(summary) -> dict:
     count, agents = len(summary.runs), summary.agents
     size = len(agents)
-    label = _label_width([a.agent for a in agents])
+    label = label_width([a.agent for a in agents])
     axis, row, top = 360, 26, 30
     hist = max(12 * size + 10, 80)  # its bars, or its caption
     width = label + axis + 90 + hist
@@ -235,7 +236,7 @@ def _replicates(summary) -> dict:
                       "interval": interval, "mean_x": f"{scale(a.mean_rank):.1f}",
                       "mean": f"{a.mean_rank:.2f}", "wins": f"{a.win_share(count):.0%}",
                       "bars": bars})
-    return {**_chart(width, height, "replicates-chart",
+    return {**chart(width, height, "replicates-chart",
                      "Mean rank over the replicates with its 95% interval"),
             "count": count, "size": size, "label": label, "axis": axis, "hist_x": hist_x,
             "axis_end": height - 4,
@@ -268,12 +269,12 @@ def _rounds(result) -> list[dict]:
 
 
 # -- small helpers ---------------------------------------------------------------------------
-def _chart(width, height, ident, label) -> dict:
+def chart(width, height, ident, label) -> dict:
     """What every chart's <svg> element needs (its size in whole pixels)."""
     return {"id": ident, "width": f"{width:.0f}", "height": f"{height:.0f}", "aria": label}
 
 
-def _label_width(names) -> int:
+def label_width(names) -> int:
     return 16 + 7 * max([len(n) for n in names] + [6])
 
 
@@ -301,7 +302,7 @@ def _decimal(value) -> str:
     return "–" if value is None else f"{value:.2f}"
 
 
-def _param_text(value) -> str:
+def param_text(value) -> str:
     if isinstance(value, dict):
         return " ".join(f"{k}={v}" for k, v in value.items())
     if isinstance(value, (list, tuple)):
