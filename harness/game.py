@@ -113,9 +113,11 @@ class _Noise:
 
 
 def play_game(handle_a, handle_b, length: int, seed: int, params: GameParams,
-              round_number: int = 0) -> GameRecord:
-    """handle_a plays side "a" (its name sorts first); the result keeps every turn."""
-    steps = game_steps(handle_a, handle_b, length, seed, params, round_number)
+              round_number: int = 0, on_turn=None) -> GameRecord:
+    """handle_a plays side "a" (its name sorts first); the result keeps every turn.
+    `on_turn(record)`, if given, is called as soon as each turn is played (`play` streams
+    the trace with it)."""
+    steps = game_steps(handle_a, handle_b, length, seed, params, round_number, on_turn)
     while True:
         try:
             next(steps)
@@ -124,7 +126,7 @@ def play_game(handle_a, handle_b, length: int, seed: int, params: GameParams,
 
 
 def game_steps(handle_a, handle_b, length: int, seed: int, params: GameParams,
-               round_number: int = 0):
+               round_number: int = 0, on_turn=None):
     """The game as a generator: it pauses after asking both agents for a turn, so a runner
     can wait on many games' agents at once; its return value is the GameRecord."""
     record = GameRecord(round_number, handle_a.name, handle_b.name, length, seed)
@@ -172,6 +174,8 @@ def game_steps(handle_a, handle_b, length: int, seed: int, params: GameParams,
             _note_warning(record, "a", reply_a)
             _note_warning(record, "b", reply_b)
         last_a, last_b = (played_a, played_b), (played_b, played_a)
+        if on_turn is not None:
+            on_turn(record)
     handle_a.end_game()
     handle_b.end_game()
     record.score = (score_a, score_b)

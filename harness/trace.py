@@ -43,26 +43,44 @@ def trace_dict(game, seed: int, first: str | None = None) -> dict:
             "turns": turns}
 
 
-def trace_table(game, seed: int, first: str | None = None, header: str = "") -> str:
-    """For a terminal: names and fault messages escaped (`line`); `header` is the caller's."""
-    left, right = _sides(game, first)
-    names = {"a": line(game.a), "b": line(game.b)}
-    per_turn = len(game.turns[0].intended_a) if game.turns else 3
-    width = max(len(names[left]), len(names[right]), 2 * per_turn + 8)
-    lines = [header] if header else []
-    lines.append(f"{'turn':>4}  {names[left]:<{width}}  {names[right]:<{width}}  "
-                 f"{'score':>9}  notes")
-    for number, turn in enumerate(game.turns, 1):
+class TraceRows:
+    """The trace table a line at a time: `play` prints each turn as soon as it is played,
+    `trace_table` all at once. Names and fault messages escaped (`line`)."""
+
+    def __init__(self, a: str, b: str, first: str | None, per_turn: int):
+        self.left, self.right = ("b", "a") if first is not None and first == b and first != a \
+            else ("a", "b")
+        self.names = {"a": line(a), "b": line(b)}
+        self.width = max(len(self.names["a"]), len(self.names["b"]), 2 * per_turn + 8)
+
+    def head(self) -> str:
+        width, names = self.width, self.names
+        return (f"{'turn':>4}  {names[self.left]:<{width}}  {names[self.right]:<{width}}  "
+                f"{'score':>9}  notes")
+
+    def row(self, number: int, turn) -> str:
         cells, notes = [], []
-        for side in (left, right):
+        for side in (self.left, self.right):
             intended, played, fault = _side(turn, side)
             cells.append(f"{intended} > {marked(intended, played)}")
             if fault:
-                notes.append(f"{names[side]} {line(fault.kind)}: {line(fault.message)}")
-        mine, theirs = _score(turn, left)
-        lines.append(f"{number:>4}  {cells[0]:<{width}}  {cells[1]:<{width}}  "
-                     f"{mine:>4} {theirs:>4}  {'; '.join(notes)}".rstrip())
-    score = game.score if left == "a" else (game.score[1], game.score[0])
-    lines.append(f"Final score: {names[left]} {score[0]}, {names[right]} {score[1]}")
-    lines.append("Each cell: intended > played; * marks a move flipped by noise.")
-    return "\n".join(lines)
+                notes.append(f"{self.names[side]} {line(fault.kind)}: {line(fault.message)}")
+        mine, theirs = _score(turn, self.left)
+        return (f"{number:>4}  {cells[0]:<{self.width}}  {cells[1]:<{self.width}}  "
+                f"{mine:>4} {theirs:>4}  {'; '.join(notes)}".rstrip())
+
+    def foot(self, game_score) -> list[str]:
+        score = game_score if self.left == "a" else (game_score[1], game_score[0])
+        return [f"Final score: {self.names[self.left]} {score[0]}, "
+                f"{self.names[self.right]} {score[1]}",
+                "Each cell: intended > played; * marks a move flipped by noise."]
+
+
+def trace_table(game, seed: int, first: str | None = None, header: str = "") -> str:
+    """For a terminal: names and fault messages escaped (`line`); `header` is the caller's."""
+    per_turn = len(game.turns[0].intended_a) if game.turns else 3
+    rows = TraceRows(game.a, game.b, first, per_turn)
+    lines = [header] if header else []
+    lines.append(rows.head())
+    lines += [rows.row(number, turn) for number, turn in enumerate(game.turns, 1)]
+    return "\n".join(lines + rows.foot(game.score))

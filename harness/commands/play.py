@@ -18,8 +18,10 @@ def _open(spec, isolation):
         raise HarnessError(f"{spec.name} does not load: {error}")
 
 
-def play_once(spec_a, spec_b, options):
-    """The game, as round 1 of a tournament with the same seed would play it."""
+def play_once(spec_a, spec_b, options, on_start=None, on_turn=None):
+    """The game, as round 1 of a tournament with the same seed would play it.
+    `on_start(handles, turns, seed, params)` and `on_turn(record)` let the caller print the
+    game while it is played."""
     from .. import seeds
     from ..game import play_game
     from ..rounds import draw_length
@@ -32,8 +34,11 @@ def play_once(spec_a, spec_b, options):
     first, second = sorted((spec_a, spec_b), key=lambda spec: spec.name)
     handles = [_open(spec, isolation(options)) for spec in (first, second)]
     try:
+        if on_start is not None:
+            on_start(handles, turns, seed, params)
         game = play_game(handles[0], handles[1], turns,
-                         seeds.game_seed(seed, 1, first.name, second.name), params, 1)
+                         seeds.game_seed(seed, 1, first.name, second.name), params, 1,
+                         on_turn)
     finally:
         for handle in handles:
             handle.close()
@@ -50,24 +55,79 @@ def play_once(spec_a, spec_b, options):
 @game_options
 @click.option("--format", "format", type=click.Choice(["table", "json"]), default="table",
               show_default=True)
-def command(agent_a, agent_b, **options):
+@click.option("--agent-output/--no-agent-output", default=True, show_default=True,
+              help="Show under each turn what the agents printed during it (table format).")
+def command(agent_a, agent_b, agent_output, **options):
     """Play one game between AGENT_A and AGENT_B (files or built-in names) and print every
-    turn: intended and played moves (flips marked) and the running score. With the same
-    --seed it is the game round 1 of a tournament would play between them."""
+    turn as it is played: intended and played moves (flips marked), the running score, and
+    what each agent printed. With the same --seed it is the game round 1 of a tournament
+    would play between them."""
     from ..agents import resolve_one
-    from ..safe_text import echo, line
-    from ..trace import trace_dict, trace_table
+    from ..safe_text import echo
+    from ..trace import trace_dict
 
     spec_a, spec_b = (_single(resolve_one(name)) for name in (agent_a, agent_b))
-    game, seed, params = play_once(spec_a, spec_b, options)
     if options["format"] == "json":
+        game, seed, _params = play_once(spec_a, spec_b, options)
         echo(json.dumps(trace_dict(game, seed, spec_a.name), indent=2))
         return
-    flip = params.flip
-    header = (f"{line(spec_a.name)} vs {line(spec_b.name)}  seed {seed}  "
-              f"{len(game.turns)} turns  flip {flip.start:g} {flip.decay:g} ({flip.mode})  "
-              f"{params.moves_per_turn} moves/turn")
-    echo(trace_table(game, seed, spec_a.name, header))
+    stream = _Stream(spec_a.name, agent_output)
+    game, _seed, _params = play_once(spec_a, spec_b, options, stream.start, stream.turn)
+    stream.finish(game)
+
+
+class _Stream:
+    """The trace table printed turn by turn while the game is played (a slow or hanging
+    agent no longer leaves the screen blank), with what each agent printed during the turn
+    under its row. Output arrives through the agent's captured stderr: a line shows under
+    the turn in which the monitor received it."""
+
+    INDENT = "      | "
+
+    def __init__(self, first: str, with_output: bool):
+        self.first = first
+        self.with_output = with_output
+        self.rows = None
+        self.handles = []
+        self.seen: dict[str, int] = {}
+
+    def start(self, handles, turns, seed, params) -> None:
+        from ..safe_text import echo, line
+        from ..trace import TraceRows
+
+        a, b = handles
+        self.handles = [b, a] if self.first == b.name and self.first != a.name else [a, b]
+        self.rows = TraceRows(a.name, b.name, self.first, params.moves_per_turn)
+        flip = params.flip
+        left, right = (line(h.name) for h in self.handles)
+        echo(f"{left} vs {right}  seed {seed}  {turns} turns  flip {flip.start:g} "
+             f"{flip.decay:g} ({flip.mode})  {params.moves_per_turn} moves/turn")
+        echo(self.rows.head())
+
+    def turn(self, record) -> None:
+        from ..safe_text import echo
+
+        echo(self.rows.row(len(record.played_a), record.turns[-1]))
+        if self.with_output:
+            for handle in self.handles:
+                self._printed(handle, echo)
+
+    def _printed(self, handle, echo) -> None:
+        from ..safe_text import line
+
+        text = handle.captured_output()
+        new, self.seen[handle.name] = text[self.seen.get(handle.name, 0):], len(text)
+        for printed in new.splitlines():
+            if printed.strip():
+                echo(f"{self.INDENT}{line(handle.name)}: {line(printed)}")
+
+    def finish(self, game) -> None:
+        from ..safe_text import echo
+
+        if self.with_output:   # what arrived after the last turn's answer
+            for handle in self.handles:
+                self._printed(handle, echo)
+        echo("\n".join(self.rows.foot(game.score)))
 
 
 def _single(specs):

@@ -1,0 +1,78 @@
+"""`play` streams: each turn's row, and what the agents printed during it, reaches the
+terminal as soon as the turn is played. Checked on a real pseudo-terminal with an agent
+that will not play turn 3 until the test has seen turn 2 on the screen (no clock involved:
+a trace printed only at the end would never show turn 2 while the agent waits)."""
+from __future__ import annotations
+
+import os
+import pty
+import select
+import subprocess
+import sys
+
+from conftest import ROOT
+
+GATED = '''import os, time
+def Gated(hist, score):
+    turn = len(hist) // 3 + 1
+    print("turn", turn, "\\x1b[2Jthinking")
+    if turn == 3:
+        while not os.path.exists({gate!r}):
+            time.sleep(0.02)
+    return ["C", "C", "D"]
+'''
+
+
+def read_until(controller, seen: bytearray, wanted: bytes, limit: float = 120) -> bool:
+    """Read the terminal until `wanted` shows (True) or it stays silent `limit` s (False)."""
+    while wanted not in seen:
+        ready, _, _ = select.select([controller], [], [], limit)
+        if not ready:
+            return False
+        try:
+            chunk = os.read(controller, 4096)
+        except OSError:
+            return wanted in seen
+        if not chunk:
+            return wanted in seen
+        seen.extend(chunk)
+    return True
+
+
+def test_each_turn_and_the_agents_output_show_while_the_game_goes_on(tmp_path):
+    gate = tmp_path / "go"
+    agent = tmp_path / "Gated.py"
+    agent.write_text(GATED.format(gate=str(gate)))
+    controller, terminal = pty.openpty()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "harness", "play", str(agent), "titfortat", "--turns", "4",
+         "--seed", "1", "--isolation", "process", "--timeout", "300"],
+        stdout=terminal, stderr=terminal, env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    os.close(terminal)
+    seen = bytearray()
+    try:
+        assert read_until(controller, seen, b"| Gated: turn 2"), seen.decode()
+        shown = seen.decode()
+        assert "\n   1  " in shown and "\n   2  " in shown and "Final score" not in shown
+        assert process.poll() is None        # turn 3 has not been played: it is waiting
+        gate.touch()
+        assert read_until(controller, seen, b"Each cell"), seen.decode()
+        assert process.wait(timeout=120) == 0
+    finally:
+        if process.poll() is None:
+            process.kill()
+        os.close(controller)
+    shown = seen.decode()
+    rows = [row for row in shown.splitlines() if row[:4].strip().isdigit()]
+    assert len(rows) == 4
+    assert "| Gated: turn 4 \\x1b[2Jthinking" in shown     # shown, never obeyed
+    assert "\x1b[2J" not in shown
+
+
+def test_no_agent_output_hides_it():
+    from conftest import run_cli
+
+    status, out, err = run_cli("play", "titfortat", "defect", "--turns", "2", "--seed", "1",
+                               "--no-agent-output")
+    assert status == 0, err
+    assert "Final score" in out and "|" not in out
