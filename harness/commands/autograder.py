@@ -3,19 +3,21 @@ from __future__ import annotations
 
 import click
 
+from .options import MEMORY_MIB, MOVES_PER_TURN, SECONDS, FiniteFloat
+
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
 @click.argument("folder", type=click.Path(file_okay=False), metavar="DIR")
 @click.option("--roster", type=click.Path(dir_okay=False, exists=True),
               help="The course roster (as for validate): every upload's name must then "
                    "spell a team on it. A copy goes into the bundle.")
-@click.option("--points", type=click.FloatRange(min=0), default=10.0, show_default=True,
+@click.option("--points", type=FiniteFloat(0.0, 1e6), default=10.0, show_default=True,
               help="Points for a submission that passes every check.")
-@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=1.0,
+@click.option("--timeout", type=SECONDS, default=1.0,
               show_default=True, help="Seconds an agent may take per call.")
-@click.option("--moves-per-turn", type=click.IntRange(min=1), default=3, show_default=True,
+@click.option("--moves-per-turn", type=MOVES_PER_TURN, default=3, show_default=True,
               help="Moves an answer must hold, as the tournament will ask.")
-@click.option("--memory-limit", type=click.IntRange(min=16), default=1024, show_default=True,
+@click.option("--memory-limit", type=MEMORY_MIB, default=1024, show_default=True,
               metavar="MIB", help="Address space an agent's process may use, in MiB.")
 def command(folder, roster, points, timeout, moves_per_turn, memory_limit):
     """Write into DIR a Gradescope autograder (setup.sh, run_autograder, a copy of this

@@ -5,7 +5,7 @@ import json
 
 import click
 
-from .options import game_options
+from .options import GAME_LENGTH, MAX_GAME_LENGTH, bounded, game_options
 
 
 def _open(spec, isolation):
@@ -48,9 +48,9 @@ def play_once(spec_a, spec_b, options, on_start=None, on_turn=None):
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
 @click.argument("agent_a")
 @click.argument("agent_b")
-@click.option("--turns", type=click.IntRange(min=1), default=None,
+@click.option("--turns", type=bounded(1, MAX_GAME_LENGTH), default=None,
               help="Turns to play (default: drawn from --length as round 1 would).")
-@click.option("--length", nargs=2, type=int, default=(10, 50), show_default=True,
+@click.option("--length", nargs=2, type=GAME_LENGTH, default=(10, 50), show_default=True,
               metavar="LMIN LMAX", help="Where --turns is drawn from when not given.")
 @game_options
 @click.option("--format", "format", type=click.Choice(["table", "json"]), default="table",

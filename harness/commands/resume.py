@@ -4,11 +4,12 @@ from __future__ import annotations
 import click
 
 from ..records.outputs import format_option, output_options, quiet_option
+from .options import JOBS
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
 @click.argument("record", type=click.Path(dir_okay=False))
-@click.option("--jobs", "-j", type=click.IntRange(min=1), default=None,
+@click.option("--jobs", "-j", type=JOBS, default=None,
               help="Games played at once (default: as recorded; the result is the same).")
 @format_option
 @output_options

@@ -8,11 +8,12 @@ import click
 
 from ..records.outputs import format_option, output_options
 from ..safe_text import block, echo, line
+from .options import bounded
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
 @click.argument("record", type=click.Path(dir_okay=False))
-@click.option("--game", "game_id", type=click.IntRange(min=1), default=None, metavar="ID",
+@click.option("--game", "game_id", type=bounded(1), default=None, metavar="ID",
               help="Print game ID turn by turn: intended and played moves, flips, faults, "
                    "running score (IDs are listed by --agent).")
 @click.option("--agent", "agent_name", default=None, metavar="NAME",

@@ -4,7 +4,7 @@ from __future__ import annotations
 import click
 
 from ..records.outputs import output_options, quiet_option
-from .options import game_options, tournament_options
+from .options import MAX_REPLICATES, bounded, game_options, tournament_options
 
 FORMATS = ("table", "json", "lisp", "csv")
 
@@ -37,7 +37,7 @@ def run_and_print(specs, options) -> None:
 @click.option("--db", type=click.Path(dir_okay=False), default=None, metavar="FILE.sqlite",
               help="Record the run in this new SQLite file, round by round (see show, "
                    "resume).")
-@click.option("--replicates", type=click.IntRange(min=1), default=None, metavar="N",
+@click.option("--replicates", type=bounded(1, MAX_REPLICATES), default=None, metavar="N",
               help="Also run N tournaments with seeds derived from --seed: how much is luck.")
 @click.option("--population", type=click.Path(dir_okay=False), default=None, metavar="FILE",
               help="Agent types and how many copies of each (JSON or TOML; copies are "

@@ -5,6 +5,8 @@ import sys
 
 import click
 
+from .options import JOBS, MOVES_PER_TURN, SECONDS
+
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
 @click.argument("paths", nargs=-1, required=True, type=click.Path(), metavar="PATH...")
@@ -18,11 +20,11 @@ import click
               help="How agents run, as in `tournament`: sandbox falls back to process, "
                    "with a note, where the sandbox is not available; none runs them inside "
                    "this process, for trusted code only (a call that never returns hangs).")
-@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=1.0,
+@click.option("--timeout", type=SECONDS, default=1.0,
               show_default=True, help="Seconds an agent may take per call.")
-@click.option("--moves-per-turn", type=click.IntRange(min=1), default=3, show_default=True,
+@click.option("--moves-per-turn", type=MOVES_PER_TURN, default=3, show_default=True,
               help="Moves an answer must hold, as the tournament will ask.")
-@click.option("--jobs", "-j", type=click.IntRange(min=1), default=None,
+@click.option("--jobs", "-j", type=JOBS, default=None,
               help="Submissions played at once (default: four per core).")
 @click.option("--recursive", "-r", is_flag=True,
               help="Look in the folders' subfolders too (an LMS download of one folder per "
