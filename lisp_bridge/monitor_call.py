@@ -3,6 +3,7 @@ Lisp data (never evaluated) and turned into the monitor's parameters."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from fractions import Fraction
 
 from harness.errors import HarnessError
 
@@ -34,13 +35,28 @@ def _unquote(form):
 
 
 def _numbers(form, what: str, kind):
+    """Two numbers for FLIPPARAMS (kind float) or GAMELENGTH (kind int), each within what the
+    command line accepts: a number too large for a float is a problem of the form, not an
+    overflow later."""
+    from harness.commands.options import MAX_GAME_LENGTH
+
     values = _unquote(form)
-    if not (isinstance(values, list) and len(values) == 2
-            and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values)):
+    if not (isinstance(values, list) and len(values) == 2 and all(map(_is_real, values))):
         raise MonitorFormError(f"{what} must be a list of two numbers, like '(.25 .1)")
-    if kind is int and not all(float(v).is_integer() for v in values):
-        raise MonitorFormError(f"{what} must be two whole numbers, like '(10 50)")
-    return tuple(kind(v) for v in values)
+    if kind is int:
+        if not all(v == int(v) and 1 <= v <= MAX_GAME_LENGTH for v in values):
+            raise MonitorFormError(f"{what} must be two whole numbers from 1 to "
+                                   f"{MAX_GAME_LENGTH}, like '(10 50)")
+        return tuple(int(v) for v in values)
+    if not all(abs(v) <= 1e9 for v in values):
+        raise MonitorFormError(f"{what} must be two numbers of a sensible size, like "
+                               "'(.25 .1)")
+    return tuple(float(v) for v in values)
+
+
+def _is_real(value) -> bool:
+    """An integer, ratio or float as read (a number kept unconverted, or a complex, is not)."""
+    return isinstance(value, (int, float, Fraction)) and not isinstance(value, bool)
 
 
 def _agent_name(form) -> str:

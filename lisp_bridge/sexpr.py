@@ -4,16 +4,24 @@ The reader follows the CL reader's rules for what agent files and the original m
 contain: lists and dotted pairs, symbols (unescaped characters upper-cased as CL interns
 them, the spelling kept for messages), package prefixes and keywords, numbers (integers,
 decimals, ratios, exponent markers, radixes), strings, characters, quote, #', backquote and
-comma, `;` and nested `#| |#` comments, `#+`/`#-` feature expressions (as SBCL on Linux
-would see them), and the other standard `#` syntaxes. `#.` (read-time evaluation) is
-refused. Every error is a `LispSyntaxError` naming its line and column.
+comma, `;` and nested `#| |#` comments, `#+`/`#-` feature expressions (with the features of
+the SBCL that will load the file, when the caller passes them; else those of SBCL on Linux),
+and the other standard `#` syntaxes. `#.` (read-time evaluation) is refused, and no other
+code runs: a reader macro the text defines for itself is unknown syntax here. Every error
+is a `LispSyntaxError` naming its line and column.
+
+Reading is total and linear in the length of the text: nothing but `LispSyntaxError` leaves
+it, and nothing is converted at a cost above linear. A number longer than MAX_DIGITS (CPython
+converts long decimals in quadratic time) or a complex beyond float range is kept
+`Unconverted`, as is a form nested deeper than MAX_DEPTH (read over by its brackets alone,
+without recursion: SBCL loads such code, so it is not an error).
 
 Lisp data in Python:
 - proper list -> list; `()` -> []; `'x` -> [QUOTE, x]; `#'f` -> [FUNCTION, f];
   `` `x `` -> [QUASIQUOTE, x]; `,x` -> [UNQUOTE, x]; `,@x` -> [UNQUOTE-SPLICING, x]
 - `(a b . c)` -> Dotted((a, b), c)
 - symbol -> Symbol; integer -> int; ratio -> Fraction; float -> float; `#c(1 2)` -> complex
-- string -> str; character -> Char
+- string -> str; character -> Char; a number or form read over -> Unconverted
 - `#(a b)` -> [VECTOR, a, b]; `#*101` -> [BIT-VECTOR, 1, 0, 1]; `#p"x"` -> [PATHNAME, "x"];
   `#2a((1 2))` -> [ARRAY, 2, ((1 2))]; `#s(point :x 1)` -> [STRUCTURE, [point, :x, 1]]
 """
@@ -29,7 +37,8 @@ from functools import lru_cache
 WHITESPACE = " \t\r\n\f\v"
 # characters that end a token (CL's whitespace and terminating macro characters)
 _TERMINATORS = frozenset("()'\";`," + WHITESPACE)
-MAX_DEPTH = 100  # deeper nesting is an error, not a Python RecursionError
+MAX_DEPTH = 100    # deeper forms are read over flat (Unconverted), never by recursion
+MAX_DIGITS = 1000  # longer numbers are kept as written (Unconverted)
 
 
 class LispSyntaxError(ValueError):
@@ -93,6 +102,20 @@ class Dotted:
 
 
 @dataclass(frozen=True)
+class Unconverted:
+    """Something read but not interpreted: a number too long to convert in linear time, a
+    complex beyond float range, or a form nested deeper than MAX_DEPTH. `what` says which;
+    `text` is the number as written (empty for a form)."""
+
+    what: str
+    text: str = ""
+
+    def __repr__(self):
+        shown = self.text if len(self.text) <= 20 else self.text[:20] + "..."
+        return f"<{self.what}{' ' + shown if shown else ''}>"
+
+
+@dataclass(frozen=True)
 class Located:
     """A top-level form and where it starts (1-based line and column)."""
 
@@ -131,8 +154,9 @@ _SKIPPED = object()  # a #+/#- expression whose feature test failed: reads as no
 
 
 class _Reader:
-    def __init__(self, text: str):
+    def __init__(self, text: str, features=FEATURES):
         self.text = text
+        self.features = features
         self.pos = 0
         self.depth = 0
         self.lists_open = 0
@@ -203,7 +227,7 @@ class _Reader:
         self.depth += 1
         try:
             if self.depth > MAX_DEPTH:
-                raise self.error(f"forms nested more than {MAX_DEPTH} levels deep")
+                return self.nested_too_deep()
             if c == "(":
                 self.pos += 1
                 return self.list_rest()
@@ -305,7 +329,9 @@ class _Reader:
         digits_at = self.pos
         while self.peek().isdigit():
             self.pos += 1
-        argument = int(self.text[digits_at:self.pos]) if self.pos > digits_at else None
+        digits = self.text[digits_at:self.pos]
+        argument = int(digits) if digits and len(digits) <= 18 else (
+            None if not digits else 10 ** 18)  # #<huge>a: a rank no one can make
         c = self.peek()
         if not c:
             raise self.error("# at the end of the input", start)
@@ -351,7 +377,7 @@ class _Reader:
         feature = self.next_form(inside_list=True)
         if feature is _END:
             raise self.error(f"#{sign} needs a feature expression and a form", start)
-        keep = _has_feature(feature) == (sign == "+")
+        keep = self.has_feature(feature, start) == (sign == "+")
         if not keep:
             self.suppress += 1
         try:
@@ -362,6 +388,16 @@ class _Reader:
         if form is _END:
             raise self.error(f"#{sign} needs a form after its feature expression", start)
         return form if keep else _SKIPPED
+
+    def has_feature(self, feature, start) -> bool:
+        if self.suppress:
+            return False  # inside a dropped form SBCL does not test it (*read-suppress*)
+        try:
+            return has_feature(feature, self.features)
+        except UnknownFeatureExpression as error:
+            raise self.error(f"unknown feature expression {error} (SBCL refuses it: write "
+                             "a feature, or (and ...), (or ...), (not ...) of features)",
+                             start)
 
     def read_eval(self, start, _argument):
         if self.suppress:  # inside a dropped #+/#- form: read over it, never evaluate
@@ -375,6 +411,8 @@ class _Reader:
             raise self.error("#r needs a radix from 2 to 36, like #3r12", start)
         chars, _escaped, _colons = self.token()
         token = "".join(chars)
+        if len(token) > MAX_DIGITS and base & (base - 1):  # (bases 2, 4, 8... are linear)
+            return Unconverted(f"number in base {base}", token)
         try:
             if "/" in token:
                 numerator, denominator = token.split("/")
@@ -395,8 +433,13 @@ class _Reader:
     def complex_number(self, start, _argument):
         parts = self.next_form(inside_list=True)
         if (isinstance(parts, list) and len(parts) == 2
-                and all(_is_real(part) for part in parts)):
-            return complex(float(parts[0]), float(parts[1]))
+                and all(_is_real(part) or _is_unconverted_number(part) for part in parts)):
+            try:
+                return complex(float(parts[0]), float(parts[1]))
+            except (OverflowError, TypeError):  # SBCL keeps #c(<400 nines> 1) exact
+                return Unconverted("complex number", self.text[start:self.pos])
+        if self.suppress:
+            return NIL
         raise self.error("#c needs two real numbers, like #c(1 2)", start)
 
     def pathname(self, start, _argument):
@@ -428,6 +471,68 @@ class _Reader:
         what = {"<": "#< starts an unreadable object",
                 "=": "#n= labels are not supported", "#": "#n# labels are not supported"}
         raise self.error(what.get(c, f"unknown dispatch macro #{c}"), start)
+
+    # -- too deep to recurse ------------------------------------------------------------
+    def nested_too_deep(self):
+        """Read over one form, following only brackets, strings, escapes, comments and the
+        # syntaxes that take forms (no recursion, each character once): SBCL reads forms
+        nested this deep, and what they hold defines nothing global."""
+        depth, needed = 0, 1  # open brackets; forms still to read at the outer level
+        while True:
+            self.skip_blank()
+            c = self.peek()
+            if not c:
+                raise self.error("unbalanced parentheses: this '(' is never closed",
+                                 self.outermost_open)
+            complete = False
+            if c == "(":
+                depth, self.pos = depth + 1, self.pos + 1
+            elif c == ")":
+                if depth == 0:
+                    raise self.error("a form is missing before this ')'")
+                depth, self.pos = depth - 1, self.pos + 1
+                complete = depth == 0
+            elif c in "'`,":
+                self.pos += 2 if self.text.startswith(",@", self.pos) else 1
+            elif c == '"':
+                self.string()
+                complete = depth == 0
+            elif c == "#":
+                opened, more, complete = self.skip_dispatch()
+                depth += opened
+                needed += more if depth == 0 else 0
+                complete = complete and depth == 0
+            else:
+                self.token()
+                complete = depth == 0
+            if complete:
+                needed -= 1
+                if needed == 0:
+                    return Unconverted(f"form nested more than {MAX_DEPTH} levels deep")
+
+    def skip_dispatch(self) -> tuple[int, int, bool]:
+        """Past a # syntax: (brackets it opened, extra forms it takes, whether it is whole)."""
+        start = self.pos
+        self.pos += 1
+        while self.peek().isdigit():
+            self.pos += 1
+        c = self.peek().lower()
+        if not c:
+            raise self.error("# at the end of the input", start)
+        self.pos += 1
+        if c == "\\":
+            self.pos += 1
+            self.token()
+            return 0, 0, True
+        if c == "(":
+            return 1, 0, False
+        if c in "+-":
+            return 0, 1, False   # a feature expression, then the form it guards
+        if c in "'.cpas=":
+            return 0, 0, False   # the form that follows is part of this one
+        if c in "*:boxr":
+            self.token()
+        return 0, 0, True
 
     # -- tokens -------------------------------------------------------------------------
     def token(self) -> tuple[list[str], bool, list[int]]:
@@ -518,6 +623,9 @@ def _ratio(numerator: int, denominator: int):
 def _number(token: str):
     """The number TOKEN (already upper-cased) spells in base 10, or None for a symbol."""
     text = token.lower()
+    if len(text) > MAX_DIGITS and text[:1] in "+-.0123456789" and (
+            _INTEGER.fullmatch(text) or _RATIO.fullmatch(text) or _FLOAT.fullmatch(text)):
+        return Unconverted("number", token)
     if _INTEGER.fullmatch(text):
         return int(text.rstrip("."))  # `10.` is an integer in CL
     if _RATIO.fullmatch(text):
@@ -544,24 +652,45 @@ _DISPATCH = {
 }
 
 
-def _has_feature(feature) -> bool:
-    """CL's feature expressions: a symbol (read as a keyword), or (and|or|not ...)."""
-    if isinstance(feature, Symbol):
-        return feature.name in FEATURES
+def _is_unconverted_number(value) -> bool:
+    return isinstance(value, Unconverted) and value.what == "number"
+
+
+class UnknownFeatureExpression(ValueError):
+    """A #+/#- test that is not a symbol or an (and|or|not ...) of them: SBCL refuses it."""
+
+
+def has_feature(feature, features) -> bool:
+    """CL's feature expressions: a symbol (read as a keyword), or (and|or|not ...), as SBCL
+    evaluates them; anything else raises UnknownFeatureExpression, as SBCL does."""
+    if isinstance(feature, Symbol) and feature.package in (None, "KEYWORD"):
+        return feature.name in features
     if isinstance(feature, list) and feature and isinstance(feature[0], Symbol):
         head, rest = feature[0].name, feature[1:]
         if head == "AND":
-            return all(_has_feature(f) for f in rest)
+            return all(has_feature(f, features) for f in rest)
         if head == "OR":
-            return any(_has_feature(f) for f in rest)
-        if head == "NOT":
-            return not any(_has_feature(f) for f in rest)
-    return False
+            return any(has_feature(f, features) for f in rest)
+        if head == "NOT" and len(rest) == 1:
+            return not has_feature(rest[0], features)
+    raise UnknownFeatureExpression(_short(dumps_or_repr(feature)))
 
 
-def read_all_with_lines(text: str) -> list[Located]:
-    """Every top-level form of TEXT with the line and column it starts at."""
-    reader = _Reader(text)
+def dumps_or_repr(value) -> str:
+    try:
+        return dumps(value)
+    except (TypeError, ValueError):
+        return repr(value)
+
+
+def _short(text: str, limit: int = 60) -> str:
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
+def read_all_with_lines(text: str, features=FEATURES) -> list[Located]:
+    """Every top-level form of TEXT with the line and column it starts at; `#+`/`#-` test
+    FEATURES (names of keywords, as SBCL's `*features*` holds them)."""
+    reader = _Reader(text, features)
     forms = []
     while True:
         reader.skip_blank()
@@ -576,8 +705,8 @@ def read_all_with_lines(text: str) -> list[Located]:
             forms.append(Located(form, line, column))
 
 
-def read_all(text: str) -> list:
-    return [located.form for located in read_all_with_lines(text)]
+def read_all(text: str, features=FEATURES) -> list:
+    return [located.form for located in read_all_with_lines(text, features)]
 
 
 def read_one(text: str):

@@ -5,7 +5,8 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from lisp_bridge.sexpr import (FUNCTION, MAX_DEPTH, NIL, QUASIQUOTE, QUOTE, UNQUOTE,
-                               UNQUOTE_SPLICING, Char, Dotted, LispSyntaxError, Symbol, dumps,
+                               UNQUOTE_SPLICING, Char, Dotted, LispSyntaxError, Symbol, Unconverted,
+                               dumps,
                                keyword, read_all, read_all_with_lines, read_one, symbol)
 
 # -- round trip ---------------------------------------------------------------------------
@@ -262,12 +263,52 @@ def test_read_eval_is_refused_never_evaluated(tmp_path):
     assert target.exists()
 
 
-@pytest.mark.parametrize("opening", ["(", "'", "#'", "`(", "#("])
-def test_deep_nesting_is_a_syntax_error_not_a_crash(opening):
-    with pytest.raises(LispSyntaxError, match="nested"):
-        read_all(opening * (MAX_DEPTH + 5) + "x")
+CLOSING = {"(": ")", "'": "", "#'": "", "`(": ")", "#(": ")"}
+
+
+@pytest.mark.parametrize("opening", list(CLOSING))
+def test_deep_nesting_reads_without_recursion_as_sbcl_reads_it(opening):
+    deep = 5000  # SBCL loads code nested this deep, so it is not an error
+    form = read_one("(head " + opening * deep + "x" + CLOSING[opening] * deep + ")")
+    depth = 0
+    while isinstance(form, list) and not isinstance(form[-1], Unconverted):
+        form, depth = form[-1], depth + 1
+    assert depth <= MAX_DEPTH and "nested" in form[-1].what
+    if CLOSING[opening]:
+        with pytest.raises(LispSyntaxError, match="never closed"):
+            read_all(opening * deep + "x")
     nested = "(" * (MAX_DEPTH - 1) + "x" + ")" * (MAX_DEPTH - 1)
-    assert read_one(nested) is not None
+    assert "Unconverted" not in repr(read_one(nested))
+
+
+def test_forms_after_a_deep_one_are_read_as_usual():
+    deep = "(" * 300 + '"a ) string" #\\) |b)c| #+sbcl d #(e) #| ) |# ; )\n' + ")" * 300
+    forms = read_all(f"(a {deep}) (b) 'c")
+    assert forms[1:] == [[symbol("b")], [QUOTE, symbol("c")]]
+    inner = forms[0][1]
+    while isinstance(inner, list):
+        inner = inner[0]
+    assert inner == Unconverted(f"form nested more than {MAX_DEPTH} levels deep")
+
+
+@pytest.mark.parametrize("text, what", [
+    ("9" * 5000, "number"), ("-" + "9" * 5000 + "/7", "number"), ("1." + "0" * 5000, "number"),
+    ("#3r" + "1" * 5000, "number in base 3"), ("#c(" + "9" * 400 + " 1)", "complex number")])
+def test_numbers_too_long_to_convert_are_kept_as_written(text, what):
+    value = read_one(text)
+    assert isinstance(value, Unconverted) and value.what == what
+    assert read_one("#b" + "1" * 5000) == 2 ** 5000 - 1   # base 2 converts in linear time
+
+
+def test_feature_expressions_are_tested_against_the_given_features():
+    text = "#+(and sbcl (not foo)) a #-sbcl b #+(or foo bar) c #+nil #c(x y) d"
+    assert read_all(text, {"SBCL", "BAR"}) == [symbol("a"), symbol("c"), symbol("d")]
+    assert read_all(text, {"FOO"}) == [symbol("b"), symbol("c"), symbol("d")]
+    for unknown in ("#+(foo bar) a", "#+3 a", '#+"sbcl" a', "#+(not a b) c"):
+        with pytest.raises(LispSyntaxError, match="unknown feature expression"):
+            read_all(unknown)
+    # not tested when dropped; and a dropped #+ drops the form after it too, as in SBCL
+    assert read_all("#-sbcl #+(foo bar) a b c") == [symbol("c")]
 
 
 @given(st.text(alphabet="()'`,#\\|\";:. abc1\n", max_size=40))
