@@ -7,7 +7,7 @@ from fractions import Fraction
 
 from harness.errors import HarnessError
 
-from .sexpr import LispSyntaxError, Symbol, read_one
+from .sexpr import LispSyntaxError, Symbol, dumps_or_repr, read_one, short
 
 
 class MonitorFormError(HarnessError):
@@ -68,7 +68,7 @@ def _agent_name(form) -> str:
         return form.text
     if isinstance(form, str):
         return form
-    raise MonitorFormError(f"not an agent: {form!r} (write #'name)")
+    raise MonitorFormError(f"not an agent: {short(dumps_or_repr(form))} (write #'name)")
 
 
 def parse_monitor_call(text: str) -> MonitorCall:

@@ -366,7 +366,7 @@ class _Reader:
             return Char(chr(int(code, 16)))  # SBCL's #\U+41 style names
         if self.suppress:
             return Char(name[0])
-        raise self.error(f"unknown character name #\\{name}", start)
+        raise self.error(f"unknown character name #\\{short(name)}", start)
 
     def vector(self, start, _argument):
         return [VECTOR, *self.list_rest()]
@@ -423,7 +423,7 @@ class _Reader:
             pass
         if self.suppress:
             return 0
-        raise self.error(f"bad number in base {base}: {token!r}", start)
+        raise self.error(f"bad number in base {base}: {short(token)!r}", start)
 
     def uninterned(self, start, _argument):
         chars, escaped, _colons = self.token()
@@ -578,11 +578,11 @@ class _Reader:
             try:
                 number = _number("".join(chars))
             except ArithmeticError as problem:
-                raise self.error(f"{raw}: {problem}", start)
+                raise self.error(f"{short(raw)}: {problem}", start)
             if number is not None:
                 return number
             if set(raw) == {"."}:
-                raise self.error(f"a token of only dots ({raw}) is not allowed here", start)
+                raise self.error(f"a token of only dots ({short(raw)}) is not allowed here", start)
         return self.symbol(chars, raw, colons, start)
 
     def symbol(self, chars, raw, colons, start) -> Symbol:
@@ -590,12 +590,12 @@ class _Reader:
             return Symbol("".join(chars), raw)
         first, last = colons[0], colons[-1]
         if len(colons) > 2 or (len(colons) == 2 and last != first + 1):
-            raise self.error(f"too many colons in {raw}", start)
+            raise self.error(f"too many colons in {short(raw)}", start)
         name = "".join(chars[last + 1:])
         text = raw[raw.rindex(":") + 1:]
         if first == 0:
             if len(colons) == 2:
-                raise self.error(f"a keyword takes one colon, not {raw}", start)
+                raise self.error(f"a keyword takes one colon, not {short(raw)}", start)
             return Symbol(name, text, "KEYWORD")
         return Symbol(name, text, "".join(chars[:first]))
 
@@ -673,7 +673,7 @@ def has_feature(feature, features) -> bool:
             return any(has_feature(f, features) for f in rest)
         if head == "NOT" and len(rest) == 1:
             return not has_feature(rest[0], features)
-    raise UnknownFeatureExpression(_short(dumps_or_repr(feature)))
+    raise UnknownFeatureExpression(short(dumps_or_repr(feature)))
 
 
 def dumps_or_repr(value) -> str:
@@ -683,7 +683,8 @@ def dumps_or_repr(value) -> str:
         return repr(value)
 
 
-def _short(text: str, limit: int = 60) -> str:
+def short(text: str, limit: int = 60) -> str:
+    """TEXT cut to LIMIT characters for a message (a token may be a megabyte long)."""
     return text if len(text) <= limit else text[:limit] + "..."
 
 

@@ -166,20 +166,37 @@ def _order_message(name: str, members: list[str]) -> str:
             f"the agent should be {expected}")
 
 
-_TEAM_LINE = re.compile(r"^[\W_]*(?:team|members)\s*:\s*(.+?)[\W_]*$", re.IGNORECASE)
-_NAME_LIST = re.compile(r"\s*(?:[,;/&+]|\band\b)\s*", re.IGNORECASE)
+# Every pattern here runs on untrusted text, so none may backtrack: no two adjacent parts
+# that can match the same characters (a run of 60,000 spaces once took minutes)
+_TEAM_LABEL = re.compile(r"(?:team|members)\s*:", re.IGNORECASE)
+_NAME_SEPARATOR = re.compile(r"[,;/&+]|\band\b", re.IGNORECASE)
 
 
 def declared_team(source: str, lines: int = 30) -> list[str] | None:
     """The members a file names in its opening comment (`Team: Muñoz, Smith-Jones`, as
     `pdharness new` writes it): the split of the agent name that the capitals cannot give."""
     for line in source.splitlines()[:lines]:
-        found = _TEAM_LINE.match(line.strip())
-        if found:
-            names = [n for n in _NAME_LIST.split(found.group(1)) if n.strip()]
+        listed = _team_line(line)
+        if listed:
+            names = [n.strip() for n in _NAME_SEPARATOR.split(listed) if n.strip()]
             if names and all(agent_name_of(n).isalpha() for n in names):
                 return names
     return None
+
+
+def _team_line(line: str) -> str | None:
+    """What follows `Team:` (or `Members:`) on a line of only punctuation before it (a
+    comment's `#`, `;;`, `//`), without the punctuation that ends the line."""
+    text = line.strip()
+    start = next((i for i, c in enumerate(text) if c.isalnum()), len(text))
+    label = _TEAM_LABEL.match(text, start)
+    if not label:
+        return None
+    listed = text[label.end():].strip()
+    end = len(listed)
+    while end > 1 and not listed[end - 1].isalnum():
+        end -= 1
+    return listed[:end] or None
 
 
 def __getattr__(attribute: str):

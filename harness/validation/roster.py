@@ -24,6 +24,7 @@ from pathlib import Path
 from ..errors import HarnessError
 from .naming import name_for, plain
 
+MAX_ROSTER_BYTES = 8 << 20   # a class of thousands is well under a megabyte
 TEAM_WORDS = {"team", "group", "groupname", "teamname"}
 TEAM_HEADERS = ("team", "group", "team name", "group name", "groupname", "teamname",
                 "team number", "group number", "project group", "project team")
@@ -36,7 +37,8 @@ LAST_NAME_HEADERS = {"last name", "lastname", "last", "surname", "family name", 
                      "familyname"}
 FULL_NAME_HEADERS = {"name", "student", "student name", "full name", "sortable name",
                      "fullname", "display name"}
-_SEPARATORS = re.compile(r"\s*(?:[;,/&+\n|]|\band\b)\s*", re.IGNORECASE)
+# Patterns over untrusted cells: none may backtrack (see naming.py); names are stripped after
+_SEPARATORS = re.compile(r"[;,/&+\n|]|\band\b", re.IGNORECASE)
 _LABEL = re.compile(r"^(team|group|grp)\b", re.IGNORECASE)
 _NAME = re.compile(r"[^\W\d_](?:[^\W\d_]|[ '’.-])*")
 
@@ -62,15 +64,27 @@ class Roster:
 
     @classmethod
     def read(cls, path: Path) -> "Roster":
+        from ..bounded_read import NotReadable, read_prefix
+
         path = Path(path)
         try:
-            data = path.read_bytes()
-        except OSError as error:
-            raise HarnessError(f"--roster {path}: cannot read it ({error.strerror})")
+            data, whole = read_prefix(path, MAX_ROSTER_BYTES, regular_only=False)
+        except NotReadable as error:
+            raise HarnessError(f"--roster {path}: {error}")
+        if not whole:
+            raise HarnessError(f"--roster {path}: larger than {MAX_ROSTER_BYTES >> 20} MiB, "
+                               "which no class list is; pass the CSV of the teams")
         if data.startswith(b"PK\x03\x04"):
             raise HarnessError(f"--roster {path}: is a spreadsheet workbook, not CSV; save it "
                                "as CSV (File > Save as > CSV) and pass that")
-        rows = parse_rows(decode(data))
+        text = decode(data)
+        if "\0" in text:
+            raise HarnessError(f"--roster {path}: holds binary data (NUL characters), not CSV "
+                               "text; save the roster as CSV and pass that")
+        try:
+            rows = parse_rows(text)
+        except csv.Error as error:
+            raise HarnessError(f"--roster {path}: not readable as CSV ({error})")
         teams = student_rows(rows) if rows else None
         if teams is None:
             try:
@@ -103,7 +117,7 @@ class Roster:
 
 def decode(data: bytes) -> str:
     if data.startswith((b"\xff\xfe", b"\xfe\xff")):
-        return data.decode("utf-16")
+        return data.decode("utf-16", errors="replace")
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError:
@@ -114,8 +128,10 @@ def parse_rows(text: str) -> list[list[str]]:
     """Non-empty rows of stripped cells, with the delimiter the file's first line uses."""
     first = next((line for line in text.splitlines() if line.strip()), "")
     delimiter = max(",;\t", key=first.count) if first else ","
+    # newline="": lines end at \n, \r\n or a lone \r (classic Mac, as some spreadsheets
+    # still write), and csv keeps line breaks inside quoted cells
     rows = [[cell.strip() for cell in row]
-            for row in csv.reader(io.StringIO(text), delimiter=delimiter)]
+            for row in csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)]
     return [row for row in rows if any(row)]
 
 

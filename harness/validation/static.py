@@ -4,6 +4,12 @@ strings and nested forms cannot fool it).
 
 From what a file defines follow `no-agent`, `several-agents`, `file-name-mismatch` and, for
 Common Lisp, `helper-not-prefixed`; a file that cannot be read is a `syntax-error`.
+
+Reading is total and bounded: no code of the file's (or of a library it names: no Hy reader
+macro, no `#.`) runs, a file larger than its language's STATIC_READ_LIMIT is not read, and
+a file that does not fit the reader's limits (Python's own recursion limit while parsing)
+is not judged here: a warning says so and the contract played decides, as the tournament's
+own loading would.
 """
 from __future__ import annotations
 
@@ -12,6 +18,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .problems import Problem
+
+# Largest file read statically, per language: Hy's reader takes about 0.1 s per KiB
+STATIC_READ_LIMIT = {"python": 1 << 20, "lisp": 1 << 20, "hy": 64 << 10}
 
 # Top-level Lisp forms that name something global, besides defun and define-...
 LISP_DEFINERS = frozenset({
@@ -46,12 +55,20 @@ class Function:
 class Definitions:
     functions: list[Function] = field(default_factory=list)
     others: list[tuple[str, str, Function]] = field(default_factory=list)  # (kind, bare name)
+    notes: list[str] = field(default_factory=list)   # warnings about the reading itself
 
 
 class Unreadable(Exception):
+    """Not the language's syntax: the file would not load either."""
+
     def __init__(self, line: int | None, message: str):
         super().__init__(message)
         self.line, self.message = line, message
+
+
+class NotReadHere(Exception):
+    """Beyond what a static read takes on (too large, nested past the parser's recursion
+    limit): nothing is concluded from reading; playing the file decides."""
 
 
 # -- Python ---------------------------------------------------------------------------------
@@ -62,6 +79,8 @@ def python_definitions(source: str, path: Path) -> Definitions:
         raise Unreadable(error.lineno, error.msg)
     except ValueError as error:  # null bytes
         raise Unreadable(None, str(error))
+    except (RecursionError, MemoryError):  # CPython's compile stops where its parse does
+        raise NotReadHere("nested too deeply for Python's parser")
     found = Definitions()
     for node in _module_level(tree.body):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -106,13 +125,17 @@ def hy_definitions(source: str, path: Path) -> Definitions:
     from lisp_bridge.hy_loader import static_reader, unclosed_form
 
     found = Definitions()
-    reader = static_reader(source)  # knows #' and hyrule's #%; names unclosed brackets' lines
+    reader = static_reader()  # runs no reader macro; names unclosed brackets' lines
     try:
         for form in read_many(source, filename=str(path), reader=reader):
             function = _hy_function(form, hy)
             if function is not None:
                 found.functions.append(function)
+    except RecursionError:
+        raise NotReadHere("nested too deeply for Hy's reader")
     except HyError as error:
+        if isinstance(error.__context__, RecursionError):
+            raise NotReadHere("nested too deeply for Hy's reader")
         unclosed = unclosed_form(reader, error)
         if unclosed:
             raise Unreadable(*unclosed)
@@ -136,6 +159,11 @@ def _hy_function(form, hy) -> Function | None:
             form[2], models.Expression) and form[2] and form[2][0] == models.Symbol("fn"):
         items = [form[1]]
         params = form[2][1] if len(form[2]) > 1 else None
+    elif head == models.Symbol("setv") and len(form) == 3 and isinstance(
+            form[1], models.Symbol) and isinstance(form[2], models.Expression):
+        # (setv Name (make-agent)) or (setv Name #%(...)): bound to what only running tells
+        return Function(hy.mangle(str(form[1])), str(form[1]), form.start_line or 0,
+                        two_arguments=False, bound_only=True)
     else:
         return None
     name = items[0] if items else None
@@ -168,13 +196,18 @@ def _hy_takes_two(params, models) -> bool:
 
 # -- Common Lisp ----------------------------------------------------------------------------
 def lisp_definitions(source: str, path: Path) -> Definitions:
+    from lisp_bridge.sbcl_features import sbcl_features
     from lisp_bridge.sexpr import LispSyntaxError, read_all_with_lines
 
+    features = sbcl_features()
     try:
-        located = read_all_with_lines(source)
+        located = read_all_with_lines(source, features.names)
     except LispSyntaxError as error:
         raise Unreadable(error.line, error.message)
     found = Definitions()
+    if not features.exact and ("#+" in source or "#-" in source):
+        found.notes.append("SBCL is not installed here, so #+/#- were read with the features "
+                           "of a typical SBCL on Linux: what SBCL will load may differ")
     for item in located:
         for kind, name, written, params, nested in _lisp_definitions_in(item.form, False):
             function = Function(name, written, item.line, nested, _lisp_takes_two(params))
@@ -275,14 +308,38 @@ def _lisp_takes_two(params) -> bool:
 READERS = {"python": python_definitions, "hy": hy_definitions, "lisp": lisp_definitions}
 
 
-# -- what follows from the definitions ------------------------------------------------------
-def check_file(path: Path, language: str, source: str) -> tuple[list[Problem], str | None]:
-    """Problems found by reading, and the agent name the file defines (if it does)."""
+def read_definitions(path: Path, language: str, source: str) -> Definitions:
+    """What SOURCE defines; Unreadable, NotReadHere, or a result: never anything else."""
+    limit = STATIC_READ_LIMIT[language]
+    if len(source) > limit:
+        raise NotReadHere(f"larger than the {limit >> 10} KiB read for a {language} file")
     try:
-        found = READERS[language](source, path)
+        return READERS[language](source, path)
+    except (Unreadable, NotReadHere):
+        raise
+    except RecursionError:
+        raise NotReadHere("nested too deeply")
+    except Exception as error:  # a reader's own limit we did not foresee: still one file's
+        raise NotReadHere(f"the reader stopped: {type(error).__name__}")
+
+
+# -- what follows from the definitions ------------------------------------------------------
+def check_file(path: Path, language: str, source: str,
+               warnings: list[str] | None = None) -> tuple[list[Problem], str | None]:
+    """Problems found by reading, and the agent name the file defines (if it does); what
+    limited the reading is added to WARNINGS."""
+    warnings = [] if warnings is None else warnings
+    try:
+        found = read_definitions(path, language, source)
     except Unreadable as error:
         where = f"line {error.line}: " if error.line else ""
-        return [Problem("syntax-error", f"{path.name}: {where}{error.message}")], None
+        message = error.message if len(error.message) <= 300 else error.message[:300] + "..."
+        return [Problem("syntax-error", f"{path.name}: {where}{message}")], None
+    except NotReadHere as error:
+        warnings.append(f"{path.name} was not read before playing ({error}): its names and "
+                        "definitions were checked only by loading it")
+        return [], None
+    warnings += found.notes
     expected = path.stem
     fold = str.upper if language == "lisp" else str  # Lisp's reader upcases names
     own = [f for f in found.functions if fold(f.name) == fold(expected)]

@@ -99,7 +99,6 @@ def read_submission(path: Path, roster=None) -> Verdict:
     """Everything that can be found without running the file."""
     from ..agents import file_spec
     from ..errors import LoadError
-    from ..pyload import read_source
     from .naming import declared_team
     from .static import check_file
 
@@ -108,16 +107,51 @@ def read_submission(path: Path, roster=None) -> Verdict:
     spec = file_spec(path)
     verdict = Verdict(path, path.stem, spec.language)
     try:
-        source = read_source(path)
+        source, whole = read_bounded(path, spec.language, verdict.warnings)
     except LoadError as error:
         verdict.problems.append(Problem("load-error", str(error)))
         return verdict
-    problems, agent = check_file(path, spec.language, source)
+    if whole:
+        problems, agent = check_file(path, spec.language, source, verdict.warnings)
+    else:
+        problems, agent = [], None
+        verdict.warnings.append(f"{path.name} was not read before playing (larger than "
+                                f"{len(source) >> 10} KiB): its names and definitions were "
+                                "checked only by loading it")
     verdict.problems += problems
     verdict.agent = agent or path.stem
     check_name(verdict, roster, declared_team(source))
     verdict.playable = not any(p.code == "syntax-error" for p in problems)
     return verdict
+
+
+def read_bounded(path: Path, language: str, warnings: list[str]) -> tuple[str, bool]:
+    """The file's text, or its beginning when it is larger than a static read takes (then
+    `whole` is False). Only a regular file is opened, without blocking (a FIFO named like
+    an agent would wait forever). Python and Hy must be UTF-8, as their loaders require;
+    SBCL reads a Lisp file as UTF-8 whatever it holds, so a Lisp file that is not is read
+    the same way, with a warning, and playing it shows whether SBCL loads it."""
+    from ..bounded_read import NotReadable, read_prefix
+    from ..errors import LoadError
+    from .static import STATIC_READ_LIMIT
+
+    limit = 4 * STATIC_READ_LIMIT[language]  # bytes: up to 4 per character
+    try:
+        data, whole = read_prefix(path, limit)
+    except NotReadable as error:
+        raise LoadError(f"{path}: {error}")
+    try:
+        return data.decode("utf-8"), whole
+    except UnicodeDecodeError as error:
+        if not whole and error.start >= limit - 3:
+            return data.decode("utf-8", errors="replace"), whole  # cut inside a character
+        if language != "lisp":
+            raise LoadError(f"{path}: not UTF-8 text ({error.reason} at byte {error.start})")
+        line = data.count(b"\n", 0, error.start) + 1
+        warnings.append(f"{path.name} is not UTF-8 (byte 0x{data[error.start]:02X} on line "
+                        f"{line}); SBCL reads it as UTF-8 all the same, and playing it shows "
+                        "whether SBCL loads it: save it as UTF-8")
+        return data.decode("utf-8", errors="replace"), whole
 
 
 def _not_an_agent_file(path: Path, roster) -> Verdict:
