@@ -1,19 +1,29 @@
 """The agent host: `python -m harness.host LANGUAGE SOURCE NAME`.
 
-Serves one Python, Hy or built-in agent over the line protocol of docs/DESIGN.md. Before
-any agent code runs, the protocol moves to private descriptors: the agent's stdin is empty
-and its stdout goes to stderr, which the monitor captures apart from the protocol.
+Serves one Python, Hy or built-in agent over the line protocol of docs/DESIGN.md, as a
+zygote (harness/zygote.py): this process never runs agent code. A throwaway child compiles
+the agent and loads it once (a file that does not load is a LOADERR); every game is then
+played by a fresh child forked from here, which runs the agent's module anew and dies at
+the game's end with everything it started. Before any of that, the protocol moves to
+private descriptors: the agent's stdin is empty and its stdout goes to stderr, which the
+monitor captures apart from the protocol.
 """
 from __future__ import annotations
 
+import marshal
 import os
+import signal
 import sys
 from pathlib import Path
 
+from . import zygote
 
-def _take_protocol_streams():
-    """(input file, output fd) private to the host; fd 0 -> /dev/null, fd 1 -> fd 2."""
-    requests = os.fdopen(os.dup(0), "rb")
+CODE, FAILED = b"C", b"E"   # the first byte of what the preparing child sends back
+
+
+def _take_protocol_streams() -> tuple[int, int]:
+    """(request fd, reply fd) private to the host; fd 0 -> /dev/null, fd 1 -> fd 2."""
+    requests = os.dup(0)
     replies = os.dup(1)
     devnull = os.open(os.devnull, os.O_RDONLY)
     os.dup2(devnull, 0)
@@ -23,59 +33,254 @@ def _take_protocol_streams():
     return requests, replies
 
 
-def _loaded(language_name: str, source: str, name: str):
-    from .languages import LANGUAGES
-    from .runtime import AgentRuntime, StrategyRuntime
+# -- the agent, per language ------------------------------------------------------------------
+class Agent:
+    """What the zygote knows of the agent: how to prepare it (in a throwaway child: this
+    runs agent code) and how a game's child makes a runtime from what preparing gave."""
 
-    language = LANGUAGES[language_name]
-    if language_name == "builtin":
-        return StrategyRuntime(language.load(None, name))
-    return AgentRuntime(language.load(Path(source), name), language.pairs())
+    def __init__(self, language: str, source: str, name: str):
+        self.language, self.path, self.name = language, Path(source), name
+        if language == "hy":  # Hy's runtime, imported once here: no agent code runs
+            from lisp_bridge.hy_loader import import_runtime
+
+            import_runtime(self.path)
+
+    def prepare(self) -> bytes:
+        """The compiled code (marshal), after loading it once; LoadError if it does not."""
+        if self.language == "builtin":
+            from .builtins import BUILTINS
+
+            BUILTINS[self.name]
+            return b""
+        if self.language == "hy":
+            from lisp_bridge.hy_loader import load_checked_code
+        else:
+            from .pyload import load_checked_code
+        return marshal.dumps(load_checked_code(self.path, self.name))
+
+    def runtime(self, compiled: bytes):
+        from .runtime import AgentRuntime, StrategyRuntime
+
+        if self.language == "builtin":
+            from .builtins import BUILTINS
+
+            return StrategyRuntime(BUILTINS[self.name])
+        from .languages import LANGUAGES
+        from .pyload import code_factory
+
+        factory = code_factory(marshal.loads(compiled), self.path, self.name, check=False)
+        return AgentRuntime(factory, LANGUAGES[self.language].pairs())
 
 
-def serve(runtime, requests, send) -> None:
-    from .rules import Payoffs
+# -- the zygote ---------------------------------------------------------------------------------
+class Zygote:
+    def __init__(self, agent: Agent, requests: int, replies: int, token: str):
+        self.agent = agent
+        self.requests, self.replies = requests, replies
+        self.token = token.encode("ascii", "replace") + b" "
+        self.sandboxed = zygote.in_own_sandbox()
+        self.snapshot = zygote.snapshot_private_folders() if self.sandboxed else frozenset()
+        self.compiled = b""
+        self.child = None    # the next or current game's (pid, request fd, reply reader)
+        self.playing = False  # the child has its GAME
 
-    for line in requests:
-        words = line.decode("ascii").split()
-        if not words:
-            continue
-        command = words[0]
-        if command == "TURN":
+    def send(self, text: bytes) -> None:
+        os.write(self.replies, self.token + text + b"\n")
+
+    # the agent is prepared once, in a child that then dies with whatever it started
+    def prepare(self) -> bytes | None:
+        """The compiled agent; None (after sending LOADERR) when it does not load."""
+        from .errors import LoadError
+        from .runtime import describe_exception, one_line
+
+        read_end, write_end = os.pipe()
+        pid = self._fork()
+        if pid == 0:
+            os.close(read_end)
+            self._in_child(lambda: self._report_preparation(write_end, LoadError,
+                                                            describe_exception))
+        os.close(write_end)
+        result = _read_all(read_end)
+        status = _exit_status(pid)
+        self._clean_up()
+        if result[:1] == CODE:
+            return result[1:]
+        if result[:1] == FAILED:
+            self.send(b"LOADERR " + one_line(result[1:].decode("utf-8", "replace")).encode())
+            return None
+        _end_like(status)  # it died without a word: this process says how, as it would have
+
+    def _report_preparation(self, fd, load_error, describe_exception):
+        try:
+            message = CODE + self.agent.prepare()
+        except load_error as error:
+            message = FAILED + str(error).encode("utf-8", "replace")
+        except BaseException as error:  # anything else while loading is still a load error
+            message = FAILED + f"{self.agent.path}: {describe_exception(error)}".encode(
+                "utf-8", "replace")
+        _write_all(fd, message)
+
+    def serve(self) -> None:
+        """Relay the monitor's requests: a GAME goes to a child forked in advance (it
+        waits, with nothing loaded, for its seed), the game's TURNs and SYNCs to that
+        child; END kills it and all it started, and forks the next one."""
+        self._spawn()
+        reader = zygote.LineReader(self.requests)
+        while (line := reader.next_line()) is not None:
+            command = line.split(b" ", 1)[0]
+            if command in (b"TURN", b"SYNC"):
+                self._relay(command, line)
+            elif command == b"GAME":
+                if self.playing:  # a new game without END: the last one ends first
+                    self._renew()
+                self.playing = True
+                self._relay(command, line)
+            elif command == b"END":
+                self._renew()
+            elif command == b"QUIT":
+                break
+        self._clean_up()
+
+    def _renew(self) -> None:
+        """The game's child and everything it started die; the next game's child waits."""
+        self.playing = False
+        pid, to_child, from_child = self.child
+        os.close(to_child)
+        os.close(from_child.fd)
+        self._clean_up()
+        self._spawn()
+
+    def _spawn(self) -> None:
+        requests_read, requests_write = os.pipe()
+        replies_read, replies_write = os.pipe()
+        pid = self._fork()
+        if pid == 0:
+            os.close(requests_write)
+            os.close(replies_read)
+            self._in_child(lambda: self._play(requests_read, replies_write))
+        os.close(requests_read)
+        os.close(replies_write)
+        self.child = (pid, requests_write, zygote.LineReader(replies_read))
+
+    def _play(self, requests: int, replies: int) -> None:
+        """In a game's child: wait for GAME, then a fresh agent serves the game's turns."""
+        from .rules import Payoffs
+
+        reader = zygote.LineReader(requests)
+        runtime = None
+        while (line := reader.next_line()) is not None:
+            words = line.decode("ascii", "replace").split()
+            if runtime is None:
+                if words[:1] == ["GAME"]:
+                    seed, per_turn, t, r, p, s = map(int, words[1:7])
+                    runtime = self.agent.runtime(self.compiled)
+                    runtime.start_game(seed, per_turn, Payoffs(t, r, p, s))
+                continue
             if len(words) == 3:
                 runtime.record(words[1], words[2])
-            kind, text, warning = runtime.call()
-            send(f"{kind} {text} WARN {warning}" if warning else f"{kind} {text}")
-        elif command == "SYNC":
-            runtime.record(words[1], words[2])
-        elif command == "GAME":
-            seed, per_turn, t, r, p, s = map(int, words[1:7])
-            runtime.start_game(seed, per_turn, Payoffs(t, r, p, s))
-        elif command == "QUIT":
+            if words and words[0] == "TURN":
+                kind, text, warning = runtime.call()
+                reply = f"{kind} {text} WARN {warning}" if warning else f"{kind} {text}"
+                _write_all(replies, reply.encode("utf-8", "replace") + b"\n")
+
+    def _relay(self, command: bytes, line: bytes) -> None:
+        pid, to_child, from_child = self.child
+        if not self.playing:
+            if command == b"TURN":
+                self.send(b"ERROR no game was started")
             return
+        try:
+            _write_all(to_child, line + b"\n")
+        except OSError:
+            pass  # it is gone: its reply pipe says so
+        if command != b"TURN":
+            return
+        reply = from_child.next_line()
+        if reply is None:  # the game's child died (or closed its replies): say it as it did
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            status = _exit_status(pid)
+            self._clean_up()
+            _end_like(status)
+        self.send(reply)
+
+    def _clean_up(self) -> None:
+        zygote.kill_everything_else(self.sandboxed)
+        if self.sandboxed:
+            zygote.empty_private_folders(self.snapshot)
+
+    def _fork(self) -> int:
+        sys.stderr.flush()
+        return os.fork()
+
+    def _in_child(self, work) -> None:
+        """Run `work` in a just-forked child, away from the monitor's pipes; never return."""
+        try:
+            zygote.die_with_zygote()
+            os.close(self.requests)
+            os.close(self.replies)
+            work()
+        except BaseException:  # the host's own code failed: the monitor sees it die
+            os._exit(70)
+        os._exit(0)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
+
+
+def _read_all(fd: int) -> bytes:
+    chunks = []
+    while chunk := os.read(fd, 1 << 20):
+        chunks.append(chunk)
+    os.close(fd)
+    return b"".join(chunks)
+
+
+def _exit_status(pid: int) -> int:
+    try:
+        return os.waitpid(pid, 0)[1]
+    except ChildProcessError:
+        return 0
+
+
+def _end_like(status: int) -> None:
+    """Exit as a child ended (its status, or its signal), so the monitor reports it."""
+    sys.stderr.flush()
+    if os.WIFSIGNALED(status):
+        number = os.WTERMSIG(status)
+        try:
+            signal.signal(number, signal.SIG_DFL)
+            os.kill(os.getpid(), number)
+        except (OSError, ValueError):
+            pass
+        os._exit(128 + number)
+    os._exit(os.WEXITSTATUS(status) if os.WIFEXITED(status) else 1)
 
 
 def main(argv: list[str]) -> int:
     token = os.environ.pop("PDH_TOKEN", "")
     requests, replies = _take_protocol_streams()
-
-    def send(text: str) -> None:
-        os.write(replies, f"{token} {text}\n".encode("utf-8", "replace"))
-
-    from .errors import LoadError
-    from .runtime import describe_exception, one_line
-
+    zygote.become_zygote()
     language, source, name = argv
     try:
-        runtime = _loaded(language, source, name)
-    except LoadError as error:
-        send(f"LOADERR {one_line(str(error))}")
+        agent = Agent(language, source, name)
+    except BaseException as error:  # Hy missing, say: the agent cannot load here
+        from .runtime import describe_exception, one_line
+
+        os.write(replies, f"{token} LOADERR {one_line(describe_exception(error))}\n".encode())
         return 1
-    except BaseException as error:  # anything else while loading is still a load error
-        send(f"LOADERR {one_line(source + ': ' + describe_exception(error))}")
+    host = Zygote(agent, requests, replies, token)
+    compiled = host.prepare()
+    if compiled is None:
         return 1
-    send("READY")
-    serve(runtime, requests, send)
+    host.compiled = compiled
+    host.send(b"READY")
+    host.serve()
     return 0
 
 

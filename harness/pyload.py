@@ -35,8 +35,9 @@ def line_in(path: Path, tb) -> str:
     return f":{lines[-1]}" if lines else ""
 
 
-def code_factory(code, path: Path, name: str):
-    """A factory(rng, moves_per_turn) -> agent function, running `code` fresh each call."""
+def code_factory(code, path: Path, name: str, check: bool = True):
+    """A factory(rng, moves_per_turn) -> agent function, running `code` fresh each call.
+    With `check`, it runs once now, so a broken file is a load error at once."""
 
     def factory(rng, moves_per_turn):
         namespace = fresh_namespace(f"pdharness_agent_{name}", str(path), rng)
@@ -55,9 +56,18 @@ def code_factory(code, path: Path, name: str):
             raise LoadError(f"{path}: {name} is a {type(function).__name__}, not a function")
         return function
 
-    factory(random.Random(0), 3)  # load it once now, so a broken file is a load error
+    if check:
+        factory(random.Random(0), 3)
     return factory
 
 
 def load_python(path: Path, name: str):
     return code_factory(compile_python(path), path, name)
+
+
+def load_checked_code(path: Path, name: str):
+    """The code object of an agent file that loads (runs agent code: a host does this in a
+    throwaway child, never in its zygote)."""
+    code = compile_python(path)
+    code_factory(code, path, name)
+    return code

@@ -374,7 +374,8 @@ def _inside_wrapper(found: Support) -> list[str]:
 def _sandbox_env(env, views: _Views) -> dict[str, str]:
     kept = {name: value for name, value in env.items()
             if name not in ("HOME", "PATH", "XDG_CACHE_HOME", "TMPDIR")}
-    kept.update(PATH=SANDBOX_PATH, HOME="/tmp", TMPDIR="/tmp")
+    # PDH_SANDBOX: the host may empty /tmp and kill all but itself (harness/zygote.py)
+    kept.update(PATH=SANDBOX_PATH, HOME="/tmp", TMPDIR="/tmp", PDH_SANDBOX="1")
     if views.cache:
         kept["PDHARNESS_CACHE"] = views.cache
     return kept

@@ -287,6 +287,30 @@ def load_factory(path: Path, name: str):
     return code_factory(code, path, name)
 
 
+def import_runtime(path: Path) -> None:
+    """What the compiled agent imports from Hy (and hyrule or our Common Lisp prelude, when
+    the file names them), imported in a host's zygote before any game, so that no game's
+    child imports them again: no agent code runs."""
+    source = read_source(path)
+    with library_bytecode(_pycache_prefix()):
+        _import_hy()
+        for library in ("hyrule", "lisp_bridge.cl"):
+            if library in source:
+                try:
+                    importlib.import_module(library)
+                except ImportError:
+                    pass  # the agent's own import says so, as a load error
+
+
+def load_checked_code(path: Path, name: str):
+    """The code object of an agent file that compiles and loads (runs the agent's macros
+    and module: a host does this in a throwaway child, never in its zygote)."""
+    with library_bytecode(_pycache_prefix()):
+        code = load_code(path)
+    code_factory(code, path, name)
+    return code
+
+
 # -- before hosts start ------------------------------------------------------------------
 _filled: set[str] = set()
 

@@ -28,7 +28,11 @@ from conftest import AGENTS, IN_CI, ROOT
 from harness import sandbox
 
 HOSTILE = AGENTS / "hostile"
-PYTHON_HOSTILE = sorted(path.stem for path in HOSTILE.glob("*.py"))
+# agents that carry state from game to game: played in tests/test_fresh_games.py
+CARRIERS = {"GameCounter", "ModuleStasher", "EnvCounter", "ThreadCounter",
+            "GrandchildCounter", "LengthSpy"}
+PYTHON_HOSTILE = sorted(path.stem for path in HOSTILE.glob("*.py")
+                        if path.stem not in CARRIERS)
 HONEST = ["titfortat", "grudger", "pavlov", "random", "KhosmoodLevinson"]
 MARKERS = ["/tmp/pdharness-hostile-unpickled", "/tmp/pdharness-hostile-evaluated",
            "/tmp/pdharness-hostile-planted"]

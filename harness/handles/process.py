@@ -377,7 +377,10 @@ class ProcessHandle:
         return Reply(None, Fault(INVALID, f"unreadable reply {one_line(line, 80)!r}"))
 
     def end_game(self) -> None:
+        """The host kills this game's agent process and all it started (docs/DESIGN.md)."""
         self.turns = []
+        if self.host is not None:
+            self.host.send("END\n")
 
     def close(self) -> None:
         if self.host is not None:
