@@ -59,7 +59,8 @@ def file_spec(path: Path) -> AgentSpec:
 def is_agent_file(path: Path) -> bool:
     from .languages import BY_SUFFIX
 
-    return (path.is_file() and path.suffix in BY_SUFFIX
+    # a broken symbolic link is kept: it then fails to load, saying so, as validate says
+    return ((path.is_file() or path.is_symlink()) and path.suffix in BY_SUFFIX
             and not path.name.startswith(("_", ".")))
 
 
@@ -96,11 +97,9 @@ def resolve_one(argument: str, search: list[Path] = ()) -> list[AgentSpec]:
         for candidate in folder_specs(folder) if folder.is_dir() else []:
             if candidate.name.lower() == argument.lower():
                 return [candidate]
-    from .builtins import BUILTINS
+    from .wording import unknown_agent
 
-    raise AgentNotFound(
-        f"unknown agent {argument!r}: not a file, a folder or a built-in "
-        f"({', '.join(sorted(BUILTINS))}; or memory:BITS, qtable:MODEL.json)")
+    raise AgentNotFound(unknown_agent(argument, search))
 
 
 def resolve(arguments, search: list[Path] = ()) -> list[AgentSpec]:
@@ -110,12 +109,14 @@ def resolve(arguments, search: list[Path] = ()) -> list[AgentSpec]:
 
 
 def check_unique(specs: list[AgentSpec]) -> None:
-    seen: dict[str, AgentSpec] = {}
+    from .wording import same_name
+
+    seen: dict[str, list[AgentSpec]] = {}
     for spec in specs:
-        other = seen.get(spec.name.lower())
-        if other is not None:
-            raise HarnessError(f"two agents named {spec.name}: {other.source} and {spec.source}")
-        seen[spec.name.lower()] = spec
+        seen.setdefault(spec.name.lower(), []).append(spec)
+    for same in seen.values():
+        if len(same) > 1:
+            raise HarnessError(same_name(same[0].name, [spec.source for spec in same]))
 
 
 def callable_spec(function: Callable, name: str | None = None) -> AgentSpec:

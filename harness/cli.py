@@ -59,7 +59,9 @@ def cli():
 def fail(message: str, status: int = 2):
     from .safe_text import line  # messages quote names, paths and agents' errors
 
-    click.echo(f"pdharness: error: {line(message)}", err=True)
+    from .colour import paint
+
+    click.echo(f"pdharness: {paint('error:', 'error', err=True)} {line(message)}", err=True)
     sys.exit(status)
 
 

@@ -16,7 +16,10 @@ def read_source(path: Path) -> str:
     except UnicodeDecodeError as error:
         raise LoadError(f"{path}: not UTF-8 text ({error.reason} at byte {error.start})")
     except OSError as error:
-        raise LoadError(f"{path}: cannot read: {error.strerror}")
+        from .wording import unusable_path
+
+        broken = unusable_path(str(path)) if path.is_symlink() else None
+        raise LoadError(broken or f"{path}: cannot read: {error.strerror}")
 
 
 def compile_python(path: Path):

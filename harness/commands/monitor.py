@@ -39,5 +39,20 @@ def command(form, agents_dir, **options):
     call = parse_monitor_call(sys.stdin.read() if form == "-" else form)
     search = [Path(agents_dir)] if agents_dir else [bundled_agents_dir()]
     specs = resolve(call.agents, search)
+    _note_replaced(call)
     options.update(flip=call.flip, length=call.length, format="lisp")
     run_and_print(specs, options)
+
+
+def _note_replaced(call) -> None:
+    """--flip or --length given (on the command line or in the course file) lose to the
+    form's own flipParams and gameLength: say so rather than ignore them silently."""
+    from click.core import ParameterSource
+
+    ctx = click.get_current_context()
+    given = {"flip": ("flipParams", call.flip), "length": ("gameLength", call.length)}
+    for option, (name, value) in given.items():
+        if ctx.get_parameter_source(option) in (ParameterSource.COMMANDLINE,
+                                                ParameterSource.DEFAULT_MAP):
+            click.echo(f"pdharness: note: --{option} is replaced by the form's {name} "
+                       f"({' '.join(f'{v:g}' for v in value)})", err=True)

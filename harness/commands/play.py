@@ -5,6 +5,7 @@ import json
 
 import click
 
+from ..completion import complete_agents
 from .options import GAME_LENGTH, MAX_GAME_LENGTH, bounded, game_options
 
 
@@ -46,8 +47,8 @@ def play_once(spec_a, spec_b, options, on_start=None, on_turn=None):
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
-@click.argument("agent_a")
-@click.argument("agent_b")
+@click.argument("agent_a", shell_complete=complete_agents)
+@click.argument("agent_b", shell_complete=complete_agents)
 @click.option("--turns", type=bounded(1, MAX_GAME_LENGTH), default=None,
               help="Turns to play (default: drawn from --length as round 1 would).")
 @click.option("--length", nargs=2, type=GAME_LENGTH, default=(10, 50), show_default=True,

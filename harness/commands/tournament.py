@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import click
 
+from ..completion import complete_agents
 from ..records.outputs import output_options, quiet_option
 from .options import MAX_REPLICATES, bounded, game_options, tournament_options
 
@@ -28,7 +29,7 @@ def run_and_print(specs, options) -> None:
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
-@click.argument("agents", nargs=-1)
+@click.argument("agents", nargs=-1, shell_complete=complete_agents)
 @game_options
 @tournament_options
 @click.option("--format", "format", type=click.Choice(FORMATS), default="table",

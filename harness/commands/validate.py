@@ -48,7 +48,11 @@ def command(paths, roster, format, isolation, timeout, moves_per_turn, jobs, rec
     chosen_roster = Roster.read(Path(roster)) if roster else None
     verdicts = validate_all(files, Isolation(isolation, timeout), chosen_roster, jobs,
                             ContractParams(timeout, moves_per_turn))
-    from ..safe_text import echo
+    from .. import colour
+    from ..safe_text import block, echo
 
-    echo(as_json(verdicts) if format == "json" else as_table(verdicts))
+    if format == "json":
+        echo(as_json(verdicts))
+    else:
+        click.echo(colour.verdicts(block(as_table(verdicts))))
     sys.exit(0 if all(v.ok for v in verdicts) else 1)

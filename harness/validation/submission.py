@@ -52,10 +52,10 @@ def submission_files(arguments, recursive: bool = False) -> list[Path]:
             files += _in_folder(path, recursive)
         elif path.is_file():
             files.append(path)
-        elif path.exists():
-            raise HarnessError(f"{path}: not a file or a folder")
         else:
-            raise HarnessError(f"{path}: no such file or folder")
+            from ..wording import unusable_path
+
+            raise HarnessError(unusable_path(argument))
     unique, seen = [], set()
     for path in files:
         key = path.resolve()

@@ -1,0 +1,46 @@
+"""One voice for what every command says about a path or an agent it cannot use, so
+`tournament`, `play`, `monitor` and `validate` word the same problem the same way."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+AGENT_SUFFIXES = (".py", ".hy", ".lisp")
+
+
+def unusable_path(argument: str) -> str | None:
+    """Why ARGUMENT, meant as a file or folder, cannot be used; None when it is one."""
+    path = Path(argument)
+    if path.is_symlink() and not path.exists():
+        return f"{argument}: a broken symbolic link (to {os.readlink(path)}, which does not exist)"
+    if path.is_dir() or path.is_file():
+        return None
+    if path.exists():
+        return f"{argument}: not a file or a folder"
+    return f"{argument}: no such file or folder"
+
+
+def looks_like_a_path(argument: str) -> bool:
+    """A path rather than a name: it has a folder separator or an agent file suffix."""
+    return (os.sep in argument or "/" in argument or argument.startswith((".", "~"))
+            or Path(argument).suffix.lower() in AGENT_SUFFIXES)
+
+
+def unknown_agent(argument: str, searched=()) -> str:
+    """AGENT that is no file, folder, built-in or agent found where names are looked up."""
+    from .builtins import BUILTINS
+
+    reason = unusable_path(argument) or f"{argument}: no such file or folder"
+    if looks_like_a_path(argument) or (Path(argument).is_symlink()):
+        return reason
+    where = "".join(f", nor an agent file in {folder}" for folder in searched)
+    return (f"unknown agent {argument!r}: no file or folder of that name, nor a built-in "
+            f"agent{where} (built-ins: {', '.join(sorted(BUILTINS))}; or memory:BITS, "
+            "qtable:MODEL.json)")
+
+
+def same_name(name: str, sources: list[str]) -> str:
+    """Several agents under one name: every one of them named, not just two."""
+    count = {2: "two", 3: "three", 4: "four"}.get(len(sources), str(len(sources)))
+    listed = ", ".join(sources[:-1]) + f" and {sources[-1]}"
+    return f"{count} agents named {name}: {listed}; a tournament cannot tell them apart"
