@@ -139,7 +139,10 @@ def read_bounded(path: Path, language: str, warnings: list[str]) -> tuple[str, b
     try:
         data, whole = read_prefix(path, limit)
     except NotReadable as error:
-        raise LoadError(f"{path}: {error}")
+        from ..wording import unusable_path
+
+        broken = unusable_path(str(path)) if path.is_symlink() else None
+        raise LoadError(broken or f"{path}: {error}")
     try:
         return data.decode("utf-8"), whole
     except UnicodeDecodeError as error:
