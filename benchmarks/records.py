@@ -1,5 +1,6 @@
 """What recording a run costs: a tournament with and without --db, the record's size, and
-how long reading it back (show, report, resume) takes.
+how long reading it back (show, report, resume) takes, and the share of it that checks the
+record holds what pdharness writes.
 
     python benchmarks/records.py [--agents N] [--length LMIN LMAX]
 
@@ -71,6 +72,15 @@ def main() -> None:
         with Record(path) as record:
             result = record.result()
         read = time.perf_counter() - began
+        import sqlite3
+
+        from harness.records.reader import check_types
+
+        connection = sqlite3.connect(path)
+        began, cpu = time.perf_counter(), time.process_time()
+        check_types(connection, path)  # part of `read`: what a hand-edit check costs
+        check, check_cpu = time.perf_counter() - began, time.process_time() - cpu
+        connection.close()
         began = time.perf_counter()
         page = render(result)
         report = time.perf_counter() - began
@@ -83,6 +93,7 @@ def main() -> None:
     print(f"record: {size / 2 ** 20:.1f} MiB ({size / moves:.1f} bytes a move)")
     print(f"reading the whole record back: {read:.2f} s; rendering the report: {report:.2f} s "
           f"({len(page) // 1024} KiB)")
+    print(f"of which checking every value's type: {check:.2f} s ({check_cpu:.2f} s CPU)")
 
 
 if __name__ == "__main__":

@@ -52,9 +52,11 @@ def _saying_sources(callback):
 
     @functools.wraps(callback)
     def run(*args, **kwargs):
+        from .safe_text import line as shown
+
         line = note()
         if line:
-            click.echo(f"pdharness: {line}", err=True)
+            click.echo(f"pdharness: {shown(line)}", err=True)
         return callback(*args, **kwargs)
 
     return run

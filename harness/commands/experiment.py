@@ -48,12 +48,13 @@ def deliver(experiment, seed, units, format, report) -> None:
     import json
 
     from ..experiment.summary import as_json, as_table, summarize
+    from ..safe_text import echo
 
     summaries = summarize(experiment, units)
     if format == "json":
-        click.echo(json.dumps(as_json(experiment, seed, summaries), indent=1))
+        echo(json.dumps(as_json(experiment, seed, summaries), indent=1))
     else:
-        click.echo(as_table(experiment, seed, summaries))
+        echo(as_table(experiment, seed, summaries))
     if report:
         from ..experiment.report import write_report
 
@@ -70,7 +71,9 @@ def resume(record, jobs, format, report, quiet) -> None:
     except session.ExperimentInterrupted as stopped:
         _exit_interrupted(stopped)
     if note:
-        click.echo(f"pdharness: {note}", err=True)
+        from ..safe_text import line
+
+        click.echo(f"pdharness: {line(note)}", err=True)
     deliver(experiment, seed, units, format if format in FORMATS else "table", report)
 
 
@@ -86,5 +89,7 @@ def _check_report_path(report) -> None:
 def _exit_interrupted(stopped) -> None:
     import sys
 
-    click.echo(f"pdharness: {stopped}", err=True)
+    from ..safe_text import block  # our two lines, quoting the record's path
+
+    click.echo(f"pdharness: {block(stopped)}", err=True)
     sys.exit(130)

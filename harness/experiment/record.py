@@ -100,7 +100,14 @@ class ExperimentRecord:
     def reopen(cls, path) -> "ExperimentRecord":
         if not is_experiment_record(path):
             raise HarnessError(f"{path}: not an experiment record")
+        from ..records.reader import check_types
+
         connection = sqlite3.connect(str(path), timeout=30)
+        try:  # a hand-edited record is one line naming what is wrong, as for a tournament's
+            check_types(connection, path, SCHEMA, words={}, added=frozenset())
+        except BaseException:
+            connection.close()
+            raise
         connection.row_factory = sqlite3.Row
         return cls(connection, path)
 

@@ -93,17 +93,21 @@ def as_json(experiment, seed, summaries) -> dict:
 
 
 def as_table(experiment, seed, summaries) -> str:
-    lines = [f"Experiment {experiment.path.name}  seed {seed}  {experiment.replicates} "
+    """For a terminal: names from the file or the record escaped (safe_text.line)."""
+    from ..safe_text import line
+
+    lines = [f"Experiment {line(experiment.path.name)}  seed {seed}  {experiment.replicates} "
              f"replicate{'s' * (experiment.replicates != 1)} per condition  "
              "(95% intervals over replicates)"]
     for c in summaries:
-        width = max([len("type")] + [len(t.type) for t in c.types])
-        lines += ["", f"{c.name}  ({_param_words(c.params)})",
+        names = {t.type: line(t.type) for t in c.types}
+        width = max([len("type")] + [len(name) for name in names.values()])
+        lines += ["", f"{line(c.name)}  ({_param_words(c.params)})",
                   f"  {'type':<{width}}  {'n':>3}  {'mean score':>10}  {'95% interval':>15}  "
                   f"{'mean rank':>9}  {'95% interval':>13}  {'coop':>5}  {'wins':>5}"]
         for t in c.types:
             lines.append(
-                f"  {t.type:<{width}}  {t.count:>3}  {t.score.mean:>10.1f}  "
+                f"  {names[t.type]:<{width}}  {t.count:>3}  {t.score.mean:>10.1f}  "
                 f"{_interval(t.score, 1):>15}  {t.rank.mean:>9.2f}  {_interval(t.rank, 2):>13}"
                 f"  {t.cooperation.mean:>5.0%}  {t.win_share:>5.0%}")
     return "\n".join(lines)

@@ -3,6 +3,8 @@ so every printer, the report and the metrics work on records too), single games 
 `show --game`, and the state a resumed run goes on from."""
 from __future__ import annotations
 
+from functools import lru_cache
+
 from ..agents import AgentSpec
 from ..game import GameRecord, Turn
 from ..handles.base import FAULT_KINDS, Fault
@@ -128,18 +130,20 @@ _WORDS = {("agent", "status"): ("ok", "load-error", "crashed", "disqualified"),
           **{("move", column): ("C", "D")
              for column in ("intended_a", "played_a", "intended_b", "played_b")}}
 _TYPE_NAMES = {"INTEGER": "an integer", "REAL": "a number", "TEXT": "text",
+               "BLOB": "text or bytes",
                "": "an integer (or its digits, as text)"}
 _SEED_DIGITS = 4000  # a longer integer is beyond what Python converts from text
 
 
-def _expected_columns():
+@lru_cache(maxsize=None)
+def _expected_columns(declared: str):
     """{table: [(column, declared type, may be null)]} and [(table, column, table, column)]
-    references, as db.SCHEMA declares them (read from an empty database made with it)."""
+    references, as the schema `declared` says (read from an empty database made with it)."""
     import sqlite3
 
     schema = sqlite3.connect(":memory:")
     try:
-        schema.executescript(db.SCHEMA)
+        schema.executescript(declared)
         tables = [name for (name,) in schema.execute(
             "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY rowid")]
         columns = {table: [(name, kind.upper(), not notnull and not primary)
@@ -153,7 +157,7 @@ def _expected_columns():
     return columns, references
 
 
-def _condition(table, column, kind, nullable) -> str:
+def _condition(table, column, kind, nullable, words) -> str:
     """SQL true when `column` holds what pdharness writes there."""
     quoted = f'"{column}"'
     if kind == "INTEGER":
@@ -162,17 +166,20 @@ def _condition(table, column, kind, nullable) -> str:
         holds = f"typeof({quoted}) IN ('integer', 'real')"
     elif kind == "TEXT":
         holds = f"typeof({quoted}) = 'text'"
+    elif kind == "BLOB":
+        holds = f"typeof({quoted}) IN ('text', 'blob')"
     else:  # the run's seed: an integer, or its decimal digits beyond 64 bits
         holds = (f"(typeof({quoted}) = 'integer' OR (typeof({quoted}) = 'text' AND "
                  f"{quoted} GLOB '[0-9]*' AND NOT {quoted} GLOB '*[^0-9]*' AND "
                  f"length({quoted}) <= {_SEED_DIGITS}))")
-    words = _WORDS.get((table, column))
-    if words:
-        holds += f" AND {quoted} IN ({', '.join(repr(w) for w in words)})"
+    allowed = words.get((table, column))
+    if allowed:
+        holds += f" AND {quoted} IN ({', '.join(repr(w) for w in allowed)})"
     return f"({quoted} IS NULL OR {holds})" if nullable else f"({holds})"
 
 
-def check_types(connection, path) -> None:
+def check_types(connection, path, schema: str = db.SCHEMA, words=None,
+                added=db.ADDED_COLUMNS) -> None:
     """A one-line HarnessError unless every table and column pdharness reads is there and
     holds what pdharness writes (its type, its few words, names and games that exist).
     A record is a file anyone can edit; what is read from it is printed, put in a web
@@ -182,21 +189,22 @@ def check_types(connection, path) -> None:
 
     from ..errors import HarnessError
 
-    columns, references = _expected_columns()
+    columns, references = _expected_columns(schema)
+    words = _WORDS if words is None else words
     where = f"{path}: not a record pdharness wrote"
     try:
         for table, expected in columns.items():
             present = {row[1] for row in connection.execute(f'PRAGMA table_info("{table}")')}
             for column, _, _ in expected:
-                if column not in present and (table, column) not in db.ADDED_COLUMNS:
+                if column not in present and (table, column) not in added:
                     raise HarnessError(f"{where}: table {table} has no column {column}")
             expected = [entry for entry in expected if entry[0] in present]
-            found = connection.execute(_first_wrong_value(table, expected)).fetchone()
+            found = connection.execute(_first_wrong_value(table, expected, words)).fetchone()
             if found:
                 index = list(found[:len(expected)]).index(0)
                 column, kind, _ = expected[index]
-                words = _WORDS.get((table, column))
-                wanted = " or ".join(words) if words else _TYPE_NAMES[kind]
+                allowed = words.get((table, column))
+                wanted = " or ".join(allowed) if allowed else _TYPE_NAMES[kind]
                 raise HarnessError(f"{where}: {table}.{column} holds "
                                    f"{_shown(found[len(expected) + index])}, "
                                    f"where pdharness writes {wanted}")
@@ -212,11 +220,12 @@ def check_types(connection, path) -> None:
         raise HarnessError(f"{where}: {error}")
 
 
-def _first_wrong_value(table, expected) -> str:
+def _first_wrong_value(table, expected, words) -> str:
     """SQL giving, for the first row of `table` holding a value pdharness does not write,
     whether each column's value is right (1/0) and then each value quoted; else no row.
     The test is one flat condition, so a good table costs one plain scan."""
-    right = [_condition(table, column, kind, nullable) for column, kind, nullable in expected]
+    right = [_condition(table, column, kind, nullable, words)
+             for column, kind, nullable in expected]
     quoted = [f'quote("{column}")' for column, _, _ in expected]
     return (f"SELECT {', '.join(right + quoted)} FROM \"{table}\" "
             f"WHERE NOT ({' AND '.join(right)}) LIMIT 1")
