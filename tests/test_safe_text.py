@@ -89,11 +89,16 @@ def test_every_csv_is_written_in_one_place():
 
 
 # -- a real terminal --------------------------------------------------------------------------
-def on_terminal(*args, timeout=240) -> bytes:
+def on_terminal(*args, timeout=240, colour=False) -> bytes:
     """Run the real console command with stdin, stdout and stderr on a new pseudo-terminal
-    (so it sees a terminal: the progress bar is drawn too); every byte the terminal got."""
+    (so it sees a terminal: the progress bar is drawn too); every byte the terminal got.
+    Without `colour`, NO_COLOR keeps pdharness's own colour codes out, so any escape
+    sequence that arrives came from an agent."""
     main, secondary = os.openpty()
     env = dict(os.environ, PYTHONPATH=str(ROOT), COLUMNS="200", TERM="xterm-256color")
+    env.pop("NO_COLOR", None)
+    if not colour:
+        env["NO_COLOR"] = "1"
     process = subprocess.Popen([sys.executable, "-m", "harness", *map(str, args)],
                                stdin=secondary, stdout=secondary, stderr=secondary, env=env,
                                close_fds=True)
@@ -181,6 +186,12 @@ def test_validate_escapes_messages_in_table_and_json():
     assert b'\\u001b]52;c;' in received  # JSON's own escape, so the data is unchanged
 
 
+def test_with_colour_only_our_own_colour_codes_arrive():
+    received = on_terminal("validate", TERMINAL, "--isolation", "process", colour=True)
+    assert b"\x1b[" in received  # FAIL in red: pdharness's own
+    assert_inert(re.sub(rb"\x1b\[[0-9;]*m", b"", received))
+
+
 def test_json_output_escapes_every_control_character(hostile_record):
     record, _ = hostile_record
     for options in ((), ("--agent", "TerminalWriter")):
@@ -248,3 +259,15 @@ def test_libreoffice_evaluates_no_cell(formula_run, tmp_path):
     assert "table:formula=" in raw_xml  # LibreOffice does run such cells...
     assert "table:formula=" not in safe_xml  # ...and runs none of ours
     assert "HYPERLINK" in safe_xml
+
+
+def test_error_lines_quote_names_escaped(hostile_record, tmp_path):
+    """Error lines quote what the user or a file gave: a record path, an agent name."""
+    record, _ = hostile_record
+    hostile = "\x1b]0;owned\x07\x1b[2J"
+    for argv in (("show", tmp_path / f"{hostile}.sqlite"),
+                 ("show", record, "--agent", hostile),
+                 ("play", f"{hostile}.py", "titfortat")):
+        received = on_terminal(*argv)
+        assert_inert(received)
+        assert received.startswith(b"pdharness: error: ") and received.count(b"\n") == 1
