@@ -54,13 +54,15 @@ COMMANDS = [("show",), ("show", "--agent", "titfortat"), ("show", "--game", "1")
     ("UPDATE fault SET agent = 'Nobody'", "fault.agent"),
     ("UPDATE replicate SET rank = X'00ff' WHERE replicate = 1", "replicate.rank"),
     ("ALTER TABLE agent DROP COLUMN output", "agent has no column output"),
+    ("UPDATE run SET isolation = 'trusted'", "run.isolation"),
+    ("UPDATE run SET flip_start = 5.0", "flip chance"),
 ])
 def test_an_edited_record_is_one_line_naming_what_is_wrong(record, tmp_path, edit, named):
     copy = tampered(record, tmp_path, edit)
-    for command in COMMANDS:
+    for command in COMMANDS:  # the real console command once, then its entry point
         status, out, err = run_cli(command[0], copy, *command[1:], "--report",
                                    tmp_path / "page.html") if command == ("show",) else \
-            run_cli(command[0], copy, *command[1:])
+            run_in_process(command[0], copy, *command[1:])
         assert status == 2, (command, err)
         assert err.count("\n") == 1 and "not a record pdharness wrote" in err, (command, err)
         assert named in err, (command, err)

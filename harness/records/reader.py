@@ -20,13 +20,13 @@ class Record:
         self.connection = db.connect(path)
         try:
             check_types(self.connection, path)
+            self.connection.row_factory = sqlite3.Row
+            self.run = self.connection.execute("SELECT * FROM run").fetchone()
+            self.seed = int(self.run["seed"])
+            self.settings = _recorded_settings(self.run, path)
         except BaseException:
             self.connection.close()
             raise
-        self.connection.row_factory = sqlite3.Row
-        self.run = self.connection.execute("SELECT * FROM run").fetchone()
-        self.seed = int(self.run["seed"])
-        self.settings = db.settings_of(self.run)
 
     def close(self) -> None:
         self.connection.close()
@@ -122,10 +122,21 @@ class Record:
         return summary_from_rows(rows)
 
 
+def _recorded_settings(row, path):
+    """The run's parameters, or one line saying the record holds ones no run can have."""
+    from ..errors import HarnessError
+
+    try:
+        return db.settings_of(row)
+    except HarnessError as error:
+        raise HarnessError(f"{path}: not a record pdharness wrote: {error}") from None
+
+
 # -- what a record may hold ---------------------------------------------------------------
 # Beyond the column types of db.SCHEMA (which SQLite does not enforce: any column takes
 # text), the values pdharness reads as one of a few words.
 _WORDS = {("agent", "status"): ("ok", "load-error", "crashed", "disqualified"),
+          ("run", "isolation"): ("sandbox", "process", "none"),
           ("fault", "side"): ("a", "b"), ("fault", "kind"): FAULT_KINDS,
           **{("move", column): ("C", "D")
              for column in ("intended_a", "played_a", "intended_b", "played_b")}}
