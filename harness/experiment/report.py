@@ -61,14 +61,15 @@ def _chart(summaries, ident, heading, stat_of, shown, note, top=None) -> dict:
             s = stat_of(t)
             y = 10 + row * per_type + number * bar
             w = axis * max(0.0, s.mean) / top
-            interval = None
+            interval, end = None, label + w
             if s.interval:
                 low, high = (label + axis * max(0.0, v) / top for v in s.interval)
                 mid = f"{y + (bar - 2) / 2:.1f}"
                 interval = {"low": f"{low:.1f}", "high": f"{high:.1f}", "y": mid}
+                end = max(end, high)      # the value's label clears the interval line
             bars.append({"y": y, "width": f"{w:.1f}", "colour": colour,
                          "tip": f"{name}, {c.name}: {shown(s.mean)}", "interval": interval,
-                         "value_x": f"{label + w + 4:.1f}", "value_y": y + bar - 3,
+                         "value_x": f"{end + 4:.1f}", "value_y": y + bar - 3,
                          "value": shown(s.mean)})
     legend_y = 20 + per_type * len(types)
     return {**chart(width, height, f"{ident}-chart", heading), "ident": ident,

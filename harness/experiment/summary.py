@@ -120,7 +120,7 @@ def _interval(s: Stat, digits: int) -> str:
 def _param_words(params: dict) -> str:
     words = [f"flip {params['flip'][0]:g} {params['flip'][1]:g}",
              f"length {params['length'][0]}-{params['length'][1]}",
-             f"{params['moves_per_turn']} moves/turn"]
+             f"{params['moves_per_turn']} move{'s' * (params['moves_per_turn'] != 1)}/turn"]
     if "horizon" in params:
         words.append(params["horizon"] + (f" {params['stop_prob']:g}"
                                           if params.get("stop_prob") is not None else ""))
