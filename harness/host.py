@@ -47,10 +47,10 @@ class Agent:
 
     def prepare(self) -> bytes:
         """The compiled code (marshal), after loading it once; LoadError if it does not."""
-        if self.language == "builtin":
-            from .builtins import BUILTINS
+        if self.language == "builtin":  # a name or a strategy table's key
+            from .builtins import strategy_for
 
-            BUILTINS[self.name]
+            strategy_for(self.name)
             return b""
         if self.language == "hy":
             from lisp_bridge.hy_loader import load_checked_code
@@ -62,9 +62,9 @@ class Agent:
         from .runtime import AgentRuntime, StrategyRuntime
 
         if self.language == "builtin":
-            from .builtins import BUILTINS
+            from .builtins import strategy_for
 
-            return StrategyRuntime(BUILTINS[self.name])
+            return StrategyRuntime(strategy_for(self.name))
         from .languages import LANGUAGES
         from .pyload import code_factory
 

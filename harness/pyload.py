@@ -55,6 +55,8 @@ def code_factory(code, path: Path, name: str, check: bool = True):
         if function is None:
             raise LoadError(f"{path}: defines no function named {name} "
                             "(the file must define a function named after it)")
+        if isinstance(function, type):
+            return agent_instance_move(function, path, name)
         if not callable(function):
             raise LoadError(f"{path}: {name} is a {type(function).__name__}, not a function")
         return function
@@ -62,6 +64,22 @@ def code_factory(code, path: Path, name: str, check: bool = True):
     if check:
         factory(random.Random(0), 3)
     return factory
+
+
+def agent_instance_move(cls, path: Path, name: str):
+    """An agent written as a class: a fresh instance for this game (its __init__ is the
+    game's start), whose `move(hist, score)` is called every turn."""
+    move = getattr(cls, "move", None)
+    if not callable(move):
+        raise LoadError(f"{path}: class {name} has no method move(self, hist, score), which "
+                        "is called every turn")
+    try:
+        instance = cls()
+    except BaseException as error:  # agent code: anything it raises is its load error
+        detail = str(error).splitlines()[0] if str(error) else ""
+        raise LoadError(f"{path}{line_in(path, sys.exc_info()[2])}: {name}() failed: "
+                        f"{type(error).__name__}{': ' + detail if detail else ''}")
+    return instance.move
 
 
 def load_python(path: Path, name: str):

@@ -86,6 +86,11 @@ def python_definitions(source: str, path: Path) -> Definitions:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             found.functions.append(Function(node.name, node.name, node.lineno,
                                             two_arguments=_takes_two(node.args)))
+        elif isinstance(node, ast.ClassDef):  # an agent class: move(self, hist, score)
+            moves = [item for item in node.body if isinstance(item, ast.FunctionDef)
+                     and item.name == "move"]
+            found.functions.append(Function(node.name, node.name, node.lineno, two_arguments=(
+                bool(moves) and _method_takes_two(moves[0].args))))
         elif isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
             # Name = lambda hist, score: ..., or Name = make_agent(): a binding the loader
             # accepts if it is callable (which only running it tells)
@@ -108,6 +113,17 @@ def _module_level(body):
                 yield from _module_level(getattr(node, block, []))
             for handler in getattr(node, "handlers", []):
                 yield from _module_level(handler.body)
+
+
+def _method_takes_two(arguments: ast.arguments) -> bool:
+    """move(self, hist, score): two arguments after self."""
+    positional = arguments.posonlyargs + arguments.args
+    if not positional:
+        return arguments.vararg is not None
+    return _takes_two(ast.arguments(posonlyargs=[], args=positional[1:],
+                                    vararg=arguments.vararg, kwonlyargs=[], kw_defaults=[],
+                                    defaults=arguments.defaults[-(len(positional) - 1):]
+                                    if len(positional) > 1 else []))
 
 
 def _takes_two(arguments: ast.arguments) -> bool:
@@ -150,6 +166,8 @@ def _hy_function(form, hy) -> Function | None:
     if not isinstance(form, models.Expression) or len(form) < 3:
         return None
     head = form[0]
+    if head == models.Symbol("defclass") and isinstance(form[1], models.Symbol):
+        return _hy_class(form, hy)
     if head == models.Symbol("defn"):
         items = list(form[1:])
         while items and isinstance(items[0], (models.List, models.Keyword)):
@@ -174,6 +192,28 @@ def _hy_function(form, hy) -> Function | None:
         return None
     return Function(hy.mangle(str(name)), str(name), form.start_line or 0,
                     two_arguments=_hy_takes_two(params, models))
+
+
+def _hy_class(form, hy) -> Function:
+    """(defclass Name [bases] ... (defn move [self hist score] ...)): an agent class."""
+    models = hy.models
+    two = False
+    for item in form[2:]:
+        method = _hy_function(item, hy) if isinstance(item, models.Expression) and item \
+            and item[0] == models.Symbol("defn") else None
+        if method is not None and method.name == "move":
+            params = _hy_params(item, models)
+            two = isinstance(params, models.List) and len(params) > 0 and _hy_takes_two(
+                models.List(params[1:]), models)
+    return Function(hy.mangle(str(form[1])), str(form[1]), form.start_line or 0,
+                    two_arguments=two)
+
+
+def _hy_params(form, models):
+    items = list(form[1:])
+    while items and isinstance(items[0], (models.List, models.Keyword)):
+        items.pop(0)
+    return items[1] if len(items) > 1 else None
 
 
 def _hy_takes_two(params, models) -> bool:
