@@ -18,7 +18,7 @@ QUIET = GameParams(flip=FlipParams(0.0, 0.0), moves_per_turn=3)
 
 def two_games(name, opponent, mode, turns=4):
     """The agent's intended moves in two games in a row on the same handle."""
-    me = open_handle(file_spec(CLASSES / name), Isolation(mode))
+    me = open_handle(file_spec(CLASSES / name), Isolation(mode, 30.0))  # never late
     other = open_handle(builtin_spec(opponent), Isolation("none"))
     try:
         return [[t.intended_a for t in play_game(me, other, turns, seed, QUIET).turns]

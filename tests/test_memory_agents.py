@@ -39,7 +39,7 @@ def scripted(moves, per_turn):
 def intended(spec_text, script, params, seed=1, mode="none"):
     per_turn = params.moves_per_turn
     [spec] = resolve([spec_text])
-    agent = open_handle(spec, Isolation(mode))
+    agent = open_handle(spec, Isolation(mode, 30.0))  # never late on a busy machine
     other = open_handle(callable_spec(scripted(script, per_turn), "zz_script"),
                         Isolation("none"))
     try:

@@ -13,7 +13,7 @@ from conftest import AGENTS, ROOT, run_cli
 
 EXAMPLES = ROOT / "examples"
 COURSE = AGENTS / "populations" / "course.json"
-FAST = ("--seed", "11", "--length", "3", "6", "--max-rounds", "2")
+FAST = ("--seed", "11", "--length", "3", "6", "--max-rounds", "2", "--timeout", "30")
 
 
 def test_four_types_in_copies_are_named_type_number():

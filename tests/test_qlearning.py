@@ -34,7 +34,7 @@ def trained(tmp_path_factory):
 def score_against(model, opponent, mode="none", games=10):
     condition = load(MIX).conditions[0]
     [agent] = resolve([f"qtable:{model}"])
-    me = open_handle(agent, Isolation(mode))
+    me = open_handle(agent, Isolation(mode, 30.0))   # never late on a busy machine
     other = open_handle(builtin_spec(opponent), Isolation("none"))
     try:
         records = [play_game(me, other, 20, seed, condition.settings.game)
