@@ -53,9 +53,13 @@ class Record:
         return self.query("SELECT * FROM agent ORDER BY position")
 
     def entrants(self) -> list[Entrant]:
-        return [Entrant(AgentSpec(row["name"], row["language"], row["source"]),
-                        row["status"], row["message"], row["output"] or "")
-                for row in self.agent_rows()]
+        entrants = []
+        for row in self.agent_rows():
+            entrant = Entrant(AgentSpec(row["name"], row["language"], row["source"]),
+                              row["status"], row["message"], row["output"] or "")
+            entrant.sha256 = row["sha256"]   # the source as it was run (the report shows it)
+            entrants.append(entrant)
+        return entrants
 
     def find_agent(self, name: str):
         """The agent row whose name matches (case-insensitive, as agent names are)."""
@@ -111,6 +115,8 @@ class Record:
         replicates = self.replicates()
         if replicates is not None:
             result.replicates = replicates
+        result.started_at = self.run["started_at"]
+        result.harness_version = self.run["harness_version"]
         return result
 
     def replicates(self):

@@ -26,12 +26,17 @@ def render(result, metrics=None, title: str | None = None, command: str | None =
     metrics = metrics or of_result(result)
     params = params_dict(result.settings)
     replicates = getattr(result, "replicates", None)
+    from .evidence import evidence, game_views, linked_games
+
+    linked = linked_games(result)
     return template().render(
         title=title or f"Levinson tournament, seed {result.seed}",
         header=_header(result, incomplete),
         standings=_standings(result, metrics, incomplete),
         elimination=_elimination(result, incomplete),
-        heat=_heat_map(result, metrics, params),
+        heat=_heat_map(result, metrics, params, linked.first_of_pair),
+        evidence=evidence(result),
+        games=game_views(result, linked.ids),
         play=_play(result, metrics),
         replicates=_replicates(replicates) if replicates else None,
         faults=_faults(result),
@@ -65,21 +70,33 @@ def write_report(path, result, **options) -> None:
 
 # -- sections: what each shows ---------------------------------------------------------------
 def _header(result, incomplete) -> dict:
+    from ..outcome import WINNER, default_answer_notes, ending
+
+    end = ending(result, bool(incomplete))
     return {"line": (f"seed {result.seed} · {len(result.entrants)} agents · "
                      f"{len(result.rounds)} rounds · {len(result.games)} games"),
             "incomplete": incomplete,
-            "winners": [s.agent for s in result.standings if s.dropped_in is None]}
+            "ending": None if end.kind == WINNER else end.headline,
+            "winners": [s.agent for s in result.standings if s.dropped_in is None],
+            "notes": list(default_answer_notes(result).values())}
 
 
 def _standings(result, metrics, incomplete=None) -> list[dict]:
+    from ..outcome import CO_WINNERS, WINNER, ending
+    from .evidence import source_hash
+
     entrants = {e.name: e for e in result.entrants}
+    end = ending(result, bool(incomplete))
     rows = []
     for s in result.standings:
         entrant, tally = entrants[s.agent], metrics.agents[s.agent].as_dict()
+        digest = source_hash(entrant)
         rows.append({
-            "winner": s.dropped_in is None, "rank": s.rank, "agent": s.agent,
+            "winner": s.dropped_in is None and end.kind in (WINNER, CO_WINNERS),
+            "rank": s.rank, "agent": s.agent,
             "language": entrant.spec.language, "score": s.score,
-            "out": _out_text(s.dropped_in, incomplete),
+            "out": _out_text(s.dropped_in, end.out_word),
+            "sha": digest or "", "sha_short": digest[:12] if digest else "–",
             "cooperation": _percent(tally["cooperation_played"]),
             "points": _decimal(tally["points_per_move"]),
             "faults": ", ".join(f"{n} {kind}" for kind, n in s.faults.items() if n) or "–",
@@ -88,6 +105,8 @@ def _standings(result, metrics, incomplete=None) -> list[dict]:
 
 
 def _elimination(result, incomplete=None) -> dict | None:
+    from ..outcome import ending
+
     rounds = len(result.rounds)
     if not rounds:
         return None
@@ -112,7 +131,7 @@ def _elimination(result, incomplete=None) -> dict | None:
             "width": step * last - 4, "colour": "#e0a800" if out is None else "#7c93b0",
             "tip": f"{standing.agent}: round scores {', '.join(map(str, played))}",
             "note_x": label + step * last + 4,
-            "note": (("still in" if incomplete else "winner") if out is None
+            "note": (ending(result, bool(incomplete)).out_word if out is None
                      else f"dropped in round {out}")})
     return {**chart(width, height, "elimination-chart",
                      "Rounds each agent played; the bar ends in the round it was dropped"),
@@ -120,7 +139,7 @@ def _elimination(result, incomplete=None) -> dict | None:
             "axis_end": height - 4}
 
 
-def _heat_map(result, metrics, params) -> dict | None:
+def _heat_map(result, metrics, params, first_of_pair=None) -> dict | None:
     names = [s.agent for s in result.standings]
     if len(names) < 2:
         return None
@@ -143,7 +162,7 @@ def _heat_map(result, metrics, params) -> dict | None:
             x = label + cell * j
             value = table.get(me, {}).get(them)
             if me == them or value is None:
-                shown = {"fill": "#eef1f4", "text": "",
+                shown = {"fill": "#eef1f4", "text": "", "href": "",
                          "tip": "itself" if me == them else f"{me} never played {them}"}
             else:
                 shown = {"fill": _colour((value - low) / (high - low) if high > low else 0.5),
@@ -151,6 +170,8 @@ def _heat_map(result, metrics, params) -> dict | None:
                          "tip": f"{me} vs {them}: {value:.2f} points per move",
                          "ink": ("#1d232a" if (value - low) / max(1, high - low) > 0.55
                                  else "#ffffff")}
+                game = (first_of_pair or {}).get(frozenset((me, them)))
+                shown["href"] = f"#game-{game}" if game else ""
             cells.append({"x": x, "text_x": f"{x + cell / 2 - 0.5:.1f}", **shown})
         rows.append({"name": me, "y": f"{y:.1f}", "text_y": f"{y + cell / 2 + 4:.1f}",
                      "cells": cells})
@@ -288,9 +309,9 @@ def _colour(fraction: float) -> str:
     return "rgb(253,231,37)"
 
 
-def _out_text(dropped_in, incomplete=None) -> str:
+def _out_text(dropped_in, still_in: str = "winner") -> str:
     if dropped_in is None:
-        return "still in" if incomplete else "winner"
+        return still_in
     return "did not play" if dropped_in == 0 else f"round {dropped_in}"
 
 

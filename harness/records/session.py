@@ -23,10 +23,16 @@ def run(specs, seed: int, settings, *, db=None, quiet: bool = False, replicates:
         command: str | None = None):
     from .recorder import Recorder
 
+    from .db import now
+
+    started = now()
     recorder = (Recorder.create(db, specs, seed, settings, replicates, command)
                 if db else None)
+    if recorder:   # the report of the run and of its record say the same time
+        started = recorder.connection.execute("SELECT started_at FROM run").fetchone()[0]
     try:
         result = _tournament(specs, seed, settings, recorder, quiet)
+        result.started_at = started
         if replicates:
             _replicates(result, specs, seed, settings, replicates, recorder, quiet)
         if recorder:
