@@ -110,13 +110,19 @@ def parse(path: Path) -> dict:
         import tomllib
     except ModuleNotFoundError:   # Python 3.10
         import tomli as tomllib
+    from .bounded_read import NotReadable, read_prefix
+
     try:
-        with open(path, "rb") as handle:
-            return tomllib.load(handle)
-    except OSError as error:
-        raise HarnessError(f"{path}: cannot read it ({error.strerror})")
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
-        raise HarnessError(f"{path}: not a valid TOML file: {error}")
+        data, whole = read_prefix(path, 1 << 20, regular_only=False)
+    except NotReadable as error:
+        raise HarnessError(f"{path}: {error}")
+    if not whole:
+        raise HarnessError(f"{path}: larger than 1 MiB, which no course file is")
+    try:
+        return tomllib.loads(data.decode("utf-8"))
+    # ValueError: an integer past CPython's digit limit; RecursionError: arrays nested deep
+    except (ValueError, UnicodeDecodeError, RecursionError) as error:
+        raise HarnessError(f"{path}: not a valid TOML file: {str(error)[:200]}")
 
 
 def keys_of(command: click.Command) -> dict[str, click.Parameter]:
@@ -187,7 +193,8 @@ def _checked(path: Path, key: str, param: click.Parameter, value):
         param.type_cast_value(ctx, tuple(value) if isinstance(value, list) else value)
     except click.BadParameter as error:
         raise HarnessError(f"{path}: {key} = {_toml(value)}: {error.message}")
-    except (TypeError, ValueError, AttributeError, OverflowError):   # a TOML type the option cannot take
+    except (TypeError, ValueError, AttributeError, OverflowError,   # a TOML type the option
+            RecursionError):                                         # cannot take
         raise HarnessError(f"{path}: {key} = {_toml(value)}: not a value {key} takes")
     return tuple(value) if isinstance(value, list) else value
 
@@ -213,9 +220,11 @@ def _example(param) -> str:
     return _toml(list(default)) if default else "[...]"
 
 
-def _toml(value) -> str:
+def _toml(value, depth: int = 0) -> str:
     if isinstance(value, (list, tuple)):
-        return "[" + ", ".join(_toml(v) for v in value) + "]"
+        if depth > 3 or len(value) > 10:   # a file's arrays may nest thousands deep
+            return "[...]"
+        return "[" + ", ".join(_toml(v, depth + 1) for v in value) + "]"
     if isinstance(value, str):
         return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
     if isinstance(value, bool):

@@ -127,9 +127,11 @@ NUMBERS = st.one_of(
                      "99999999999999999999999", "9" * 5000, "0x10", "1_000", " 3 ", "", "1.5",
                      "3", "16", "1000", "1001", str(2 ** 63), str(2 ** 63 - 1)]),
     st.integers(-2 ** 70, 2 ** 70).map(str), st.floats().map(repr),
-    # anything argv can hold: no NUL (a C string ends there), lone surrogates (undecodable
-    # bytes, as Python decodes argv) allowed
-    st.text(st.characters(blacklist_characters="\x00"), max_size=12))
+    # anything argv can hold: no NUL (a C string ends there); undecodable bytes arrive as
+    # the surrogates U+DC80..U+DCFF (Python decodes argv with surrogateescape)
+    st.text(st.one_of(st.characters(blacklist_characters="\x00",
+                                    blacklist_categories=("Cs",)),
+                      st.integers(0xDC80, 0xDCFF).map(chr)), max_size=12))
 REQUIRED = {"tournament": ["random"], "monitor": ["(monitor '(.25 .1) '(10 50) '(#'random))"],
             "play": ["random", "titfortat"], "validate": ["x.py"], "show": ["x.sqlite"],
             "resume": ["x.sqlite"], "new": ["Adams"], "autograder": ["out"]}
@@ -209,3 +211,44 @@ def test_the_fuzzed_options_cover_every_command():
     assert {name for name, _, _ in VALUED} >= {"tournament", "monitor", "play", "validate",
                                               "show", "resume"}
     assert Path(__file__).with_name("fuzz_inputs.py").exists()
+
+
+# -- the course file and experiment files -------------------------------------------------
+def _structured_files():
+    """TOML and JSON shaped like the files, with deep arrays, huge numbers, odd bytes."""
+    deep = st.integers(0, 5000).map(lambda n: "[" * n + "]" * n)
+    values = st.one_of(st.sampled_from(["1", "1e8", "inf", "nan", '"x"', "true", "-1"]),
+                       st.integers(1, 6000).map(lambda n: "9" * n), deep,
+                       st.text(max_size=20).map(lambda t: '"' + t.replace('"', "") + '"'))
+    keys = st.sampled_from(["timeout", "seed", "jobs", "flip", "length", "types", "roster"])
+    toml = st.tuples(st.sampled_from(["", "[tournament]\n", "[validate]\n"]), keys, values).map(
+        lambda p: f"{p[0]}{p[1]} = {p[2]}\n")
+    json_text = st.tuples(keys, values).map(lambda p: f'{{"{p[0]}": {p[1]}}}')
+    return st.one_of(toml.map(str.encode), json_text.map(str.encode), st.binary(max_size=500))
+
+
+@FUZZ
+@given(_structured_files(), st.sampled_from(["tournament", "validate", "play"]))
+def test_a_course_file_reads_or_is_a_one_line_error(tmp_path, data, command_name):
+    from harness import course
+    from harness.cli import cli
+    from harness.errors import HarnessError
+
+    path = tmp_path / "pdharness.toml"
+    path.write_bytes(data)
+    try:
+        course.read(path, cli.get_command(None, command_name), command_name)
+    except HarnessError as error:
+        assert one_line(str(error))
+
+
+@FUZZ
+@given(_structured_files(), st.sampled_from(["p.json", "p.toml"]))
+def test_an_experiment_file_reads_or_is_a_one_line_error(tmp_path, data, name):
+    from harness.errors import HarnessError
+    from harness.population import parse_file, population_types
+
+    try:
+        population_types(parse_file(data, tmp_path / name), tmp_path, name)
+    except HarnessError as error:
+        assert one_line(str(error))
