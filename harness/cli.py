@@ -2,6 +2,7 @@
 imported only when used, so `pdharness --help` and every command start quickly."""
 from __future__ import annotations
 
+import errno
 import importlib
 import os
 import sys
@@ -86,9 +87,30 @@ def main(argv=None):
         sys.exit(130)
     except BrokenPipeError:
         sys.exit(0)
-    except Exception as error:  # a bug of ours: still one line, the traceback on request
-        if os.environ.get("PDHARNESS_DEBUG"):
-            raise
-        fail(f"internal error: {type(error).__name__}: {error} "
-             "(set PDHARNESS_DEBUG=1 to see where)", 70)
+    except OSError as error:
+        if error.errno not in _PATH_ERRORS or error.filename is None:
+            _internal(error)
+        fail(f"{_shortened(error.filename)}: {error.strerror}")
+    except Exception as error:
+        _internal(error)
     sys.exit(status if isinstance(status, int) else 0)
+
+
+# A path given on the command line that the system refuses (too long, missing, not allowed):
+# the user's input, wherever in a command it is first used, so a one-line usage error
+_PATH_ERRORS = frozenset({errno.ENAMETOOLONG, errno.ENOENT, errno.ENOTDIR, errno.EISDIR,
+                          errno.EACCES, errno.EPERM, errno.ELOOP, errno.EROFS, errno.EEXIST,
+                          errno.ENOSPC, errno.EXDEV})
+
+
+def _shortened(filename) -> str:
+    text = os.fsdecode(filename) if isinstance(filename, (str, bytes)) else str(filename)
+    return text if len(text) <= 80 else text[:60] + "..." + text[-17:]
+
+
+def _internal(error: Exception):
+    """A bug of ours: still one line, the traceback on request."""
+    if os.environ.get("PDHARNESS_DEBUG"):
+        raise error
+    fail(f"internal error: {type(error).__name__}: {error} "
+         "(set PDHARNESS_DEBUG=1 to see where)", 70)

@@ -174,6 +174,11 @@ def test_every_option_value_is_accepted_or_a_usage_error(command_name, option, n
     except HarnessError as error:  # a course file that is not there, or not TOML
         assert one_line(str(error))
         return
+    except OSError as error:  # a path the system refuses: main() says so in one line, exit 2
+        from harness.cli import _PATH_ERRORS
+
+        assert error.errno in _PATH_ERRORS and error.filename is not None
+        return
     if command_name in ("tournament", "monitor"):
         from harness.commands.options import settings as settings_of
 
@@ -198,6 +203,9 @@ def test_every_option_value_is_accepted_or_a_usage_error(command_name, option, n
     ["tournament", "random", "defect", "--payoffs", "5", "3", "1", "9" * 30],
     ["monitor", "--timeout", "1e300", "(monitor '(.25 .1) '(10 50) '(#'random #'defect))"],
     ["show", "--game", str(2 ** 63), "missing.sqlite"],
+    ["validate", "9" * 5000],                        # a name longer than the system takes
+    ["tournament", "random", "defect", "--db", "9" * 5000],
+    ["tournament", "random", "defect", "--config", "9" * 5000],
 ])
 def test_bad_numbers_are_one_line_and_exit_2_in_a_real_process(arguments):
     from conftest import run_cli
