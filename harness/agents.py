@@ -5,13 +5,16 @@ game talks to, in the isolation mode asked for.
 """
 from __future__ import annotations
 
+import os
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from .errors import AgentNotFound, HarnessError
+from .errors import AgentNotFound, HarnessError, LoadError
 
 ISOLATION_MODES = ("sandbox", "process", "none")
+MAX_AGENT_BYTES = 1024 * 1024   # an agent file larger than this is refused as a load error
 
 
 @dataclass(frozen=True)
@@ -57,15 +60,107 @@ def file_spec(path: Path) -> AgentSpec:
 
 
 def is_agent_file(path: Path) -> bool:
+    """Named like an agent and not a folder. Links, FIFOs and devices count too, so that
+    loading refuses them with a load error that says why (never a silent skip)."""
     from .languages import BY_SUFFIX
 
-    # a broken symbolic link is kept: it then fails to load, saying so, as validate says
-    return ((path.is_file() or path.is_symlink()) and path.suffix in BY_SUFFIX
-            and not path.name.startswith(("_", ".")))
+    return (path.suffix in BY_SUFFIX and not path.name.startswith(("_", "."))
+            and _lexists(path) and not path.is_dir())
+
+
+def _lexists(path: Path) -> bool:
+    try:
+        os.lstat(path)
+        return True
+    except OSError:
+        return False
+
+
+# -- reading an agent's file, which may be anything a student's archive can hold -------------
+_KINDS = ((stat.S_ISLNK, "a symbolic link"), (stat.S_ISFIFO, "a FIFO (named pipe)"),
+          (stat.S_ISSOCK, "a socket"), (stat.S_ISCHR, "a character device"),
+          (stat.S_ISBLK, "a block device"), (stat.S_ISDIR, "a folder"))
+
+
+def _not_plain(path, mode: int) -> LoadError:
+    if stat.S_ISLNK(mode):
+        from .wording import unusable_path
+
+        broken = unusable_path(str(path))  # worded as every command words a broken link
+        if broken:
+            return LoadError(broken)
+    kind = next((name for test, name in _KINDS if test(mode)), "not a regular file")
+    return LoadError(f"{path}: is {kind}, not a plain file; an agent must be a regular file "
+                     "(copy the file itself into the folder)")
+
+
+def _too_large(path, size: int) -> LoadError:
+    return LoadError(f"{path}: {size} bytes; an agent file may hold at most "
+                     f"{MAX_AGENT_BYTES // 1024} KiB")
+
+
+def open_agent_file(path) -> int:
+    """A read-only descriptor of the agent file at `path`, which must be a regular file of
+    at most MAX_AGENT_BYTES; else LoadError. Never follows a symbolic link (the monitor may
+    be root: a link to /etc/shadow must not be read) nor blocks on a FIFO: the check is
+    made on the opened file (fstat), so the path cannot be swapped in between."""
+    try:
+        mode = os.lstat(path).st_mode  # a device is not even opened (opening one may act)
+    except OSError as error:
+        raise LoadError(f"{path}: cannot read: {error.strerror}")
+    if not stat.S_ISREG(mode):
+        raise _not_plain(path, mode)
+    flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
+    try:
+        fd = os.open(path, flags)
+    except OSError as error:
+        raise LoadError(f"{path}: cannot read: {error.strerror}")
+    try:
+        found = os.fstat(fd)
+        if not stat.S_ISREG(found.st_mode):
+            raise _not_plain(path, found.st_mode)
+        if found.st_size > MAX_AGENT_BYTES:
+            raise _too_large(path, found.st_size)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def read_agent_file(path) -> bytes:
+    """The bytes of an agent file, checked as `open_agent_file` does (and capped even if it
+    grows while read)."""
+    fd = open_agent_file(path)
+    try:
+        chunks, size = [], 0
+        while size <= MAX_AGENT_BYTES:
+            chunk = os.read(fd, MAX_AGENT_BYTES + 1 - size)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+    except OSError as error:
+        raise LoadError(f"{path}: cannot read: {error.strerror}")
+    finally:
+        os.close(fd)
+    if size > MAX_AGENT_BYTES:
+        raise _too_large(path, size)
+    return b"".join(chunks)
+
+
+def check_agent_file(path) -> None:
+    """LoadError unless `path` is an agent file the harness will read (see open_agent_file)."""
+    os.close(open_agent_file(path))
 
 
 def folder_specs(folder: Path) -> list[AgentSpec]:
     return [file_spec(path) for path in sorted(folder.iterdir()) if is_agent_file(path)]
+
+
+def _suffixes():
+    from .languages import BY_SUFFIX
+
+    return BY_SUFFIX
 
 
 def find_builtin(name: str) -> str | None:
@@ -88,8 +183,8 @@ def resolve_one(argument: str, search: list[Path] = ()) -> list[AgentSpec]:
         if not specs:
             raise AgentNotFound(f"{path}: folder holds no agent files (.py, .hy, .lisp)")
         return specs
-    if path.is_file():
-        return [file_spec(path)]
+    if path.is_file() or (path.exists() and path.suffix in _suffixes()):
+        return [file_spec(path)]  # not a regular file (a FIFO...): a load error says so
     builtin = find_builtin(argument)
     if builtin:
         return [builtin_spec(builtin)]

@@ -15,7 +15,9 @@ class NotReadable(Exception):
 def read_prefix(path, limit: int, regular_only: bool = True) -> tuple[bytes, bool]:
     """The first LIMIT bytes of PATH at most, and whether that is the whole file. Without
     REGULAR_ONLY a pipe (`--roster <(...)`) or a device is read as well, blocking."""
-    flags = os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) | (os.O_NONBLOCK if regular_only else 0)
+    # a regular file only: never through a symbolic link either (the monitor may be root)
+    flags = os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) | (
+        os.O_NONBLOCK | os.O_NOFOLLOW if regular_only else 0)
     try:
         handle = os.open(path, flags)
     except OSError as error:

@@ -11,15 +11,15 @@ from .private_random import fresh_namespace
 
 
 def read_source(path: Path) -> str:
+    """The text of an agent file: a regular file (no link, FIFO or device), capped in size."""
+    from .agents import read_agent_file
+
+    data = read_agent_file(path)
     try:
-        return path.read_text(encoding="utf-8")
+        # as read_text does: universal newlines
+        return data.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")
     except UnicodeDecodeError as error:
         raise LoadError(f"{path}: not UTF-8 text ({error.reason} at byte {error.start})")
-    except OSError as error:
-        from .wording import unusable_path
-
-        broken = unusable_path(str(path)) if path.is_symlink() else None
-        raise LoadError(broken or f"{path}: cannot read: {error.strerror}")
 
 
 def compile_python(path: Path):

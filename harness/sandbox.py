@@ -33,7 +33,6 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from . import limits as resource_limits
-from .errors import LoadError
 
 TMP_SIZE = 64 * 1024 * 1024        # the agent's private /tmp, in bytes of memory
 UID_BASE = 1_900_000_000           # sandbox user ids: far above any real account's
@@ -173,10 +172,9 @@ class _Views:
     def open_agent_file(self) -> int | None:
         if self.agent_file is None:
             return None
-        try:
-            return os.open(self.agent_file, os.O_RDONLY | os.O_CLOEXEC)
-        except OSError as error:
-            raise LoadError(f"{self.agent_file}: cannot read: {error.strerror}")
+        from .agents import open_agent_file
+
+        return open_agent_file(self.agent_file)  # a regular file, checked on this very fd
 
 
 def _system_roots() -> list[str]:

@@ -25,6 +25,10 @@ def open_handle(spec: AgentSpec, isolation: Isolation):
         language = LANGUAGES["hy" if defined_in_hy(spec.function) else "python"]
         return _in_monitor(spec.name, lambda rng, per_turn: spec.function, language, isolation)
     language = LANGUAGES[spec.language]
+    if spec.path is not None:  # no link, FIFO, device or huge file, in every mode alike
+        from ..agents import check_agent_file
+
+        check_agent_file(spec.path)
     if isolation.mode == "none" and spec.language == "builtin":
         from .inprocess import BuiltinHandle
 

@@ -234,8 +234,10 @@ def settings_of(row):
 def file_hash(path) -> str | None:
     import hashlib
 
-    try:
-        with open(path, "rb") as handle:
-            return hashlib.sha256(handle.read()).hexdigest()
-    except OSError:
+    from ..agents import read_agent_file
+    from ..errors import LoadError
+
+    try:  # never through a link, never blocked on a FIFO
+        return hashlib.sha256(read_agent_file(path)).hexdigest()
+    except LoadError:
         return None

@@ -50,8 +50,9 @@ def submission_files(arguments, recursive: bool = False) -> list[Path]:
         path = Path(argument)
         if path.is_dir():
             files += _in_folder(path, recursive)
-        elif path.is_file():
-            files.append(path)
+        elif path.exists() and (path.is_file() or path.is_symlink()
+                                or path.suffix in AGENT_SUFFIXES):
+            files.append(path)  # a link, FIFO or device: a load error says it is refused
         else:
             from ..wording import unusable_path
 
@@ -72,7 +73,7 @@ def _in_folder(folder: Path, recursive: bool) -> list[Path]:
     for path in sorted(folder.iterdir()):
         if path.name.startswith(("_", ".")):
             continue  # __init__.py, editor and system files
-        if path.is_dir():
+        if path.is_dir() and not path.is_symlink():  # a linked folder may loop
             if recursive:
                 found += _in_folder(path, recursive)
         elif path.suffix in AGENT_SUFFIXES or _meant_as(path):
@@ -97,7 +98,7 @@ def _meant_as(path: Path) -> str | None:
 # -- one file -----------------------------------------------------------------------------
 def read_submission(path: Path, roster=None) -> Verdict:
     """Everything that can be found without running the file."""
-    from ..agents import file_spec
+    from ..agents import check_agent_file, file_spec
     from ..errors import LoadError
     from .naming import declared_team
     from .static import check_file
@@ -107,6 +108,7 @@ def read_submission(path: Path, roster=None) -> Verdict:
     spec = file_spec(path)
     verdict = Verdict(path, path.stem, spec.language)
     try:
+        check_agent_file(path)  # a link, a FIFO, a device, over 1 MiB: as tournament says
         source, whole = read_bounded(path, spec.language, verdict.warnings)
     except LoadError as error:
         verdict.problems.append(Problem("load-error", str(error)))
