@@ -46,14 +46,16 @@ def _pair(value, what):
 def monitor(flip_params, game_length, agents, *, seed: int | None = None,
             moves_per_turn: int = 3, decay: str = "percent-per-turn",
             payoffs=(5, 3, 1, 0), timeout: float = 1.0, on_fault: str = "cooperate",
-            isolation: str = "process", memory_limit_mib: int = 1024,
+            isolation: str = "sandbox", memory_limit_mib: int = 1024,
             jobs: int | None = None, max_rounds: int | None = None,
             max_faults: int | None = None, disqualify_broken: bool = False,
             agents_dir=None, horizon: str = "uniform",
             stop_prob: float | None = None) -> Standings:
     """Run the Levinson tournament. `agents` holds built-in names, agent names found in
     `agents_dir` (default: the bundled student_agents), paths, or Python functions (which
-    always run in this process)."""
+    always run in this process). Agent files run in the sandbox, as on the command line
+    (`isolation="process"` or `"none"` to choose otherwise); where the sandbox is not
+    available, one warning on stderr says so and they run as plain processes."""
     from .handles.opening import Isolation
     from .rules import FlipParams, GameLength, GameParams, Payoffs
     from .seeds import fresh_seed

@@ -30,8 +30,49 @@ def python_executable() -> str:
     return getattr(sys.modules.get("hy"), "sys_executable", None) or sys.executable
 
 
+# How every Python process the monitor starts (hosts, the sandbox probe, the Hy cache
+# helper) begins, given the package root and then `-m MODULE ARG...` or `-c CODE`. Nothing
+# in the folder it runs from, nor in the folder holding the harness, may be imported: a
+# student's `tempfile.py` there would otherwise run as the instructor. So the working folder
+# ('' on sys.path) goes first thing, before any import, the harness and lisp_bridge are
+# loaded from their own folders by name (never by putting their parent on sys.path), and
+# the interpreter starts with -s (no user site). Not -I: it would also drop
+# PYTHONHASHSEED, which keeps agents that iterate over sets reproducible.
+_BOOT = """import sys
+sys.path[:] = [entry for entry in sys.path if entry]
+import importlib.util, runpy
+root = sys.argv.pop(1)
+for package in ("harness", "lisp_bridge"):
+    folder = root + "/" + package
+    found = importlib.util.spec_from_file_location(
+        package, folder + "/__init__.py", submodule_search_locations=[folder])
+    sys.modules[package] = importlib.util.module_from_spec(found)
+    found.loader.exec_module(sys.modules[package])
+how, what = sys.argv.pop(1), sys.argv.pop(1)
+if how == "-c":
+    exec(compile(what, "<pdharness>", "exec"), {"__name__": "__main__"})
+else:
+    runpy.run_module(what, run_name="__main__", alter_sys=True)
+"""
+
+
+def _isolated(*arguments: str) -> list[str]:
+    safe_path = ["-P"] if sys.version_info >= (3, 11) else []  # the bootstrap does it too
+    return [python_executable(), "-s", *safe_path, "-c", _BOOT, package_root(), *arguments]
+
+
+def python_module_command(module: str, *arguments: str) -> list[str]:
+    """`python -m MODULE ARGUMENT...`, isolated from the working folder (see _BOOT)."""
+    return _isolated("-m", module, *arguments)
+
+
+def python_code_command(code: str) -> list[str]:
+    """`python -c CODE`, isolated from the working folder (see _BOOT)."""
+    return _isolated("-c", code)
+
+
 def python_host_command(language: str, source: str, name: str) -> list[str]:
-    return [python_executable(), "-m", "harness.host", language, source, name]
+    return python_module_command("harness.host", language, source, name)
 
 
 def package_root() -> str:
@@ -86,7 +127,7 @@ class _Hy(Language):
 
         warm_library_cache()
         # harness.host with the harness cache read-only (the process is the agent's)
-        return [python_executable(), "-m", "lisp_bridge.hy_host", source, name]
+        return python_module_command("lisp_bridge.hy_host", source, name)
 
 
 class _Lisp(Language):
@@ -108,9 +149,8 @@ BY_SUFFIX = {language.suffix: language for language in LANGUAGES.values() if lan
 def host_environment(token: str) -> dict[str, str]:
     """The environment of a host process: only what it needs, and a fixed hash seed so an
     agent that iterates over a set plays the same on every run."""
-    env = {
+    env = {  # no PYTHONPATH: the harness is found by the bootstrap (see _BOOT)
         "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-        "PYTHONPATH": package_root(),
         "PYTHONHASHSEED": "0",
         "PYTHONDONTWRITEBYTECODE": "1",
         "LANG": "C.UTF-8",

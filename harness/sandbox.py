@@ -456,8 +456,9 @@ def _try(candidate: Support) -> str:
     from .agents import builtin_spec
 
     views = _Views.of(builtin_spec("cooperate"))
-    probe = [_python_executable(), "-c", "import harness.host, sys; sys.stdout.write('ok')"]
-    from .languages import host_environment
+    from .languages import host_environment, python_code_command
+
+    probe = python_code_command("import harness.host, sys; sys.stdout.write('ok')")
 
     command = bwrap_command(probe, host_environment(""), views, candidate, None)
     try:

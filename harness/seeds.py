@@ -20,8 +20,17 @@ def derive(*parts) -> int:
 
 
 def fresh_seed() -> int:
-    """A seed for a run whose user gave none (printed with the result, so it can be rerun)."""
-    return secrets.randbelow(2 ** 31)
+    """A seed for a run whose user gave none (printed with the result, so it can be rerun):
+    the OS's randomness, every one of the 63 bits, so no agent can guess it and compute the
+    flips of its games (they follow from the seed)."""
+    return secrets.randbelow(SEED_LIMIT)
+
+
+def known_seed_note(seed: int) -> str:
+    """What a run given a seed by hand says (once, on stderr)."""
+    return (f"pdharness: note: seed {seed} was chosen by hand: an agent that knows it can "
+            "predict its own flips and cancel them; to grade, leave --seed out (a fresh "
+            "seed is drawn and printed)")
 
 
 def game_seed(tournament_seed: int, round_number: int, a: str, b: str) -> int:

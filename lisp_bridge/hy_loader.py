@@ -325,14 +325,17 @@ def warm_library_cache() -> None:
     _filled.add(prefix)
     if _stamp(prefix).exists():
         return
-    from harness.languages import package_root, python_executable
+    from harness.languages import python_code_command
 
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
-        filter(None, [package_root(), os.environ.get("PYTHONPATH")])))
+    # isolated, from /: nothing in the folder the monitor runs from, or on a PYTHONPATH
+    # pointing there, is imported (see harness.languages); the rest of the monitor's
+    # environment says where the cache is
+    env = {name: value for name, value in os.environ.items() if name != "PYTHONPATH"}
     try:
-        subprocess.run([python_executable(), "-c", "import lisp_bridge.hy_loader as loader; "
-                        "loader.fill_library_cache()"], env=env, stdin=subprocess.DEVNULL,
-                       capture_output=True, timeout=300, check=False)
+        subprocess.run(python_code_command("import lisp_bridge.hy_loader as loader; "
+                                           "loader.fill_library_cache()"),
+                       env=env, stdin=subprocess.DEVNULL, capture_output=True, timeout=300,
+                       check=False, cwd="/")
     except (OSError, subprocess.SubprocessError):
         pass  # hosts then compile Hy in memory: slower, still correct
 

@@ -2,7 +2,7 @@
 import pytest
 
 import harness
-from conftest import AGENTS
+from conftest import AGENTS, IN_CI
 from harness.errors import HarnessError
 
 
@@ -39,3 +39,19 @@ def test_same_seed_same_answer_and_names_found_in_the_agents_folder():
 def test_bad_arguments_are_clear_errors(flip, length, agents, needle):
     with pytest.raises(HarnessError, match=needle):
         harness.monitor(flip, length, agents, seed=1, isolation="none")
+
+
+def test_agent_files_run_in_the_sandbox_by_default_as_on_the_command_line(bwrap):
+    from harness import sandbox
+
+    if sandbox.support().flavor is None:
+        if IN_CI:
+            pytest.fail(f"no sandbox in CI: {sandbox.support().reason}", pytrace=False)
+        pytest.skip(sandbox.support().reason)
+    seeker = AGENTS / "hostile" / "PasswdSeeker.py"
+    # no flips, 3 turns of 3 moves: defecting against cooperate scores 45, cooperating 27
+    result = harness.monitor((0, 0), (3, 3), [seeker, "cooperate"], seed=1)
+    assert dict(result)["PasswdSeeker"] == 45      # it could not see /etc/passwd
+    plain = harness.monitor((0, 0), (3, 3), [seeker, "cooperate"], seed=1,
+                            isolation="process")
+    assert dict(plain)["PasswdSeeker"] == 27

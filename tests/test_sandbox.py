@@ -23,7 +23,7 @@ from harness import limits, sandbox
 from harness.agents import builtin_spec, file_spec
 from harness.game import play_game
 from harness.handles.opening import Isolation, open_handle
-from harness.languages import host_environment
+from harness.languages import host_environment, python_host_command
 from harness.rules import FlipParams, GameParams
 
 MIB = 1024 * 1024
@@ -410,7 +410,7 @@ def test_a_host_near_its_cpu_limit_from_honest_work_is_retired_between_games(tmp
     def start(argv, env):
         return Launch(argv, env, limits.preexec(tight), cpu_seconds=tight.cpu_seconds)
 
-    argv = [sys.executable, "-m", "harness.host", "python", str(path), "Thinker"]
+    argv = python_host_command("python", str(path), "Thinker")
     thinker = ProcessHandle("Thinker", argv, host_environment(""), 5.0, wrap=start)
     other = open_handle(builtin_spec("titfortat"), Isolation("process", 5.0))
     try:

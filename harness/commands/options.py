@@ -11,6 +11,7 @@ import click
 
 from ..agents import ISOLATION_MODES
 from ..rules import DECAY_MODES
+from ..seeds import SEED_LIMIT
 
 MAX_TIMEOUT = 3600.0        # seconds per call; poll() and rlimits overflow far above this
 MAX_MOVES_PER_TURN = 1000   # an answer travels in a host line of at most 4096 bytes
@@ -94,8 +95,10 @@ game_options = compose(
     click.option("--memory-limit", type=MEMORY_MIB, default=1024,
                  show_default=True, metavar="MIB",
                  help="Address space an agent's process may use, in MiB."),
-    click.option("--seed", type=bounded(0), default=None,
-                 help="Tournament seed (random if absent; always printed)."),
+    click.option("--seed", type=bounded(0, SEED_LIMIT - 1), default=None,
+                 help="Tournament seed (default: a fresh one from the OS, 63 bits; always "
+                      "printed). Agents that know the seed can predict their noise: "
+                      "never grade with a seed students could know."),
 )
 
 tournament_options = compose(
@@ -152,7 +155,13 @@ def settings(options):
                     disqualify_broken=options["disqualify_broken"])
 
 
-def seed_of(options) -> int:
-    from ..seeds import fresh_seed
+def seed_of(options, graded: bool = False) -> int:
+    """The run's seed: --seed, else a fresh one. A graded run (tournament, monitor) given
+    one by hand says on stderr that agents who know it can predict their noise."""
+    from ..seeds import fresh_seed, known_seed_note
 
-    return options["seed"] if options["seed"] is not None else fresh_seed()
+    if options["seed"] is None:
+        return fresh_seed()
+    if graded:
+        click.echo(known_seed_note(options["seed"]), err=True)
+    return options["seed"]

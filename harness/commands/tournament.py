@@ -16,7 +16,7 @@ def run_and_print(specs, options) -> None:
     from .options import seed_of, settings
 
     chosen = settings(options)
-    seed = seed_of(options)
+    seed = seed_of(options, graded=True)
     roster = outputs.check_outputs(options)
     command_line = " ".join(filter(None, [outputs.command_line(), as_options()]))
     try:

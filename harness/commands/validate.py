@@ -5,7 +5,7 @@ import sys
 
 import click
 
-from .options import JOBS, MOVES_PER_TURN, SECONDS
+from .options import JOBS, MOVES_PER_TURN, SECONDS, bounded
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
@@ -26,10 +26,14 @@ from .options import JOBS, MOVES_PER_TURN, SECONDS
               help="Moves an answer must hold, as the tournament will ask.")
 @click.option("--jobs", "-j", type=JOBS, default=None,
               help="Submissions played at once (default: four per core).")
+@click.option("--seed", type=bounded(0), default=None,
+              help="Seed of the contract games (default: a fresh one each time, printed; "
+                   "give it to replay a failure).")
 @click.option("--recursive", "-r", is_flag=True,
               help="Look in the folders' subfolders too (an LMS download of one folder per "
                    "student).")
-def command(paths, roster, format, isolation, timeout, moves_per_turn, jobs, recursive):
+def command(paths, roster, format, isolation, timeout, moves_per_turn, jobs, seed,
+            recursive):
     """Check submissions before upload: the name (against --roster, if given), the file,
     and short seeded games against built-ins through the same loading, process and
     answer-checking code as the tournament. PATH is an agent file or a folder of them.
@@ -47,7 +51,7 @@ def command(paths, roster, format, isolation, timeout, moves_per_turn, jobs, rec
     files = submission_files(paths, recursive)
     chosen_roster = Roster.read(Path(roster)) if roster else None
     verdicts = validate_all(files, Isolation(isolation, timeout), chosen_roster, jobs,
-                            ContractParams(timeout, moves_per_turn))
+                            ContractParams(timeout, moves_per_turn, seed))
     from .. import colour
     from ..safe_text import block, echo
 

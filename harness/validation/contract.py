@@ -1,4 +1,4 @@
-"""The contract, played: short seeded games against built-ins through the tournament's own
+"""The contract, played: short games, seeded afresh for each validation, against built-ins through the tournament's own
 agent handle, isolation mode and game loop, so a file that validates plays, and one that
 would fault does not validate.
 
@@ -7,14 +7,13 @@ produced it (the hist and score the agent was given) and what went wrong.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from .problems import Problem
 
 # (opponent, turns): `random` for a hist with every pair in it and a game as long as the
 # tournament's longest by default; `defect` and `titfortat` for the hists students forget
 OPPONENTS = (("random", 50), ("defect", 20), ("titfortat", 20))
-SEED = 20261122
 FAULT_CODES = {"invalid": "bad-answer", "exception": "exception", "crash": "exception",
                "timeout": "timeout"}
 STOP_AFTER = {"timeout"}     # another game would only wait for the same loop again
@@ -25,6 +24,19 @@ SHOWN_PAIRS = 4              # a long hist is quoted by its last few pairs
 class ContractParams:
     timeout: float = 1.0
     moves_per_turn: int = 3
+    # the games' seed: fresh for every validation (a fixed, public one would let an agent
+    # recognise validation by its first random draw), printed so a failure can be replayed
+    seed: int | None = None
+
+    def seeded(self) -> "ContractParams":
+        from ..seeds import fresh_seed
+
+        return self if self.seed is not None else replace(self, seed=fresh_seed())
+
+    def game_seed(self, number: int) -> int:
+        from ..seeds import derive
+
+        return derive(self.seed, "validate", number)
 
     def game_params(self):
         from ..rules import GameParams
@@ -40,7 +52,7 @@ def play_contract(spec, isolation, params: ContractParams | None = None
     from ..game import play_game
     from ..handles.opening import Isolation, open_handle
 
-    params = params or ContractParams(timeout=isolation.timeout)
+    params = (params or ContractParams(timeout=isolation.timeout)).seeded()
     try:
         agent = open_handle(spec, isolation)
     except LoadError as error:
@@ -53,7 +65,7 @@ def play_contract(spec, isolation, params: ContractParams | None = None
             opponent = open_handle(builtin_spec(opponent_name), Isolation("none"))
             agent_first = spec.name < opponent_name  # side "a" is the name that sorts first
             a, b = (agent, opponent) if agent_first else (opponent, agent)
-            game = play_game(a, b, turns, SEED + number, game_params)
+            game = play_game(a, b, turns, params.game_seed(number), game_params)
             _note(game, "a" if agent_first else "b", spec, opponent_name, problems, warnings)
             if STOP_AFTER & set(problems):
                 break

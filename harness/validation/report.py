@@ -26,6 +26,9 @@ def as_table(verdicts) -> str:
                 lines.append(f"        fix: {hint}")
         for warning in verdict.warnings:
             lines.append(f"      warning: {line(warning)}")
+    seed = next((v.seed for v in verdicts if v.seed is not None), None)
+    if seed is not None:
+        lines.append(f"Games seeded with {seed} (to replay them: --seed {seed}).")
     lines.append(summary(verdicts))
     return "\n".join(lines)
 

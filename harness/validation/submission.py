@@ -27,6 +27,7 @@ class Verdict:
     problems: list[Problem] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     playable: bool = False   # worth playing: an agent file that reads
+    seed: int | None = None  # of the contract games (`validate --seed` replays them)
 
     @property
     def ok(self) -> bool:
@@ -35,7 +36,7 @@ class Verdict:
     def as_dict(self) -> dict:
         return {"path": str(self.path), "agent": self.agent, "language": self.language,
                 "ok": self.ok, "problems": [p.as_dict() for p in self.problems],
-                "warnings": list(self.warnings)}
+                "warnings": list(self.warnings), "seed": self.seed}
 
 
 # -- which files --------------------------------------------------------------------------
@@ -266,8 +267,10 @@ def validate_all(paths: list[Path], isolation, roster=None, jobs: int | None = N
 
     from .contract import ContractParams
 
-    params = params or ContractParams(timeout=isolation.timeout)
+    params = (params or ContractParams(timeout=isolation.timeout)).seeded()
     verdicts = [read_submission(path, roster) for path in paths]
+    for verdict in verdicts:
+        verdict.seed = params.seed
     to_play = [v for v in verdicts if v.playable]
     workers = default_jobs() if jobs is None else jobs
     if isolation.mode == "none":
