@@ -97,7 +97,7 @@ def test_ctrl_c_keeps_the_completed_rounds_says_how_to_resume_and_resume_finishe
     with sqlite3.connect(path) as connection:
         assert connection.execute("SELECT count(*) FROM fault WHERE message LIKE "
                                   "'%KeyboardInterrupt%'").fetchone() == (0,)
-    resumed, note = resume_json(path)
+    resumed, note = resume_json(path, "--isolation", isolation)  # as recorded
     assert f"resumed after round {kept}" in note
     assert resumed == uninterrupted
 
@@ -120,7 +120,7 @@ def test_kill_9_keeps_the_completed_rounds_and_resume_gives_the_uninterrupted_re
             expected = len(uninterrupted["rounds"][number - 1]["scores"])
             assert games == expected * (expected - 1) // 2
             assert moves == games * length * 3
-    resumed, _ = resume_json(path, "--jobs", "1")
+    resumed, _ = resume_json(path, "--jobs", "1", "--isolation", "process")
     assert resumed == uninterrupted
 
 
@@ -167,7 +167,7 @@ def test_resuming_after_any_round_gives_the_same_result(tmp_path):
         copy = tmp_path / f"cut{kept}.sqlite"
         copy.write_bytes(reference.read_bytes())
         cut_back(copy, kept)
-        resumed, _ = resume_json(copy)
+        resumed, _ = resume_json(copy, "--isolation", "none")
         assert resumed == whole, f"resumed after round {kept}"
 
 
@@ -203,5 +203,5 @@ def test_resume_finishes_replicates_a_stopped_run_did_not_get_to(tmp_path):
         connection.execute("UPDATE run SET finished_at = NULL")
     status, out, _ = run_cli("show", path)
     assert "its replicates are not" in out
-    resumed, _ = resume_json(path)
+    resumed, _ = resume_json(path, "--isolation", "none")
     assert resumed == whole

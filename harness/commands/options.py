@@ -73,6 +73,19 @@ def compose(*decorators):
     return apply
 
 
+# how agents are confined: also `resume`'s, which never takes them from the record
+isolation_options = compose(
+    click.option("--timeout", type=SECONDS, default=1.0, show_default=True,
+                 help="Seconds an agent may take per call."),
+    click.option("--isolation", type=click.Choice(ISOLATION_MODES), default="sandbox",
+                 show_default=True,
+                 help="sandbox: own process in bubblewrap; process: own process; "
+                      "none: inside the monitor (trusted code only)."),
+    click.option("--memory-limit", type=MEMORY_MIB, default=1024,
+                 show_default=True, metavar="MIB",
+                 help="Address space an agent's process may use, in MiB."),
+)
+
 game_options = compose(
     click.option("--flip", nargs=2, type=FiniteFloat(), default=(0.25, 0.1), show_default=True,
                  metavar="F1 I", help="Flip chance F1 and its decay I."),
@@ -83,18 +96,10 @@ game_options = compose(
     click.option("--payoffs", nargs=4, type=bounded(-MAX_PAYOFF, MAX_PAYOFF),
                  default=(5, 3, 1, 0), show_default=True,
                  metavar="T R P S", help="Payoff table; must keep T>R>P>S and 2R>T+S."),
-    click.option("--timeout", type=SECONDS, default=1.0, show_default=True,
-                 help="Seconds an agent may take per call."),
     click.option("--on-fault", type=click.Choice(["cooperate", "defect"]),
                  default="cooperate", show_default=True,
                  help="The answer played for an agent's faulty turn."),
-    click.option("--isolation", type=click.Choice(ISOLATION_MODES), default="sandbox",
-                 show_default=True,
-                 help="sandbox: own process in bubblewrap; process: own process; "
-                      "none: inside the monitor (trusted code only)."),
-    click.option("--memory-limit", type=MEMORY_MIB, default=1024,
-                 show_default=True, metavar="MIB",
-                 help="Address space an agent's process may use, in MiB."),
+    isolation_options,
     click.option("--seed", type=bounded(0, SEED_LIMIT - 1), default=None,
                  help="Tournament seed (default: a fresh one from the OS, 63 bits; always "
                       "printed). Agents that know the seed can predict their noise: "

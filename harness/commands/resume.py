@@ -4,21 +4,29 @@ from __future__ import annotations
 import click
 
 from ..records.outputs import format_option, output_options, quiet_option
-from .options import JOBS
+from .options import JOBS, isolation_options
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
 @click.argument("record", type=click.Path(dir_okay=False))
 @click.option("--jobs", "-j", type=JOBS, default=None,
               help="Games played at once (default: as recorded; the result is the same).")
+@isolation_options
+@click.option("--allow-weaker-isolation", is_flag=True,
+              help="Resume even with an --isolation weaker than the run was recorded with.")
 @format_option
 @output_options
 @quiet_option
-def command(record, jobs, **options):
+def command(record, jobs, allow_weaker_isolation, **options):
     """Finish the run recorded in RECORD (made by `tournament --db`) from its last completed
     round, with the agents, parameters and seed it was started with, and print the result.
     It equals what the uninterrupted run would have given. Agent files must be where they
-    were, unchanged."""
+    were, unchanged.
+
+    How agents are confined is never read from the record (a file anyone could edit):
+    --isolation, --timeout and --memory-limit are as given here, with the defaults of
+    `tournament`. A weaker isolation than recorded needs --allow-weaker-isolation; limits
+    other than the recorded ones are refused (they change results)."""
     from ..experiment.record import is_experiment_record
 
     if is_experiment_record(record):
@@ -27,10 +35,13 @@ def command(record, jobs, **options):
         return resume(record, jobs, options.get("format"), options.get("report"),
                       options["quiet"])
     from ..records import outputs, session
+    from .options import isolation
 
     roster = outputs.check_outputs(options)
     try:
-        result, note = session.resume(record, jobs=jobs, quiet=options["quiet"])
+        result, note = session.resume(record, isolation(options), jobs=jobs,
+                                      quiet=options["quiet"],
+                                      allow_weaker=allow_weaker_isolation)
     except session.RecordInterrupted as stopped:
         outputs.exit_interrupted(stopped)
     if note:

@@ -43,16 +43,26 @@ def run(specs, seed: int, settings, *, db=None, quiet: bool = False, replicates:
             recorder.close()
 
 
-def resume(path, *, jobs: int | None = None, quiet: bool = False):
-    """Finish the run recorded in `path`; (result, note for the user or None)."""
+def resume(path, isolation, *, jobs: int | None = None, quiet: bool = False,
+           allow_weaker: bool = False):
+    """Finish the run recorded in `path`; (result, note for the user or None).
+
+    A record is a file anyone may have edited: how agents are confined (`isolation`: mode,
+    time and memory limits) is what the user asks now, never what the record says; a mode
+    weaker than the recorded one needs `allow_weaker`, and limits other than the recorded
+    ones would not finish the same tournament. What changes results comes from the record,
+    checked first against the games it holds."""
     from .reader import Record
     from .recorder import Recorder
 
     with Record(path) as record:
         if record.finished:
             return record.result(), f"{path}: the run was already complete"
+        check_confinement(record, isolation, allow_weaker)
         specs = recorded_specs(record)
-        settings = replace(record.settings, jobs=jobs) if jobs else record.settings
+        settings = replace(record.settings, isolation=isolation,
+                           jobs=jobs or record.settings.jobs)
+        check_games(record)
         state = recorded_state(record)
         rounds_before = len(state.rounds) if state else 0
         done = record.tournament_done()
@@ -115,6 +125,93 @@ def _replicates(result, specs, seed, settings, count, recorder, quiet) -> None:
 
 
 # -- what resume needs from the record -------------------------------------------------------
+def check_confinement(record, asked, allow_weaker: bool) -> None:
+    """HarnessError when the user's isolation is weaker than the recorded one (unless
+    allowed), or the limits differ from the recorded ones (they change results)."""
+    from ..agents import ISOLATION_MODES
+
+    recorded = record.settings.isolation
+    mode = recorded.mode if recorded.mode in ISOLATION_MODES else "sandbox"
+    if (ISOLATION_MODES.index(asked.mode) > ISOLATION_MODES.index(mode)
+            and not allow_weaker):
+        raise HarnessError(
+            f"{record.path}: the run was recorded with --isolation {mode}; resuming with "
+            f"--isolation {asked.mode} protects less: give --allow-weaker-isolation to do it")
+    for option, now, then, unit in (
+            ("--timeout", asked.timeout, record.settings.game.timeout, 1),
+            ("--memory-limit", asked.memory_limit, recorded.memory_limit, 1024 * 1024)):
+        if now != then:
+            raise HarnessError(
+                f"{record.path}: the run was recorded with {option} {_shown(then / unit)} "
+                f"and this resume asks {_shown(now / unit)}; give {option} "
+                f"{_shown(then / unit)} to finish the same tournament")
+
+
+def _shown(number: float) -> str:
+    return f"{number:g}"
+
+
+class _Replay:
+    """An agent handle that intends what the record says the agent intended."""
+
+    def __init__(self, name: str, intended):
+        self.name, self.intended = name, iter(intended)
+
+    def start_game(self, start) -> None:
+        pass
+
+    def request(self, last) -> None:
+        pass
+
+    def collect(self):
+        from ..handles.base import Reply
+
+        return Reply(next(self.intended))
+
+    def end_game(self) -> None:
+        pass
+
+
+def check_games(record) -> None:
+    """HarnessError unless every recorded game is what the recorded parameters and seed
+    make of the moves the agents intended: its length, its seed, its flips and its score.
+    A record edited since (parameters or games) would not resume the same tournament."""
+    from ..game import play_game
+    from ..rounds import draw_length
+    from ..seeds import game_seed
+
+    settings, seed = record.settings, record.seed
+    lengths = {r.number: r.game_length for r in record.rounds()}
+    default = settings.game.default_moves
+    for game in record.games():
+        where = f"round {game.round}, {game.a} vs {game.b}"
+        problem = None
+        if lengths.get(game.round) != draw_length(seed, game.round, settings.length):
+            problem = f"round {game.round}'s game length"
+        elif game.length != lengths[game.round] or len(game.intended_a) != game.length:
+            problem = f"{where}: its length"
+        elif game.seed != game_seed(seed, game.round, game.a, game.b):
+            problem = f"{where}: its seed"
+        elif any(game.intended_a[turn - 1] != default for turn, _ in game.faults("a")) or any(
+                game.intended_b[turn - 1] != default for turn, _ in game.faults("b")):
+            problem = f"{where}: the default answer"
+        else:
+            try:
+                again = play_game(_Replay(game.a, game.intended_a),
+                                  _Replay(game.b, game.intended_b), game.length, game.seed,
+                                  settings.game, game.round)
+                same = (again.played_a, again.played_b, again.score) == (
+                    game.played_a, game.played_b, game.score)
+            except (KeyError, ValueError, TypeError, StopIteration):
+                same = False  # moves that are not moves
+            problem = None if same else f"{where}: its flips or score"
+        if problem:
+            raise HarnessError(
+                f"{record.path}: the record does not match its own parameters ({problem}); "
+                "it was changed after the run, and resuming it would not finish the same "
+                "tournament")
+
+
 def recorded_specs(record):
     """The agents as the run started them; their files must still be there, unchanged
     (a changed agent would make the resumed run a different tournament)."""
