@@ -124,13 +124,13 @@ def test_kill_9_then_resume_equals_the_uninterrupted_experiment(tmp_path):
         assert connection.execute("PRAGMA integrity_check").fetchone() == ("ok",)
         assert connection.execute("SELECT finished_at FROM experiment").fetchone() == (None,)
 
-    status, out, err = run_cli("resume", path, "--format", "json")
+    status, out, err = run_cli("resume", path, "--format", "json", "--isolation", "process")
     assert status == 0, err
     assert f"resumed after {before} tournaments" in err
     assert json.loads(out) == uninterrupted
     assert placings(path) == placings(whole)
 
-    status, out, err = run_cli("resume", path, "--format", "json")
+    status, out, err = run_cli("resume", path, "--format", "json", "--isolation", "process")
     assert status == 0 and "already complete" in err and json.loads(out) == uninterrupted
 
 

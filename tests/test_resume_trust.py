@@ -89,3 +89,41 @@ def test_a_record_that_no_longer_matches_its_parameters_is_one_line(recorded, tm
     assert status == 2 and out == ""
     assert len(err.strip().splitlines()) == 1 and "does not match" in err
     assert "Traceback" not in err
+
+
+def test_an_experiment_record_is_resumed_with_the_isolation_asked_too(tmp_path):
+    experiments = AGENTS / "experiments"
+    path = tmp_path / "experiment.sqlite"
+    status, out, err = run_cli("experiment", experiments / "minimal.json", "--isolation",
+                               "none", "--seed", "3", "--db", path)
+    assert status == 0, err
+    with sqlite3.connect(path) as connection:   # as a stopped run leaves it, then edited
+        connection.execute("DELETE FROM placing")
+        connection.execute("DELETE FROM tournament")
+        connection.execute("UPDATE experiment SET finished_at = NULL, isolation = 'sandbox'")
+    status, out, err = run_cli("resume", path, "--isolation", "none")
+    assert status == 2 and out == "" and "--allow-weaker-isolation" in err
+    assert len(err.strip().splitlines()) == 1
+    status, out, err = run_cli("resume", path, "--isolation", "none",
+                               "--allow-weaker-isolation")
+    assert status == 0, err
+
+
+def test_a_geometric_horizon_is_checked_game_by_game(tmp_path):
+    whole = tmp_path / "whole.sqlite"
+    status, out, err = run_cli("tournament", "titfortat", "random", "pavlov", "defect",
+                               "--isolation", "none", "--horizon", "geometric",
+                               "--stop-prob", "0.2", "--length", "5", "30", "--seed", "8",
+                               "--format", "json", "--db", whole)
+    assert status == 0, err
+    cut_back(whole, 1)
+    changed = tmp_path / "changed.sqlite"
+    shutil.copy(whole, changed)
+    status, out_resumed, err = run_cli("resume", whole, "--isolation", "none", "--format",
+                                       "json")
+    assert status == 0, err
+    assert json.loads(out_resumed) == json.loads(out)
+    with sqlite3.connect(changed) as connection:
+        connection.execute("UPDATE run SET stop_prob = 0.5")
+    status, _, err = run_cli("resume", changed, "--isolation", "none")
+    assert status == 2 and "does not match" in err and len(err.strip().splitlines()) == 1

@@ -61,13 +61,15 @@ def deliver(experiment, seed, units, format, report) -> None:
         write_report(report, experiment, seed, summaries)
 
 
-def resume(record, jobs, format, report, quiet) -> None:
+def resume(record, jobs, format, report, quiet, isolation="sandbox",
+           allow_weaker=False) -> None:
     """`pdharness resume X.sqlite` for an experiment record."""
     from ..experiment import session
 
     _check_report_path(report)
     try:
-        experiment, seed, units, note = session.resume(record, jobs=jobs, quiet=quiet)
+        experiment, seed, units, note = session.resume(
+            record, jobs=jobs, quiet=quiet, isolation=isolation, allow_weaker=allow_weaker)
     except session.ExperimentInterrupted as stopped:
         _exit_interrupted(stopped)
     if note:

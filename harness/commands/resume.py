@@ -33,7 +33,7 @@ def command(record, jobs, allow_weaker_isolation, **options):
         from .experiment import resume
 
         return resume(record, jobs, options.get("format"), options.get("report"),
-                      options["quiet"])
+                      options["quiet"], options["isolation"], allow_weaker_isolation)
     from ..records import outputs, session
     from .options import isolation
 

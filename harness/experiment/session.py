@@ -25,16 +25,22 @@ def run(experiment, seed: int, *, db=None, jobs=None, quiet=False, isolation=Non
             record.close()
 
 
-def resume(path, *, jobs=None, quiet=False):
-    """(experiment, seed, every tournament, note) for the experiment recorded in `path`."""
+def resume(path, *, jobs=None, quiet=False, isolation="sandbox", allow_weaker=False):
+    """(experiment, seed, every tournament, note) for the experiment recorded in `path`.
+    Agents run with the `isolation` asked now, never the record's (see
+    harness.records.session.resume)."""
     from . import plan
     from ..qtable import definition
+    from ..records.session import check_isolation
     from .record import ExperimentRecord
 
     record = ExperimentRecord.reopen(path)
     try:
         header = record.header()
-        experiment = plan.from_record(header["content"], header["file"], header["isolation"])
+        as_recorded = plan.from_record(header["content"], header["file"], header["isolation"])
+        for condition in as_recorded.conditions:
+            check_isolation(path, condition.settings.isolation.mode, isolation, allow_weaker)
+        experiment = plan.from_record(header["content"], header["file"], isolation)
         recorded = record.definitions()
         for number, condition in enumerate(experiment.conditions, 1):
             for agent_type in condition.types:

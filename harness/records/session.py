@@ -128,15 +128,8 @@ def _replicates(result, specs, seed, settings, count, recorder, quiet) -> None:
 def check_confinement(record, asked, allow_weaker: bool) -> None:
     """HarnessError when the user's isolation is weaker than the recorded one (unless
     allowed), or the limits differ from the recorded ones (they change results)."""
-    from ..agents import ISOLATION_MODES
-
     recorded = record.settings.isolation
-    mode = recorded.mode if recorded.mode in ISOLATION_MODES else "sandbox"
-    if (ISOLATION_MODES.index(asked.mode) > ISOLATION_MODES.index(mode)
-            and not allow_weaker):
-        raise HarnessError(
-            f"{record.path}: the run was recorded with --isolation {mode}; resuming with "
-            f"--isolation {asked.mode} protects less: give --allow-weaker-isolation to do it")
+    check_isolation(record.path, recorded.mode, asked.mode, allow_weaker)
     for option, now, then, unit in (
             ("--timeout", asked.timeout, record.settings.game.timeout, 1),
             ("--memory-limit", asked.memory_limit, recorded.memory_limit, 1024 * 1024)):
@@ -145,6 +138,18 @@ def check_confinement(record, asked, allow_weaker: bool) -> None:
                 f"{record.path}: the run was recorded with {option} {_shown(then / unit)} "
                 f"and this resume asks {_shown(now / unit)}; give {option} "
                 f"{_shown(then / unit)} to finish the same tournament")
+
+
+def check_isolation(path, recorded: str, asked: str, allow_weaker: bool) -> None:
+    """HarnessError when `asked` protects less than `recorded` (an unknown recorded mode
+    counts as the strongest) and that was not explicitly allowed."""
+    from ..agents import ISOLATION_MODES
+
+    mode = recorded if recorded in ISOLATION_MODES else ISOLATION_MODES[0]
+    if ISOLATION_MODES.index(asked) > ISOLATION_MODES.index(mode) and not allow_weaker:
+        raise HarnessError(
+            f"{path}: the run was recorded with --isolation {mode}; resuming with "
+            f"--isolation {asked} protects less: give --allow-weaker-isolation to do it")
 
 
 def _shown(number: float) -> str:
@@ -174,42 +179,55 @@ class _Replay:
 
 def check_games(record) -> None:
     """HarnessError unless every recorded game is what the recorded parameters and seed
-    make of the moves the agents intended: its length, its seed, its flips and its score.
-    A record edited since (parameters or games) would not resume the same tournament."""
-    from ..game import play_game
-    from ..rounds import draw_length
-    from ..seeds import game_seed
+    make of the moves the agents intended: the round robin of the agents that played each
+    round (pairs, lengths, seeds), and each game's flips and score. A record edited since
+    (parameters or games) would not resume the same tournament."""
+    from ..rounds import draw_length, round_robin
 
     settings, seed = record.settings, record.seed
     lengths = {r.number: r.game_length for r in record.rounds()}
-    default = settings.game.default_moves
-    for game in record.games():
-        where = f"round {game.round}, {game.a} vs {game.b}"
-        problem = None
-        if lengths.get(game.round) != draw_length(seed, game.round, settings.length):
-            problem = f"round {game.round}'s game length"
-        elif game.length != lengths[game.round] or len(game.intended_a) != game.length:
-            problem = f"{where}: its length"
-        elif game.seed != game_seed(seed, game.round, game.a, game.b):
-            problem = f"{where}: its seed"
-        elif any(game.intended_a[turn - 1] != default for turn, _ in game.faults("a")) or any(
-                game.intended_b[turn - 1] != default for turn, _ in game.faults("b")):
-            problem = f"{where}: the default answer"
-        else:
-            try:
-                again = play_game(_Replay(game.a, game.intended_a),
-                                  _Replay(game.b, game.intended_b), game.length, game.seed,
-                                  settings.game, game.round)
-                same = (again.played_a, again.played_b, again.score) == (
-                    game.played_a, game.played_b, game.score)
-            except (KeyError, ValueError, TypeError, StopIteration):
-                same = False  # moves that are not moves
-            problem = None if same else f"{where}: its flips or score"
-        if problem:
-            raise HarnessError(
-                f"{record.path}: the record does not match its own parameters ({problem}); "
-                "it was changed after the run, and resuming it would not finish the same "
-                "tournament")
+    games = record.games()
+    by_round: dict[int, list] = {}
+    for game in games:
+        by_round.setdefault(game.round, []).append(game)
+    for number, played in by_round.items():
+        length = draw_length(seed, number, settings.length)
+        names = {name for game in played for name in (game.a, game.b)}
+        expected = {(job.a, job.b): job for job in
+                    round_robin(names, number, length, seed, settings.length)}
+        if lengths.get(number) != length or set(expected) != {(g.a, g.b) for g in played}:
+            _mismatch(record, f"round {number}: its games or their length")
+        for game in played:
+            job = expected[game.a, game.b]
+            where = f"round {number}, {game.a} vs {game.b}"
+            if (game.length, game.seed) != (job.length, job.seed) or \
+                    len(game.intended_a) != game.length:
+                _mismatch(record, f"{where}: its length or seed")
+            if not _replays(game, settings.game):
+                _mismatch(record, f"{where}: its flips, default answers or score")
+
+
+def _replays(game, params) -> bool:
+    """Whether the game's flips and score are what `params` and its seed make of the moves
+    its agents intended (and its faulty turns played the default answer)."""
+    from ..game import play_game
+
+    for side, intended in (("a", game.intended_a), ("b", game.intended_b)):
+        if any(intended[turn - 1] != params.default_moves for turn, _ in game.faults(side)):
+            return False
+    try:
+        again = play_game(_Replay(game.a, game.intended_a), _Replay(game.b, game.intended_b),
+                          game.length, game.seed, params, game.round)
+    except (KeyError, ValueError, TypeError, StopIteration):
+        return False  # moves that are not moves
+    return (again.played_a, again.played_b, again.score) == (
+        game.played_a, game.played_b, game.score)
+
+
+def _mismatch(record, what: str):
+    raise HarnessError(
+        f"{record.path}: the record does not match its own parameters ({what}); it was "
+        "changed after the run, and resuming it would not finish the same tournament")
 
 
 def recorded_specs(record):
