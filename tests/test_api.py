@@ -55,3 +55,22 @@ def test_agent_files_run_in_the_sandbox_by_default_as_on_the_command_line(bwrap)
     plain = harness.monitor((0, 0), (3, 3), [seeker, "cooperate"], seed=1,
                             isolation="process")
     assert dict(plain)["PasswdSeeker"] == 27
+
+
+def test_without_the_sandbox_the_api_says_so_once_and_runs_agents_as_processes(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    from conftest import ROOT
+
+    seeker = AGENTS / "hostile" / "PasswdSeeker.py"
+    program = ("import harness; r = harness.monitor((0, 0), (3, 3), "
+               f"[{str(seeker)!r}, 'cooperate', 'defect'], seed=1, jobs=2); print(dict(r))")
+    env = dict(os.environ, PATH=str(tmp_path), PYTHONPATH=str(ROOT))  # no bwrap on PATH
+    done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True,
+                          env=env, timeout=300, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    warnings = [line for line in done.stderr.splitlines() if "warning" in line]
+    assert len(warnings) == 1 and "no sandbox" in warnings[0]
+    assert "'PasswdSeeker'" in done.stdout
