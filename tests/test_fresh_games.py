@@ -111,7 +111,9 @@ def killed_and_resumed(tmp_path, agents, *options):
         if process.poll() is None:
             process.kill()
             process.wait()
-    status, out, err = run_cli("resume", path, "--format", "json")  # as recorded
+    # how agents are confined is never read from the record: given again, as recorded
+    status, out, err = run_cli("resume", path, "--format", "json", "--timeout", "5",
+                               *options[:2])
     assert status == 0, err
     return json.loads(out)
 
