@@ -17,10 +17,11 @@ import sys
 import unicodedata
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 from conftest import AGENTS, ROOT, _need, run_cli
 from harness.safe_text import block, csv_cell, line
+from test_records_tampered import run_in_process
 
 TERMINAL = AGENTS / "untrusted" / "terminal"
 SPREADSHEET = AGENTS / "untrusted" / "spreadsheet"
@@ -271,3 +272,50 @@ def test_error_lines_quote_names_escaped(hostile_record, tmp_path):
         received = on_terminal(*argv)
         assert_inert(received)
         assert received.startswith(b"pdharness: error: ") and received.count(b"\n") == 1
+
+
+# -- any text, in every printer that reads a record ---------------------------------------
+ONE_LINE_FIELDS = ("UPDATE agent SET message = :text WHERE name = 'TerminalForger'",
+                   "UPDATE agent SET source = :text, language = :text "
+                   "WHERE name = 'TerminalWriter'",
+                   "UPDATE fault SET message = :text, kind = 'exception'",
+                   "UPDATE game SET warning_a = :text, warning_b = :text")
+RENAMES = [f"UPDATE {table} SET {column} = :text WHERE {column} = 'TerminalWriter'"
+           for table, column in (("agent", "name"), ("game", "a"), ("game", "b"),
+                                 ("fault", "agent"), ("round_score", "agent"))]
+
+
+def shown_from(record, tmp_path, text, statements):
+    """What show prints (standings, --agent, --game) after the record's fields are set to
+    `text`: (stdout of each, in order)."""
+    copy = tmp_path / "edited.sqlite"
+    shutil.copyfile(record, copy)
+    with sqlite3.connect(copy) as connection:
+        for statement in statements:
+            connection.execute(statement, {"text": text})
+    name = text if statements is RENAMES else "TerminalWriter"
+    outputs = []
+    for argv in (("show", copy), ("show", copy, "--agent", name), ("show", copy, "--game", "1")):
+        status, out, err = run_in_process(*argv)
+        assert status == 0, err
+        outputs.append(out)
+    return outputs
+
+
+@given(text=st.text(min_size=1, max_size=40).filter(lambda t: t.strip() == t and t.strip()),
+       renamed=st.booleans())
+@settings(max_examples=40, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+def test_no_record_text_adds_a_line_or_a_control_character(hostile_record, tmp_path, text,
+                                                          renamed):
+    """Whatever a name, a path or a message says, show prints as many lines as for a plain
+    word there, and nothing a terminal obeys (but the newlines of its own lines)."""
+    record, _ = hostile_record
+    statements = RENAMES if renamed else ONE_LINE_FIELDS
+    hostile = shown_from(record, tmp_path, text, statements)
+    plain = shown_from(record, tmp_path, "Plain", statements)
+    for seen, expected in zip(hostile, plain):
+        assert not [c for c in seen if obeyed(c) and c != "\n"]
+        body = seen[:seen.find("What its process printed:")]  # the agent's own lines
+        assert body.count("\n") == expected[:expected.find("What its process printed:")]\
+            .count("\n")
