@@ -7,6 +7,7 @@ relative to the file) and a count: `{"types": [{"id": "tft", "agent": "titfortat
 """
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -44,14 +45,19 @@ def type_of(agent_name: str) -> str:
 def read_file(path) -> dict:
     """A JSON or TOML experiment file as a dict, or one clear line saying why not."""
     path = Path(path)
+    return parse_file(read_bounded(path, MAX_FILE_BYTES, "an experiment file"), path)
+
+
+def read_bounded(path: Path, limit: int, what: str) -> bytes:
+    """A user's input file, at most `limit` bytes (read no further), or one clear line."""
     try:
-        data = path.read_bytes()
+        with open(path, "rb") as handle:
+            data = handle.read(limit + 1)
     except OSError as error:
-        raise HarnessError(f"{path}: cannot read: {error.strerror}")
-    if len(data) > MAX_FILE_BYTES:
-        raise HarnessError(f"{path}: {len(data)} bytes; an experiment file is at most "
-                           f"{MAX_FILE_BYTES}")
-    return parse_file(data, path)
+        raise HarnessError(f"{path}: cannot read {what}: {error.strerror}")
+    if len(data) > limit:
+        raise HarnessError(f"{path}: larger than {limit} bytes, the most {what} may be")
+    return data
 
 
 def parse_file(data: bytes, path: Path) -> dict:
@@ -134,7 +140,9 @@ def _template(agent: str, type_id: str, base: Path):
     builtin = find_builtin(agent)
     if builtin:
         return AgentSpec(type_id, "builtin", builtin)
-    path = Path(agent) if Path(agent).is_absolute() else base / agent
+    # lexically normal (../ folded away): a sandbox shows the agent's file at this path
+    # but not the folders a ../ would climb out of
+    path = Path(os.path.normpath(Path(agent) if Path(agent).is_absolute() else base / agent))
     if not path.is_file():
         from .builtins import BUILTINS
 

@@ -55,14 +55,10 @@ def save_model(model: Model, path) -> None:
 
 def load_model(path) -> Model:
     """A model file, checked field by field: one clear line for anything else."""
+    from .population import read_bounded
+
     path = Path(path)
-    try:
-        data = path.read_bytes()
-    except OSError as error:
-        raise HarnessError(f"{path}: cannot read the Q-table model: {error.strerror}")
-    if len(data) > MAX_MODEL_BYTES:
-        raise HarnessError(f"{path}: {len(data)} bytes; a Q-table model is at most "
-                           f"{MAX_MODEL_BYTES}")
+    data = read_bounded(path, MAX_MODEL_BYTES, "a Q-table model")
     try:
         content = json.loads(data.decode("utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError) as error:

@@ -75,3 +75,25 @@ def play_one(spec, opponent="titfortat", turns=6, params=None, mode="process", s
 
 def intended_moves(record, side):
     return [t.intended_a if side == "a" else t.intended_b for t in record.turns]
+
+
+def stop_when(args, ready, stop):
+    """Run the real command line with ARGS in its own process and send it the signal STOP
+    as soon as ready() holds (e.g. its record holds a finished part); its exit status."""
+    import time
+
+    process = subprocess.Popen([sys.executable, "-m", "harness", *map(str, args)],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                               env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    try:
+        give_up = time.monotonic() + 300   # a guard against hanging, not a measurement
+        while not ready():
+            assert process.poll() is None, "the command ended before it could be stopped"
+            assert time.monotonic() < give_up, "it never got ready to be stopped"
+            time.sleep(0.02)
+        process.send_signal(stop)
+        return process.wait(timeout=60)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()

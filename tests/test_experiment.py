@@ -2,19 +2,15 @@
 with the uninterrupted result, the same results with any --jobs and isolation mode, the
 comparison as JSON and HTML, one clear line for a bad file."""
 import json
-import os
 import signal
 import sqlite3
-import subprocess
-import sys
-import time
 
 import pytest
 from hypothesis import given, settings, strategies as st
 
 from harness.errors import HarnessError
 
-from conftest import AGENTS, ROOT, run_cli
+from conftest import AGENTS, run_cli, stop_when
 
 FILES = AGENTS / "experiments"
 MINIMAL = FILES / "minimal.json"
@@ -102,22 +98,9 @@ def test_kill_9_then_resume_equals_the_uninterrupted_experiment(tmp_path):
     uninterrupted = json.loads(out)
 
     path = tmp_path / "killed.sqlite"
-    process = subprocess.Popen(
-        [sys.executable, "-m", "harness", "experiment", str(SLOW), "--isolation", "process",
-         "--db", str(path), "--jobs", "1"], stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL, env=dict(os.environ, PYTHONPATH=str(ROOT)))
-    try:
-        give_up = time.monotonic() + 300   # a guard against hanging, not a measurement
-        while kept(path) < 1:
-            assert process.poll() is None, "the experiment ended before it could be killed"
-            assert time.monotonic() < give_up
-            time.sleep(0.02)
-        process.send_signal(signal.SIGKILL)
-        process.wait(timeout=60)
-    finally:
-        if process.poll() is None:
-            process.kill()
-            process.wait()
+    status = stop_when(["experiment", SLOW, "--isolation", "process", "--db", path,
+                        "--jobs", "1"], lambda: kept(path) >= 1, signal.SIGKILL)
+    assert status == -signal.SIGKILL
     before = kept(path)
     assert 1 <= before < 8
     with sqlite3.connect(path) as connection:
@@ -137,8 +120,10 @@ def test_kill_9_then_resume_equals_the_uninterrupted_experiment(tmp_path):
 def test_resume_refuses_a_changed_agent_file(tmp_path):
     folder = tmp_path / "exp"
     folder.mkdir()
-    (folder / "Sleepy.py").write_text((FILES / "Sleepy.py").read_text())
-    (folder / "slow.json").write_text(SLOW.read_text())
+    sleepy = AGENTS / "records" / "Sleepy.py"
+    (folder / "Sleepy.py").write_text(sleepy.read_text())
+    (folder / "slow.json").write_text(SLOW.read_text().replace("../records/Sleepy.py",
+                                                               "Sleepy.py"))
     path = tmp_path / "run.sqlite"
     status, out, err = run_cli("experiment", folder / "slow.json", "--isolation", "none",
                                "--db", path)
@@ -147,7 +132,7 @@ def test_resume_refuses_a_changed_agent_file(tmp_path):
         connection.execute("DELETE FROM placing WHERE replicate = 4")
         connection.execute("DELETE FROM tournament WHERE replicate = 4")
         connection.execute("UPDATE experiment SET finished_at = NULL")
-    (folder / "Sleepy.py").write_text((FILES / "Sleepy.py").read_text() + "\n# changed\n")
+    (folder / "Sleepy.py").write_text(sleepy.read_text() + "\n# changed\n")
     status, out, err = run_cli("resume", path)
     assert status == 2 and "sleepy" in err and "changed" in err and err.count("\n") == 1
 

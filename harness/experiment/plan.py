@@ -50,14 +50,15 @@ class Experiment:
 
 
 def load(path, isolation: str | None = None) -> Experiment:
-    from ..population import read_file
+    from ..population import MAX_FILE_BYTES, read_bounded
 
     path = Path(path)
-    content = path.read_bytes() if path.is_file() else b""
-    return plan(read_file(path), content, path, isolation)
+    return from_record(read_bounded(path, MAX_FILE_BYTES, "an experiment file"), path,
+                       isolation)
 
 
-def from_record(content: bytes, path, isolation: str) -> Experiment:
+def from_record(content: bytes, path, isolation: str | None) -> Experiment:
+    """From the file's contents (as read, or as an experiment's record keeps them)."""
     from ..population import parse_file
 
     path = Path(path)
