@@ -22,13 +22,18 @@ def write(folder, text):
     return folder / "pdharness.toml"
 
 
+def tournament_params(folder, *extra):
+    """A short tournament run in `folder`: the parameters it printed, and its stderr."""
+    status, out, err = run_cli("tournament", "titfortat", "defect", "--seed", "1", *extra,
+                               "--format", "json", cwd=folder)
+    assert status == 0, err
+    return json.loads(out)["params"], err
+
+
 def test_the_course_file_in_the_current_folder_sets_the_options(tmp_path):
     write(tmp_path, 'timeout = 2.5\nflip = [0.1, 0.05]\nlength = [3, 4]\n'
                     'moves-per-turn = 2\npayoffs = [4, 3, 1, 0]\nisolation = "none"\n')
-    status, out, err = run_cli("tournament", "titfortat", "defect", "--seed", "1",
-                               "--format", "json", cwd=tmp_path)
-    assert status == 0, err
-    params = json.loads(out)["params"]
+    params, err = tournament_params(tmp_path)
     assert params["timeout"] == 2.5 and params["flip"] == [0.1, 0.05]
     assert params["length"] == [3, 4] and params["moves_per_turn"] == 2
     assert "course file pdharness.toml: timeout = 2.5" in err
@@ -36,10 +41,7 @@ def test_the_course_file_in_the_current_folder_sets_the_options(tmp_path):
 
 def test_the_command_line_wins_and_the_note_says_so(tmp_path):
     write(tmp_path, 'timeout = 2.5\nlength = [3, 4]\nisolation = "none"\n')
-    status, out, err = run_cli("tournament", "titfortat", "defect", "--seed", "1",
-                               "--timeout", "0.5", "--format", "json", cwd=tmp_path)
-    assert status == 0, err
-    params = json.loads(out)["params"]
+    params, err = tournament_params(tmp_path, "--timeout", "0.5")
     assert params["timeout"] == 0.5 and params["length"] == [3, 4]
     assert "the command line overrode timeout" in err
 
