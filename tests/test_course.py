@@ -86,6 +86,9 @@ def test_the_record_reruns_the_same_run_without_the_course_file(tmp_path):
     with sqlite3.connect(tmp_path / "run.sqlite") as db:
         command = db.execute("SELECT command FROM run").fetchone()[0]
     assert "# from pdharness.toml" in command and "--flip 0.3 0.2" in command
+    status, _out, err = run_cli("show", tmp_path / "run.sqlite")
+    assert status == 0 and "recorded as: pdharness tournament" in err
+    assert "--flip 0.3 0.2 --length 4 6" in err and "# from pdharness.toml" in err
     words = shlex.split(command, comments=True)
     assert words[0] == "pdharness"
     words = [w for w in words[1:] if not w.endswith(".sqlite") and w != "--db"]

@@ -59,8 +59,10 @@ def _show_run(opened, options) -> None:
             echo(line(note) + "\n")
         else:
             echo(f"pdharness: {line(note)}", err=True)
-    outputs.deliver(opened.result(), options, roster, command=opened.run["command"],
-                    incomplete=note)
+    command = opened.run["command"]
+    if command and "  # from " in command:   # values a course file gave: say which
+        echo(f"pdharness: recorded as: {line(command)}", err=True)
+    outputs.deliver(opened.result(), options, roster, command=command, incomplete=note)
 
 
 def _find_agent(opened, name):
