@@ -260,3 +260,20 @@ def test_an_experiment_file_reads_or_is_a_one_line_error(tmp_path, data, name):
         population_types(parse_file(data, tmp_path / name), tmp_path, name)
     except HarnessError as error:
         assert one_line(str(error))
+
+
+@pytest.mark.parametrize("data, said", [(b"(monitor \xff)", "not UTF-8"),
+                                        (b"(" * (1 << 20) + b"(", "longer than")],
+                         ids=["latin-1", "over-1-MiB"])
+def test_a_monitor_form_on_stdin_is_read_bounded(data, said):
+    import os
+    import subprocess
+    import sys
+
+    from conftest import ROOT
+
+    done = subprocess.run([sys.executable, "-m", "harness", "monitor", "-"], input=data,
+                          capture_output=True, timeout=120,
+                          env=dict(os.environ, PYTHONPATH=str(ROOT), PYTHONIOENCODING="utf-8"))
+    err = done.stderr.decode()
+    assert done.returncode == 2 and said in err and len(err.strip().splitlines()) == 1

@@ -36,7 +36,7 @@ def command(form, agents_dir, **options):
 
     if agents_dir and not Path(agents_dir).is_dir():
         raise HarnessError(f"--agents {agents_dir}: no such folder")
-    call = parse_monitor_call(sys.stdin.read() if form == "-" else form)
+    call = parse_monitor_call(_form_from_stdin() if form == "-" else form)
     search = [Path(agents_dir)] if agents_dir else [bundled_agents_dir()]
     specs = resolve(call.agents, search)
     _note_replaced(call)
@@ -56,3 +56,20 @@ def _note_replaced(call) -> None:
                                                 ParameterSource.DEFAULT_MAP):
             click.echo(f"pdharness: note: --{option} is replaced by the form's {name} "
                        f"({' '.join(f'{v:g}' for v in value)})", err=True)
+
+
+MAX_FORM_BYTES = 1 << 20   # a monitor call names a few dozen agents: a megabyte is no call
+
+
+def _form_from_stdin() -> str:
+    from ..errors import HarnessError
+
+    data = sys.stdin.buffer.read(MAX_FORM_BYTES + 1)
+    if len(data) > MAX_FORM_BYTES:
+        raise HarnessError(f"the form on stdin is longer than {MAX_FORM_BYTES >> 20} MiB; "
+                           "a monitor call is one short Lisp form")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise HarnessError(f"the form on stdin is not UTF-8 text ({error.reason} at byte "
+                           f"{error.start})")
