@@ -70,7 +70,7 @@ def test_a_fifo_named_like_an_agent_is_a_load_error_not_a_hang(tmp_path):
     assert status == 1, err
     [verdict] = json.loads(out)
     assert [p["code"] for p in verdict["problems"]] == ["load-error"]
-    assert "not a regular file" in verdict["problems"][0]["message"]
+    assert "regular file" in verdict["problems"][0]["message"]
 
 
 def test_a_roster_with_classic_mac_line_endings_reads_as_a_spreadsheet_wrote_it():
