@@ -115,6 +115,8 @@ def test_kill_9_then_resume_equals_the_uninterrupted_experiment(tmp_path):
 
     status, out, err = run_cli("resume", path, "--format", "json", "--isolation", "process")
     assert status == 0 and "already complete" in err and json.loads(out) == uninterrupted
+    status, out, err = run_cli("show", path)   # a run's tool: it says what to use instead
+    assert status == 2 and f"pdharness resume {path}" in err and err.count("\n") == 1
 
 
 def test_resume_refuses_a_changed_agent_file(tmp_path):

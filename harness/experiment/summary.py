@@ -78,7 +78,8 @@ def _type_summary(agent_type, units) -> TypeSummary:
 
 
 def as_json(experiment, seed, summaries) -> dict:
-    return {"seed": seed, "file": str(experiment.path), "replicates": experiment.replicates,
+    return {"seed": seed, "file": str(experiment.path.resolve()),   # as a resume gives it
+            "replicates": experiment.replicates,
             "conditions": [{
                 "name": c.name, "params": c.params, "tournaments": c.tournaments,
                 "types": [{"type": t.type, "agent": t.agent, "count": t.count,

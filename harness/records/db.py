@@ -144,6 +144,11 @@ def connect(path, write: bool = False):
                                      uri=True, timeout=30)
         version = connection.execute("SELECT schema_version FROM run").fetchone()
     except sqlite3.DatabaseError as error:
+        from ..experiment.record import is_experiment_record
+
+        if is_experiment_record(path):
+            raise HarnessError(f"{path}: the record of an experiment, not of one run: "
+                               f"pdharness resume {path} prints its comparison")
         raise HarnessError(f"{path}: not a pdharness record ({error})")
     if version is None:
         raise HarnessError(f"{path}: the record holds no run")
