@@ -139,3 +139,16 @@ def test_any_json_is_a_model_or_one_clear_line(tmp_path_factory, content):
         assert "\n" not in str(error)
     else:
         assert set(model.policy().table) <= {"C", "D"}
+
+
+def test_an_experiment_says_once_that_a_model_needs_retraining(trained, tmp_path):
+    model, _ = trained
+    experiment = tmp_path / "exp.json"
+    experiment.write_text(json.dumps({
+        "types": [{"id": "q", "agent": f"qtable:{model}", "count": 2},
+                  {"id": "grim", "agent": "grudger", "count": 2}],
+        "replicates": 2, "parameters": {"length": [3, 4], "isolation": "none"},
+        "conditions": [{"name": "a"}, {"name": "b", "flip": [0.0, 0.0]}]}))
+    status, out, err = run_cli("experiment", experiment, "--seed", "1")
+    assert status == 0, err
+    assert err.count("retrain") == 1 and str(model) in err
