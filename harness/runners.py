@@ -5,28 +5,90 @@ from __future__ import annotations
 
 import os
 import select
+import threading
 import time
+from collections import OrderedDict, deque
 
 from .game import game_steps, play_game
 from .handles.base import DefaultHandle
 from .errors import LoadError
 
 
-class HandlePool:
-    """One handle per agent, opened on first use and reused from game to game."""
+# Every host process holds three pipes in the monitor (and starting one briefly more); the
+# rest of the monitor (records, threads, the sandbox's helpers) needs a few of its own.
+FDS_PER_HOST = 4
+FDS_KEPT_FREE = 64
 
-    def __init__(self, specs, isolation, known_broken=None):
+
+def open_file_limit() -> int:
+    """Raise the soft limit on open files to the hard one (once per process) and say how
+    many there may be: the monitor's own limit, never an agent's fault."""
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft != hard and (hard == resource.RLIM_INFINITY or soft < hard):
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+            soft = hard
+        except (ValueError, OSError):
+            pass
+    return soft if soft != resource.RLIM_INFINITY else 1 << 20
+
+
+def host_cap() -> int:
+    """How many agent handles may be open at once under the open-file limit."""
+    return max(2, (open_file_limit() - FDS_KEPT_FREE) // FDS_PER_HOST)
+
+
+class HandlePool:
+    """One handle per agent, opened on first use and reused from game to game. At most
+    `cap` are open at once: opening one more closes the least recently used that no game
+    is using (`in_use`), so any number of agents fits in the monitor's open-file limit."""
+
+    def __init__(self, specs, isolation, known_broken=None, cap=None):
         self.specs = {spec.name: spec for spec in specs}
         self.isolation = isolation
         self.known_broken = known_broken if known_broken is not None else {}
-        self.handles = {}
+        self.handles = OrderedDict()  # least recently used first
         self.retired = {}   # name -> [(status message, captured output)] of closed handles
+        self.cap = cap or host_cap()
+        self.in_use = set()  # names a running game holds: never closed to make room
+        self.opening = 0     # handles being opened right now (on other threads)
+        self.lock = threading.Lock()
+
+    def is_open(self, name) -> bool:
+        return name in self.handles
 
     def handle(self, name):
-        handle = self.handles.get(name)
-        if handle is None:
-            handle = self.handles[name] = self._open(name)
+        with self.lock:
+            handle = self.handles.get(name)
+            if handle is not None:
+                self.handles.move_to_end(name)
+                return handle
+            evicted = self._make_room()
+            self.opening += 1
+        for old_name, old in evicted:
+            self._retire(old_name, old)
+        try:
+            handle = self._open(name)
+        finally:
+            with self.lock:
+                self.opening -= 1
+        with self.lock:
+            self.handles[name] = handle
         return handle
+
+    def _make_room(self):
+        """The idle handles to close so that one more fits under the cap."""
+        evicted = []
+        excess = len(self.handles) + self.opening + 1 - self.cap
+        for name in list(self.handles):
+            if excess <= 0:
+                break
+            if name not in self.in_use:
+                evicted.append((name, self.handles.pop(name)))
+                excess -= 1
+        return evicted
 
     def _open(self, name):
         from .handles.opening import open_handle
@@ -85,32 +147,74 @@ class PipelinedRunner(SerialRunner):
     Each agent has one process, so it plays one game at a time and up to half the agents'
     worth of games run together. While one game's agents think, other games' turns go on:
     the monitor waits on every pipe at once instead of on one game's two.
+
+    Games wait in a queue per agent; when an agent is free, it starts its first game whose
+    opponent is free too, preferring an opponent whose process is open: with more agents
+    than the open-file limit allows processes for, each process plays all it can before
+    it is closed to make room.
     """
 
     def play(self, jobs, on_game=None):
         self.on_game = on_game
-        self.queue = list(enumerate(jobs))
-        self.running, self.records, self.busy = {}, {}, set()
-        self.freed = True          # agents became free: games waiting for them may start
-        while self.queue or self.running:
-            if self.freed:
-                self.freed = False
-                self._start_games()
+        self.jobs = jobs
+        self.waiting = {}          # name -> indices of its games not started, in order
+        for index, job in enumerate(jobs):
+            self.waiting.setdefault(job.a, deque()).append(index)
+            self.waiting.setdefault(job.b, deque()).append(index)
+        self.started = bytearray(len(jobs))
+        self.running, self.records = {}, {}
+        self.busy = self.pool.in_use = set()
+        self.to_check = deque(sorted(self.waiting))  # agents that may start a game now
+        self.short_of_room = deque()  # agents that could have, with room for a process
+        while len(self.records) < len(jobs):
+            self._start_games()
+            if not self.running and len(self.records) < len(jobs):
+                raise RuntimeError("no game of the round can start")  # a bug, not a hang
             for index in self._ready_games():
                 self._advance(index)
+        self.pool.in_use = set()
         return [self.records[index] for index in range(len(jobs))]
 
     def _start_games(self):
-        for entry in list(self.queue):
-            index, job = entry
-            if job.a in self.busy or job.b in self.busy:
+        while self.to_check:
+            name = self.to_check.popleft()
+            if name in self.busy:
                 continue
-            self.queue.remove(entry)
-            self.busy.update((job.a, job.b))
-            handles = (self.pool.handle(job.a), self.pool.handle(job.b))
-            steps = game_steps(*handles, job.length, job.seed, self.params, job.round)
-            self.running[index] = (job, steps, handles)
-            self._advance(index)
+            index = self._next_game(name)
+            if index is None:
+                continue
+            if len(self.busy) + 2 > self.pool.cap:
+                self.short_of_room.append(name)
+                continue
+            self._start(index)
+
+    def _next_game(self, name):
+        """Its first game with a free opponent, preferring one whose process is open."""
+        waiting = self.waiting[name]
+        while waiting and self.started[waiting[0]]:
+            waiting.popleft()
+        first = None
+        for index in waiting:
+            if self.started[index]:
+                continue
+            job = self.jobs[index]
+            other = job.b if job.a == name else job.a
+            if other in self.busy:
+                continue
+            if self.pool.is_open(other):
+                return index
+            if first is None:
+                first = index
+        return first
+
+    def _start(self, index):
+        job = self.jobs[index]
+        self.started[index] = 1
+        self.busy.update((job.a, job.b))
+        handles = (self.pool.handle(job.a), self.pool.handle(job.b))
+        steps = game_steps(*handles, job.length, job.seed, self.params, job.round)
+        self.running[index] = (job, steps, handles)
+        self._advance(index)
 
     def _advance(self, index):
         job, steps, _handles = self.running[index]
@@ -119,34 +223,39 @@ class PipelinedRunner(SerialRunner):
         except StopIteration as finished:
             del self.running[index]
             self.busy.difference_update((job.a, job.b))
-            self.freed = True
+            self.to_check.extend((job.a, job.b))
+            self.to_check.extend(self.short_of_room)  # two processes may close: room again
+            self.short_of_room.clear()
             self.records[index] = finished.value
             if self.on_game:
                 self.on_game(finished.value)
 
     def _ready_games(self) -> list[int]:
         """The games whose agents have both answered (or run out of time); waits on the
-        pipes until there is at least one."""
+        pipes until there is at least one. poll(), not select(): any number of fds."""
         while True:
             owners, deadline, ready = {}, None, []
+            poller = select.poll()
             for index, (_job, _steps, handles) in self.running.items():
-                fds = [(fd, h) for h in handles for fd in _waiting_on(h)]
-                if not fds:
+                waiting = False
+                for handle in handles:
+                    for fd, events in _waiting_on(handle).items():
+                        waiting = True
+                        owners[fd] = handle
+                        poller.register(fd, events)
+                        deadline = min(deadline or handle.deadline, handle.deadline)
+                if not waiting:
                     ready.append(index)
-                for fd, handle in fds:
-                    owners[fd] = handle
-                    deadline = min(deadline or handle.deadline, handle.deadline)
             if ready or not owners:
                 return ready
             timeout = max(0.0, deadline - time.monotonic())
-            readable, _, _ = select.select(list(owners), [], [], timeout + 0.001)
-            for fd in readable:
-                owners[fd].pump(fd)
+            for fd, events in poller.poll(timeout * 1000 + 1):
+                owners[fd].pump(fd, events)
 
 
-def _waiting_on(handle) -> list[int]:
+def _waiting_on(handle) -> dict[int, int]:
     waiting_on = getattr(handle, "waiting_on", None)
-    return waiting_on() if waiting_on else []
+    return waiting_on() if waiting_on else {}
 
 
 _FORKED = {}

@@ -18,23 +18,33 @@ import time
 
 from ..errors import LoadError
 from ..runtime import one_line
+from .replies import ReplyReader
 from .base import (CRASH, EXCEPTION, INVALID, SILENT_DEFAULT, TIMEOUT, Fault, GameStart, Reply,
                    plain_reply)
 
-LINE_LIMIT = 4096
 GIVE_UP_AFTER = 3   # timeouts in a row after which an agent is not asked again that game
 OUTPUT_CAP = 64 * 1024
+READ_CHUNK = 65536
 
 
 class _Dead(Exception):
-    """The host process ended (or broke the protocol beyond repair)."""
+    """The host process ended."""
+
+
+class _Violation(Exception):
+    """The host's process broke the protocol (agent code writing on it): it is killed."""
 
 
 class HostProcess:
-    """A running host: the pipes, a line reader with deadlines, captured stderr."""
+    """A running host: the pipes, replies read without ever blocking, captured stderr.
+
+    Every descriptor is non-blocking on the monitor's side. A request the host does not
+    take at once waits here (`outgoing`) and is written as the pipe drains, within the
+    call's deadline. Replies are read a chunk at a time by a ReplyReader, which holds the
+    host to one reply per request (harness/handles/replies.py).
+    """
 
     def __init__(self, argv, env, token, output, popen_options=None):
-        self.token = token.encode("ascii") + b" "
         self.output = output
         from ..sandbox import popen  # from a thread that outlives this one: see there
 
@@ -44,12 +54,12 @@ class HostProcess:
         self.request_fd = self.process.stdin.fileno()
         self.reply_fd = self.process.stdout.fileno()
         self.stderr_fd = self.process.stderr.fileno()
-        self.buffer = b""
-        self.ended = False         # its reply pipe reached end of file
-        self.poller = select.poll()
-        self.poller.register(self.reply_fd, select.POLLIN)
-        self.poller.register(self.stderr_fd, select.POLLIN)
-        self.listening = [self.reply_fd, self.stderr_fd]  # fds worth polling
+        for fd in (self.request_fd, self.reply_fd, self.stderr_fd):
+            os.set_blocking(fd, False)   # the monitor's ends only: the host's stay as they are
+        self.outgoing = bytearray()      # request bytes the host has not taken yet
+        self.replies = ReplyReader(token.encode("ascii") + b" ")
+        self.ended = False               # its reply pipe reached end of file
+        self.stderr_open = True
         self.busy = 0.0            # seconds spent answering calls: a bound on its CPU time
         self.cpu_budget = None     # its CPU time limit (seconds), if any
 
@@ -59,75 +69,106 @@ class HostProcess:
         is not counted here, and meets the limit)."""
         return self.cpu_budget is not None and self.busy > self.cpu_budget / 2
 
+    # -- requests ---------------------------------------------------------------------------
     def send(self, text: str) -> None:
-        try:
-            os.write(self.request_fd, text.encode("ascii"))
-        except OSError:  # broken pipe: the process is gone; the read will say so
+        """Queue a message that has no reply (GAME, SYNC, QUIT) and write what fits now."""
+        self.outgoing += text.encode("ascii")
+        self._flush()
+
+    def ask(self, text: str) -> None:
+        """Send a request that has exactly one reply. Whatever marked line came before it
+        was sent answers nothing: reading the pipe first catches it."""
+        while not (self.replies.broken or self.ended) and self._read_replies():
+            pass
+        self.replies.expect()
+        self.send(text)
+
+    def _flush(self) -> None:
+        while self.outgoing:
+            try:
+                written = os.write(self.request_fd, self.outgoing)
+            except BlockingIOError:
+                return  # the host is not reading: the rest waits, within the deadline
+            except OSError:  # broken pipe: the process is gone; the read will say so
+                self.outgoing.clear()
+                return
+            del self.outgoing[:written]
+
+    # -- replies ----------------------------------------------------------------------------
+    def read_line(self, deadline: float) -> str:
+        """The reply to the last request, or TimeoutError, _Violation or _Dead."""
+        while True:
+            if self.replies.broken is not None:
+                raise _Violation(self.replies.broken)
+            if self.replies.reply is not None:
+                return self.replies.take()
+            if self.ended:
+                raise _Dead(self.exit_description())
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                self._last_look()
+                if not self.ready():
+                    raise TimeoutError
+                continue
+            poller = select.poll()
+            for fd, events in self.watched().items():
+                poller.register(fd, events)
+            for fd, events in poller.poll(remaining * 1000):
+                self.take(fd, events)
+
+    def _last_look(self) -> None:
+        """Past the deadline, still take a reply already waiting in the pipe: an agent
+        collected second must not pay for the first one's slowness. Bounded: junk past the
+        allowance stops it."""
+        while not self.ready() and self._read_replies():
             pass
 
-    def read_line(self, deadline: float) -> str:
-        """The next marked line, or TimeoutError, or _Dead."""
-        while True:
-            line = self._buffered_line()
-            if line is not None:
-                if line.startswith(self.token):
-                    return line[len(self.token):].decode("utf-8", "replace")
-                continue  # not ours: agent code writing where it should not
-            remaining = max(0.0, deadline - time.monotonic())
-            # past the deadline, still take a reply that is already waiting in the pipe:
-            # an agent collected second must not pay for the first one's slowness
-            replied = False
-            for fd, _event in self.poller.poll(remaining * 1000):
-                if fd == self.stderr_fd:
-                    self._drain_stderr()
-                else:
-                    self._fill()
-                    replied = True
-            if remaining == 0 and not replied:
-                raise TimeoutError
-
-    def _buffered_line(self):
-        end = self.buffer.find(b"\n")
-        if end < 0:
-            if len(self.buffer) > LINE_LIMIT:
-                raise _Dead("sent a protocol line over 4096 bytes")
-            return None
-        line, self.buffer = self.buffer[:end], self.buffer[end + 1:]
-        return line
-
-    def _fill(self):
-        self.pump(self.reply_fd)
-        if self.ended:
-            raise _Dead(self.exit_description())
-
-    # -- for a runner that waits on many hosts at once --------------------------------------
-    def ready(self) -> bool:
-        """A whole line is buffered, or the process is gone: read_line will not wait."""
-        return self.ended or b"\n" in self.buffer
-
-    def pump(self, fd: int) -> None:
-        """Take what one of its pipes has now (poll said it is readable)."""
-        if fd == self.stderr_fd:
-            self._drain_stderr()
-            return
+    def _read_replies(self) -> bool:
+        """Take one chunk of the reply pipe, if any is waiting; False when none was."""
         try:
-            chunk = os.read(self.reply_fd, 65536)
-        except OSError:
-            chunk = b""
-        if chunk:
-            self.buffer += chunk
-        else:
-            self.ended = True
-
-    def _drain_stderr(self):
-        try:
-            chunk = os.read(self.stderr_fd, 65536)
+            chunk = os.read(self.reply_fd, READ_CHUNK)
+        except BlockingIOError:
+            return False
         except OSError:
             chunk = b""
         if not chunk:
-            if self.stderr_fd in self.listening:
-                self.poller.unregister(self.stderr_fd)
-                self.listening.remove(self.stderr_fd)
+            self.ended = True
+            return False
+        self.replies.feed(chunk, request_unsent=bool(self.outgoing))
+        return True
+
+    # -- for a runner that waits on many hosts at once --------------------------------------
+    def ready(self) -> bool:
+        """A reply, a violation or the end is here: read_line will not wait."""
+        return self.replies.reply is not None or self.replies.broken is not None or self.ended
+
+    def watched(self) -> dict[int, int]:
+        """The fds to poll and for what: replies, stderr, and requests waiting to go."""
+        fds = {self.reply_fd: select.POLLIN}
+        if self.stderr_open:
+            fds[self.stderr_fd] = fds.get(self.stderr_fd, 0) | select.POLLIN
+        if self.outgoing:
+            fds[self.request_fd] = fds.get(self.request_fd, 0) | select.POLLOUT
+        return fds
+
+    def take(self, fd: int, events: int) -> None:
+        """Act on what poll said about one of its fds."""
+        if fd == self.request_fd and events & (select.POLLOUT | select.POLLERR):
+            self._flush()
+        if fd == self.stderr_fd:
+            self._drain_stderr()
+        elif fd == self.reply_fd and events & (select.POLLIN | select.POLLHUP | select.POLLERR):
+            self._read_replies()
+
+    def _drain_stderr(self):
+        try:
+            chunk = os.read(self.stderr_fd, READ_CHUNK)
+        except BlockingIOError:
+            return
+        except OSError:
+            chunk = b""
+        if not chunk:
+            self.stderr_open = False  # ended: not worth polling again
             return
         self.output.keep(chunk)
 
@@ -161,11 +202,15 @@ class HostProcess:
                 pass
 
     def _drain_remaining(self):
+        """What it printed before it died. Bounded: a child that left the process group
+        may hold the pipe open and keep writing."""
         try:
-            os.set_blocking(self.stderr_fd, False)
-            while chunk := os.read(self.stderr_fd, 65536):
+            for _ in range(16):
+                chunk = os.read(self.stderr_fd, READ_CHUNK)
+                if not chunk:
+                    return
                 self.output.keep(chunk)
-        except (OSError, ValueError):
+        except OSError:
             pass
 
     def quit(self) -> None:
@@ -175,6 +220,7 @@ class HostProcess:
         except subprocess.TimeoutExpired:
             pass
         self.kill()
+
 
 
 class CapturedOutput:
@@ -251,6 +297,9 @@ class ProcessHandle:
         except _Dead as death:
             host.kill()
             raise LoadError(f"{death} while loading{self._output_hint()}")
+        except _Violation as violation:
+            host.kill()
+            raise LoadError(f"broke the host protocol while loading: {violation}")
         if line.startswith("LOADERR "):
             host.kill()
             raise LoadError(line[len("LOADERR "):])
@@ -266,10 +315,11 @@ class ProcessHandle:
         said = [line for line in lines if line.strip() and not _SBCL_FRAME.match(line)]
         return f": {one_line(said[-1], 200)}" if said else ""
 
-    def _replace(self) -> bool:
-        """A new process, brought up to date with the game in progress; False if none starts.
-        It gets less time to start than the first did: it loaded before, and every game
-        waits while it starts (slow loaders must not stall a tournament for minutes)."""
+    def _replace(self, played) -> bool:
+        """A new process, brought up to date with the turns `played` so far in the game in
+        progress; False if none starts. It gets less time to start than the first did: it
+        loaded before, and every game waits while it starts (slow loaders must not stall a
+        tournament for minutes)."""
         try:
             self.host = self._launch(min(self.start_timeout, max(3.0, 10 * self.timeout)))
         except LoadError as error:
@@ -277,7 +327,7 @@ class ProcessHandle:
             self.host = None
             return False
         self._send_game()
-        for mine, theirs in self.turns:
+        for mine, theirs in played:
             self.host.send(f"SYNC {mine} {theirs}\n")
         return True
 
@@ -304,7 +354,7 @@ class ProcessHandle:
             self.host = None
         if self.host is not None:
             self._send_game()
-        elif not self._replace():  # the last game killed it; a fresh one starts this game
+        elif not self._replace([]):  # the last game killed it; a fresh one starts this game
             self.out_for_game = True
 
     def request(self, last) -> None:
@@ -312,25 +362,27 @@ class ProcessHandle:
             self.turns.append(last)
         if self.out_for_game or self._given_up():
             return
-        if self.host is None and not self._replace():
+        # the TURN below carries the last turn: the new process is told the ones before it
+        if self.host is None and not self._replace(self.turns[:-1] if last else []):
             self.out_for_game = True
             return
-        self.host.send(f"TURN {last[0]} {last[1]}\n" if last is not None else "TURN\n")
+        self.host.ask(f"TURN {last[0]} {last[1]}\n" if last is not None else "TURN\n")
         self.deadline = time.monotonic() + self.timeout
 
     # -- waiting on many handles at once (harness/runners.py) -------------------------------
-    def waiting_on(self) -> list[int]:
-        """The fds to poll before collect() can answer without waiting; [] when it can."""
+    def waiting_on(self) -> dict[int, int]:
+        """The fds to poll (and the poll events) before collect() can answer without
+        waiting; empty when it can."""
         host = self.host
         if self.out_for_game or self._given_up() or host is None or host.ready():
-            return []
+            return {}
         if time.monotonic() >= self.deadline:
-            return []
-        return host.listening
+            return {}
+        return host.watched()
 
-    def pump(self, fd: int) -> None:
+    def pump(self, fd: int, events: int) -> None:
         if self.host is not None:
-            self.host.pump(fd)
+            self.host.take(fd, events)
 
     def _given_up(self) -> bool:
         return self.timeouts_in_a_row >= GIVE_UP_AFTER
@@ -344,15 +396,22 @@ class ProcessHandle:
         try:
             line = self.host.read_line(self.deadline)
         except TimeoutError:
+            # a host that stopped reading its requests cannot answer them either
+            what = "did not take its request" if self.host.outgoing else "no answer"
             self._lose_host(None)
             self.timeouts_in_a_row += 1
-            return Reply(None, Fault(TIMEOUT, f"no answer within {self.timeout:g} s; "
+            return Reply(None, Fault(TIMEOUT, f"{what} within {self.timeout:g} s; "
                                               "process killed and replaced"))
         except _Dead as death:
             reason = f"{death}{self._output_hint()}"
             self._lose_host(f"crashed: {reason}")
             self.out_for_game = True
             return Reply(None, Fault(CRASH, reason))
+        except _Violation as violation:
+            self._lose_host(None)
+            self.out_for_game = True
+            return Reply(None, Fault(INVALID, f"protocol violation: {violation}; process "
+                                              "killed, default answer for the rest of the game"))
         self.host.busy += time.monotonic() - (self.deadline - self.timeout)
         reply = self._parse(line)
         # a timeout the host stopped itself (SBCL) counts toward giving up like our own

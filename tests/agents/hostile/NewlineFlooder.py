@@ -1,0 +1,27 @@
+"""Hostile: from its call, writes newlines without end into the host's reply pipe (found
+in /proc/self/fd) and never returns. Against a monitor that checks its deadline only when
+no data arrives, and re-slices its buffer for every line, this keeps the monitor reading
+for ever at full CPU while the agent shows no fault."""
+import fcntl
+import os
+
+
+def reply_pipes():
+    found = []
+    for name in os.listdir("/proc/self/fd"):
+        fd = int(name)
+        try:
+            if (fd > 2 and os.readlink(f"/proc/self/fd/{fd}").startswith("pipe:")
+                    and fcntl.fcntl(fd, fcntl.F_GETFL) & os.O_ACCMODE == os.O_WRONLY):
+                found.append(fd)
+        except OSError:
+            pass
+    return found
+
+
+def NewlineFlooder(hist, score):
+    pipes = reply_pipes()
+    flood = b"\n" * 65536
+    while True:
+        for fd in pipes:
+            os.write(fd, flood)
