@@ -13,5 +13,10 @@ class AgentNotFound(HarnessError):
     """An AGENT argument that is neither a built-in, an agent file nor a folder of them."""
 
 
+class OutOfFiles(HarnessError):
+    """The monitor itself has no file descriptor left to start an agent's process: a limit
+    of the harness's machine, never the agent's fault."""
+
+
 class LoadError(Exception):
     """An agent's code that does not load; the message is one line, with file and line."""

@@ -11,7 +11,7 @@ from collections import OrderedDict, deque
 
 from .game import game_steps, play_game
 from .handles.base import DefaultHandle
-from .errors import LoadError
+from .errors import LoadError, OutOfFiles
 
 
 # Every host process holds three pipes in the monitor (and starting one briefly more); the
@@ -70,13 +70,24 @@ class HandlePool:
         for old_name, old in evicted:
             self._retire(old_name, old)
         try:
-            handle = self._open(name)
+            try:
+                handle = self._open(name)
+            except OutOfFiles:  # something else holds descriptors: close what is idle
+                self._close_idle()
+                handle = self._open(name)
         finally:
             with self.lock:
                 self.opening -= 1
         with self.lock:
             self.handles[name] = handle
         return handle
+
+    def _close_idle(self):
+        with self.lock:
+            idle = [(name, self.handles.pop(name)) for name in list(self.handles)
+                    if name not in self.in_use]
+        for name, handle in idle:
+            self._retire(name, handle)
 
     def _make_room(self):
         """The idle handles to close so that one more fits under the cap."""
@@ -121,18 +132,55 @@ def play_job(pool: HandlePool, job, params):
                      job.round)
 
 
+def phases(jobs, cap: int):
+    """The games in groups, each among at most `cap` agents: [(those agents, game indices)].
+
+    With more agents than `cap` processes fit, the agents are split into blocks of cap/2
+    and every pair of blocks plays in turn, first block held while the second changes, so
+    each agent's process is started about (number of blocks)/2 times a round instead of
+    once per game. With few agents, one group: all of them (None: nothing to close)."""
+    names = sorted({job.a for job in jobs} | {job.b for job in jobs})
+    if len(names) <= cap:
+        return [(None, list(range(len(jobs))))]
+    size = max(1, cap // 2)
+    block = {name: number // size for number, name in enumerate(names)}
+    blocks = -(-len(names) // size)
+    by_pair = {}
+    for index, job in enumerate(jobs):
+        pair = tuple(sorted((block[job.a], block[job.b])))
+        by_pair.setdefault(pair, []).append(index)
+    groups = []
+    for first in range(blocks):
+        for second in range(first + 1, blocks):
+            pairs = [(first, second), (second, second)]
+            if second == first + 1:
+                pairs.append((first, first))
+            indices = sorted(i for pair in pairs for i in by_pair.pop(pair, []))
+            agents = set(names[first * size:(first + 1) * size])
+            agents.update(names[second * size:(second + 1) * size])
+            groups.append((agents, indices))
+    return groups
+
+
 class SerialRunner:
     def __init__(self, pool: HandlePool, params):
         self.pool = pool
         self.params = params
 
     def play(self, jobs, on_game=None):
-        records = []
-        for job in jobs:
-            records.append(play_job(self.pool, job, self.params))
-            if on_game:
-                on_game(records[-1])
-        return records
+        records = {}
+        for agents, indices in phases(jobs, self.pool.cap):
+            self._keep_only(agents)
+            for index in indices:
+                records[index] = play_job(self.pool, jobs[index], self.params)
+                if on_game:
+                    on_game(records[index])
+        return [records[index] for index in range(len(jobs))]
+
+    def _keep_only(self, agents) -> None:
+        """Close the processes of agents outside the next group of games."""
+        if agents is not None:
+            self.pool.release([name for name in list(self.pool.handles) if name not in agents])
 
     def release(self, names):
         self.pool.release(names)
@@ -146,70 +194,63 @@ class PipelinedRunner(SerialRunner):
 
     Each agent has one process, so it plays one game at a time and up to half the agents'
     worth of games run together. While one game's agents think, other games' turns go on:
-    the monitor waits on every pipe at once instead of on one game's two.
-
-    Games wait in a queue per agent; when an agent is free, it starts its first game whose
-    opponent is free too, preferring an opponent whose process is open: with more agents
-    than the open-file limit allows processes for, each process plays all it can before
-    it is closed to make room.
+    the monitor waits on every pipe at once instead of on one game's two. Games wait in a
+    queue per agent; when an agent is free, it starts its first game whose opponent is
+    free too. With more agents than processes fit under the open-file limit, the round is
+    played in groups of agents that fit (`phases`).
     """
 
     def play(self, jobs, on_game=None):
         self.on_game = on_game
         self.jobs = jobs
-        self.waiting = {}          # name -> indices of its games not started, in order
-        for index, job in enumerate(jobs):
-            self.waiting.setdefault(job.a, deque()).append(index)
-            self.waiting.setdefault(job.b, deque()).append(index)
-        self.started = bytearray(len(jobs))
         self.running, self.records = {}, {}
         self.busy = self.pool.in_use = set()
+        try:
+            for agents, indices in phases(jobs, self.pool.cap):
+                self._keep_only(agents)
+                self._play_group(indices)
+        finally:
+            self.pool.in_use = set()
+        return [self.records[index] for index in range(len(jobs))]
+
+    def _play_group(self, indices):
+        self.waiting = {}          # name -> indices of its games not started, in order
+        for index in indices:
+            job = self.jobs[index]
+            self.waiting.setdefault(job.a, deque()).append(index)
+            self.waiting.setdefault(job.b, deque()).append(index)
+        self.started = set()
         self.to_check = deque(sorted(self.waiting))  # agents that may start a game now
-        self.short_of_room = deque()  # agents that could have, with room for a process
-        while len(self.records) < len(jobs):
+        done = len(self.records) + len(indices)
+        while len(self.records) < done:
             self._start_games()
-            if not self.running and len(self.records) < len(jobs):
+            if not self.running:
                 raise RuntimeError("no game of the round can start")  # a bug, not a hang
             for index in self._ready_games():
                 self._advance(index)
-        self.pool.in_use = set()
-        return [self.records[index] for index in range(len(jobs))]
 
     def _start_games(self):
         while self.to_check:
             name = self.to_check.popleft()
-            if name in self.busy:
-                continue
-            index = self._next_game(name)
-            if index is None:
-                continue
-            if len(self.busy) + 2 > self.pool.cap:
-                self.short_of_room.append(name)
-                continue
-            self._start(index)
+            if name not in self.busy:
+                index = self._next_game(name)
+                if index is not None:
+                    self._start(index)
 
     def _next_game(self, name):
-        """Its first game with a free opponent, preferring one whose process is open."""
+        """Its first game not started whose opponent is free."""
         waiting = self.waiting[name]
-        while waiting and self.started[waiting[0]]:
+        while waiting and waiting[0] in self.started:
             waiting.popleft()
-        first = None
         for index in waiting:
-            if self.started[index]:
-                continue
             job = self.jobs[index]
-            other = job.b if job.a == name else job.a
-            if other in self.busy:
-                continue
-            if self.pool.is_open(other):
+            if index not in self.started and (job.b if job.a == name else job.a) not in self.busy:
                 return index
-            if first is None:
-                first = index
-        return first
+        return None
 
     def _start(self, index):
         job = self.jobs[index]
-        self.started[index] = 1
+        self.started.add(index)
         self.busy.update((job.a, job.b))
         handles = (self.pool.handle(job.a), self.pool.handle(job.b))
         steps = game_steps(*handles, job.length, job.seed, self.params, job.round)
@@ -224,8 +265,6 @@ class PipelinedRunner(SerialRunner):
             del self.running[index]
             self.busy.difference_update((job.a, job.b))
             self.to_check.extend((job.a, job.b))
-            self.to_check.extend(self.short_of_room)  # two processes may close: room again
-            self.short_of_room.clear()
             self.records[index] = finished.value
             if self.on_game:
                 self.on_game(finished.value)

@@ -8,6 +8,7 @@ so far; a process that dies is out for the rest of that game and replaced for th
 """
 from __future__ import annotations
 
+import errno
 import os
 import re
 import secrets
@@ -16,7 +17,7 @@ import signal
 import subprocess
 import time
 
-from ..errors import LoadError
+from ..errors import LoadError, OutOfFiles
 from ..runtime import one_line
 from .replies import ReplyReader
 from .base import (CRASH, EXCEPTION, INVALID, SILENT_DEFAULT, TIMEOUT, Fault, GameStart, Reply,
@@ -283,6 +284,10 @@ class ProcessHandle:
             host = HostProcess(launch.argv, launch.env, token, self.output,
                                launch.popen_options())
         except OSError as error:
+            if error.errno in (errno.EMFILE, errno.ENFILE):  # ours, not the agent's
+                raise OutOfFiles(f"the monitor has no file descriptor left to start "
+                                 f"{self.name}'s process ({error.strerror}): raise "
+                                 "`ulimit -n`")
             raise LoadError(f"cannot start {launch.argv[0]}: {error.strerror}")
         except subprocess.SubprocessError as error:  # the limits could not be set
             raise LoadError(f"cannot start {launch.argv[0]}: {error}")
