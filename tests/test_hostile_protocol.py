@@ -1,15 +1,20 @@
-"""Agents that attack the host line protocol itself (issue 11, section 1).
+"""Hosts and agents that attack the host line protocol itself (issue 11, section 1).
 
-Agent code runs in its host's process, so it can find the protocol's pipes
-(/proc/self/fd), the token that marks replies (/proc/self/environ keeps the environment
-the process started with), and the host's own state: the monitor must hold whatever
-arrives to the protocol, and never block on a host in either direction. Each agent is a
-real file in tests/agents/hostile/, played through the real handles in real processes,
-under `process` and `sandbox`. Against the monitor before issue 11, EarlyReplier and
-PipeStuffer hung it for ever, NewlineFlooder kept it reading at full CPU for ever, and
-DoubleReplier and JunkThread played without a fault.
+Agent code can find the pipes it can reach (/proc/self/fd) and often the token that marks
+replies (/proc/self/environ keeps the environment the process started with). Where agent
+code runs in the process that holds the monitor's pipes (the SBCL host), it can break the
+protocol itself: the rogue host (tests/agents/rogue/host.py) does each such thing from a
+real process, and LispFlooder does it from a real SBCL host. Python agents run in a game's
+child of a zygote and reach only the pipes to the zygote: the hostile agents in
+tests/agents/hostile/ try the same there. Whatever they do, the monitor must never block,
+every turn ends with a move or a fault, and nothing forged is played. Against the monitor
+before issue 11, the early and stuffer hosts hung it for ever, the newline flood kept it
+reading for ever at full CPU, and double replies and junk went unnoticed.
 """
 from __future__ import annotations
+
+import os
+import sys
 
 import pytest
 
@@ -18,9 +23,11 @@ from harness import sandbox
 from harness.agents import builtin_spec, file_spec
 from harness.game import play_game
 from harness.handles.opening import Isolation, open_handle
+from harness.handles.process import ProcessHandle
 from harness.rules import FlipParams, GameParams
 
 HOSTILE = AGENTS / "hostile"
+ROGUE_HOST = AGENTS / "rogue" / "host.py"
 VIOLATION = "protocol violation: "
 
 
@@ -35,63 +42,109 @@ def mode(request):
     return request.param
 
 
-def faults_per_game(file, mode, turns, games=2, per_turn=3, timeout=0.5):
-    """[(turn, Fault)] of the agent in each of `games` games against tit-for-tat, one
-    handle (so its processes are replaced between games as in a tournament)."""
+def faults_per_game(file, mode, turns, games=2, per_turn=3, timeout=0.5, rogue=None):
+    """[(turn, Fault, intended moves)] of the agent (or the rogue host in `rogue` mode) in
+    each of `games` games against tit-for-tat, one handle (so its processes are replaced
+    between games as in a tournament)."""
     params = GameParams(flip=FlipParams(0.0, 0.0), timeout=timeout, moves_per_turn=per_turn)
     isolation = Isolation(mode, timeout)
-    agent = open_handle(file_spec(file), isolation)
+    if rogue:
+        agent = ProcessHandle("Rogue", [sys.executable, str(ROGUE_HOST), rogue],
+                              dict(os.environ), timeout)
+    else:
+        agent = open_handle(file_spec(file), isolation)
     other = open_handle(builtin_spec("titfortat"), isolation)
     first, second = sorted([agent, other], key=lambda handle: handle.name)
     side = "a" if first is agent else "b"
     try:
-        return [play_game(first, second, turns, seed, params).faults(side)
-                for seed in range(1, games + 1)]
+        games_played = [play_game(first, second, turns, seed, params)
+                        for seed in range(1, games + 1)]
     finally:
         agent.close()
         other.close()
+    return [[(turn, record.fault_at.get((side, turn - 1)),
+              getattr(record.turns[turn - 1], f"intended_{side}"))
+             for turn in range(1, turns + 1)] for record in games_played]
+
+
+def faults(game):
+    return [(turn, fault) for turn, fault, _moves in game if fault is not None]
 
 
 def assert_one_violation_per_game(games, what):
-    for faults in games:
-        assert len(faults) == 1, faults       # then out: the default answer, no new faults
-        _turn, fault = faults[0]
+    for game in games:
+        found = faults(game)
+        assert len(found) == 1, found       # then out: the default answer, no new faults
+        _turn, fault = found[0]
         assert fault.kind == "invalid"
         assert fault.message.startswith(VIOLATION) and what in fault.message, fault.message
         assert "process killed" in fault.message
 
 
-def test_replies_written_ahead_of_the_requests_are_a_violation(mode):
-    """EarlyReplier's thread writes replies as fast as the pipe takes them while its call
-    never returns; 400 turns would fill the request pipe it shrank to one page."""
-    games = faults_per_game(HOSTILE / "EarlyReplier.py", mode, turns=400)
+def assert_nothing_forged_played(games):
+    """The forged replies say all D; tit-for-tat's opponent cooperates by default."""
+    for game in games:
+        assert all(fault is not None or set(moves) == {"C"} for _turn, fault, moves in game)
+        assert all(fault.kind in ("invalid", "timeout", "exception")
+                   for _turn, fault in faults(game))
+
+
+# -- a host that breaks the protocol itself -----------------------------------------------
+def test_replies_written_ahead_of_the_requests_are_a_violation():
+    """400 turns would fill the request pipe the host shrank to one page."""
+    games = faults_per_game(None, "process", turns=400, rogue="early")
     assert_one_violation_per_game(games, "repl")
-    assert all(turn <= 2 for faults in games for turn, _fault in faults)
+    assert all(turn <= 2 for game in games for turn, _fault in faults(game))
 
 
-def test_a_host_that_does_not_take_its_requests_is_a_timeout(mode):
-    """PipeStuffer answers each request as it arrives, without reading it: with 100 moves
-    per turn its one-page request pipe is full after about 20 turns."""
-    games = faults_per_game(HOSTILE / "PipeStuffer.py", mode, turns=40, per_turn=100)
-    faults = [fault for game in games for _turn, fault in game]
+def test_a_host_that_does_not_take_its_requests_is_a_timeout():
+    """With 100 moves per turn the one-page request pipe is full after about 20 turns."""
+    games = faults_per_game(None, "process", turns=40, per_turn=100, rogue="stuffer")
+    found = [fault for game in games for _turn, fault in faults(game)]
     assert any(fault.kind == "timeout" and
                fault.message.startswith("did not take its request within 0.5 s")
-               for fault in faults), faults
+               for fault in found), found
     assert all(fault.kind == "timeout" or fault.message.startswith(VIOLATION)
-               for fault in faults)
+               for fault in found)
 
 
-def test_a_second_reply_to_one_request_is_a_violation(mode):
-    games = faults_per_game(HOSTILE / "DoubleReplier.py", mode, turns=5)
+def test_a_second_reply_to_one_request_is_a_violation():
+    games = faults_per_game(None, "process", turns=5, rogue="double")
     assert_one_violation_per_game(games, "repl")
 
 
-@pytest.mark.parametrize("name", ["NewlineFlooder", "JunkThread"])
-def test_junk_on_the_reply_pipe_past_a_small_allowance_is_a_violation(mode, name):
-    games = faults_per_game(HOSTILE / f"{name}.py", mode, turns=5)
+@pytest.mark.parametrize("rogue", ["newlines", "junk"])
+def test_junk_on_the_reply_pipe_past_a_small_allowance_is_a_violation(rogue):
+    games = faults_per_game(None, "process", turns=5, rogue=rogue)
     assert_one_violation_per_game(games, "lines that are not replies")
+
+
+def test_the_rogue_host_answering_honestly_plays_without_a_fault():
+    """The rogue host's protocol is right: what the other tests see is its misbehaviour."""
+    games = faults_per_game(None, "process", turns=5, rogue="honest")
+    assert all(faults(game) == [] for game in games)
 
 
 def test_a_lisp_agent_flooding_the_protocol_with_interrupts_off_is_a_violation(mode, sbcl):
     games = faults_per_game(HOSTILE / "LispFlooder.lisp", mode, turns=5, timeout=1.0)
     assert_one_violation_per_game(games, "lines that are not replies")
+
+
+# -- Python agents attacking the pipes they can reach -------------------------------------
+@pytest.mark.parametrize("name,per_turn,turns", [
+    ("EarlyReplier", 3, 400), ("PipeStuffer", 100, 40), ("DoubleReplier", 3, 5)])
+def test_python_agents_forging_marked_replies_never_play_them(mode, name, per_turn, turns):
+    """Against the monitor before issue 11, EarlyReplier and PipeStuffer hung it for ever
+    (a blocking write of a request the host never read)."""
+    games = faults_per_game(HOSTILE / f"{name}.py", mode, turns=turns, per_turn=per_turn)
+    assert_nothing_forged_played(games)
+
+
+@pytest.mark.parametrize("name", ["NewlineFlooder", "JunkThread"])
+def test_python_agents_flooding_their_pipes_cost_only_their_own_turns(mode, name):
+    """Under the zygote a game's child reaches only its pipe to the zygote, which relays one
+    line per request: a line of junk is that turn's (invalid) answer."""
+    games = faults_per_game(HOSTILE / f"{name}.py", mode, turns=5)
+    assert all(len(game) == 5 for game in games)
+    assert all(fault.kind in ("invalid", "timeout", "exception")
+               for game in games for _turn, fault in faults(game))

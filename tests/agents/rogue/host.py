@@ -1,0 +1,95 @@
+"""A rogue host: speaks the line protocol of docs/DESIGN.md, then breaks it as agent code
+can when it runs in the process that holds the protocol's pipes (as in the SBCL host).
+The monitor must never block on it and must record a fault. `python host.py MODE`:
+
+- early:    replies `MOVES DDD` from a thread as fast as the pipe takes them, ahead of the
+            requests, and after the first request reads no more (its request pipe shrunk
+            to one page with F_SETPIPE_SZ): against a blocking write, the monitor hangs;
+- stuffer:  answers each request as it arrives (it watches FIONREAD) without reading it,
+            request pipe shrunk: every reply comes after its request, until the pipe is
+            full and the request cannot be written;
+- double:   answers every request twice;
+- newlines: on the first request, writes newlines for ever;
+- junk:     answers every request, while a thread writes lines without the token;
+- honest:   answers C to every request (moves per turn from GAME).
+"""
+import array
+import fcntl
+import os
+import sys
+import termios
+import threading
+import time
+
+F_SETPIPE_SZ = 1031
+TOKEN = os.environ.get("PDH_TOKEN", "").encode()
+REQUESTS, REPLIES = 0, 1
+
+
+def reply(text):
+    os.write(REPLIES, TOKEN + b" " + text + b"\n")
+
+
+def requests():
+    pending = b""
+    while True:
+        while b"\n" not in pending:
+            chunk = os.read(REQUESTS, 65536)
+            if not chunk:
+                return
+            pending += chunk
+        line, pending = pending.split(b"\n", 1)
+        yield line.split()
+
+
+def waiting_bytes():
+    count = array.array("i", [0])
+    fcntl.ioctl(REQUESTS, termios.FIONREAD, count)
+    return count[0]
+
+
+def forever(work):
+    threading.Thread(target=work, daemon=True).start()
+    while True:
+        time.sleep(3600)
+
+
+def main(mode):
+    reply(b"READY")
+    per_turn = 3
+    for words in requests():
+        if words[0] == b"GAME":
+            per_turn = int(words[2])
+        if words[0] != b"TURN":
+            continue
+        moves = b"MOVES " + b"C" * per_turn
+        forged = b"MOVES " + b"D" * per_turn
+        if mode in ("early", "stuffer"):
+            fcntl.fcntl(REQUESTS, F_SETPIPE_SZ, 4096)
+        if mode == "early":
+            forever(lambda: [reply(forged) for _ in iter(int, 1)])
+        if mode == "stuffer":
+            def in_step():
+                reply(forged)
+                seen = waiting_bytes()
+                while True:
+                    now = waiting_bytes()
+                    if now > seen:
+                        reply(forged)
+                    seen = now
+                    time.sleep(0.0002)
+            forever(in_step)
+        if mode == "newlines":
+            while True:
+                os.write(REPLIES, b"\n" * 65536)
+        if mode == "junk" and threading.active_count() == 1:
+            junk = b"MOVES DDD\n\n0123456789abcdef MOVES DDD\n" * 1000
+            threading.Thread(target=lambda: [os.write(REPLIES, junk) for _ in iter(int, 1)],
+                             daemon=True).start()
+        reply(moves)
+        if mode == "double":
+            reply(forged)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])
