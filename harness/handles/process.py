@@ -61,6 +61,7 @@ class HostProcess:
         self.replies = ReplyReader(token.encode("ascii") + b" ")
         self.ended = False               # its reply pipe reached end of file
         self.stderr_open = True
+        self.usually_watched = {self.reply_fd: select.POLLIN, self.stderr_fd: select.POLLIN}
         self.busy = 0.0            # seconds spent answering calls: a bound on its CPU time
         self.cpu_budget = None     # its CPU time limit (seconds), if any
 
@@ -145,6 +146,8 @@ class HostProcess:
 
     def watched(self) -> dict[int, int]:
         """The fds to poll and for what: replies, stderr, and requests waiting to go."""
+        if self.stderr_open and not self.outgoing:  # the usual case, once per wait: kept
+            return self.usually_watched
         fds = {self.reply_fd: select.POLLIN}
         if self.stderr_open:
             fds[self.stderr_fd] = fds.get(self.stderr_fd, 0) | select.POLLIN
