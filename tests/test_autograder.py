@@ -23,7 +23,8 @@ VISIBILITIES = {"hidden", "after_due_date", "after_published", "visible"}
 @pytest.fixture(scope="module")
 def bundle(tmp_path_factory):
     folder = tmp_path_factory.mktemp("bundle") / "autograder"
-    status, out, err = run_cli("autograder", folder, "--points", "20")
+    # a generous time limit: a good agent must pass on a machine as busy as it gets
+    status, out, err = run_cli("autograder", folder, "--points", "20", "--timeout", "5")
     assert status == 0, err
     assert str(folder / "autograder.zip") in out
     return folder
@@ -174,7 +175,7 @@ def test_without_bubblewrap_the_output_says_so_and_limits_still_hold(tmp_path, b
 def test_the_roster_goes_into_the_bundle_and_names_are_checked_against_it(tmp_path, bwrap):
     folder = tmp_path / "bundle"
     status, _out, err = run_cli("autograder", folder, "--roster",
-                                VALIDATE / "rosters" / "canvas.csv")
+                                VALIDATE / "rosters" / "canvas.csv", "--timeout", "5")
     assert status == 0, err
     good = new_agent(tmp_path, "py")
     results = run_autograder(gradescope_layout(tmp_path / "a", folder, [good]))

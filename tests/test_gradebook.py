@@ -29,7 +29,8 @@ def run(tmp_path, submissions, roster, *extra):
     grades = tmp_path / "grades.csv"
     status, out, err = run_cli("tournament", submissions, "titfortat", "--seed", "1",
                                "--isolation", "process", "--length", "5", "5",
-                               "--roster", ROSTERS / roster, "--grades", grades, *extra)
+                               "--timeout", "10", "--roster", ROSTERS / roster,
+                               "--grades", grades, *extra)
     assert status == 0, err
     return grades.read_text(encoding="utf-8"), out, err
 
@@ -116,8 +117,8 @@ def test_the_grade_mapping_comes_from_the_course_file(tmp_path, submissions):
     grades = tmp_path / "grades.csv"
     status, _out, err = run_cli("tournament", submissions, "titfortat", "--seed", "1",
                                 "--isolation", "process", "--length", "5", "5",
-                                "--roster", ROSTERS / "canvas.csv", "--grades", grades,
-                                cwd=tmp_path)
+                                "--timeout", "10", "--roster", ROSTERS / "canvas.csv",
+                                "--grades", grades, cwd=tmp_path)
     assert status == 0, err
     rows = rows_of(grades.read_text(encoding="utf-8"))
     column = rows[0].index("Tournament (1234)")

@@ -103,7 +103,7 @@ def on_terminal(args, env_extra=None) -> str:
 def test_colour_on_a_terminal_only_and_never_with_no_color(tmp_path):
     (tmp_path / "KhosmoodLevinson.py").write_text(GOOD)
     (tmp_path / "chen_diaz.py").write_text(GOOD.replace("KhosmoodLevinson", "chen_diaz"))
-    args = ["validate", str(tmp_path), "--isolation", "process"]
+    args = ["validate", str(tmp_path), "--isolation", "process", "--timeout", "10"]
     shown = on_terminal(args)
     assert "\x1b[32mok  \x1b[0m" in shown and "\x1b[31m\x1b[1mFAIL\x1b[0m" in shown
     assert "\x1b[" not in on_terminal(args, {"NO_COLOR": "1"})

@@ -53,7 +53,7 @@ WARM="$(mktemp -d)"
 for LANGUAGE in py hy lisp; do
     PYTHONPATH="$SOURCE/{vendored}" python3 -m harness new Gradescope Warmup \\
         --lang "$LANGUAGE" --dir "$WARM/$LANGUAGE" > /dev/null
-    PYTHONPATH="$SOURCE/{vendored}" python3 -m harness validate "$WARM/$LANGUAGE"
+    PYTHONPATH="$SOURCE/{vendored}" python3 -m harness validate --timeout 10 "$WARM/$LANGUAGE"
 done
 rm -rf "$WARM"
 """
