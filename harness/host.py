@@ -17,6 +17,7 @@ import sys
 from pathlib import Path
 
 from . import zygote
+from .seccomp import deny_forking_if_asked
 
 CODE, FAILED = b"C", b"E"   # the first byte of what the preparing child sends back
 
@@ -221,6 +222,7 @@ class Zygote:
             zygote.die_with_zygote()
             os.close(self.requests)
             os.close(self.replies)
+            deny_forking_if_asked()  # where no cgroup holds the agent's processes together
             work()
         except BaseException:  # the host's own code failed: the monitor sees it die
             os._exit(70)

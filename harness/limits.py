@@ -66,8 +66,9 @@ def _within_current(which: int, soft: int, hard: int) -> tuple[int, int, int]:
     return which, soft, hard
 
 
-def preexec(limits: Limits, die_with_parent: bool = False):
-    """The function Popen runs in the child before exec.
+def preexec(limits: Limits, die_with_parent: bool = False, first=None, last=None):
+    """The function Popen runs in the child before exec: `first()` (joining the agent's
+    cgroup), the limits, `last()` (installing a seccomp filter).
 
     Everything it needs is computed here, in the monitor: in the child (a fork of a process
     that may have threads) it only makes system calls, no imports and no allocations that
@@ -78,10 +79,14 @@ def preexec(limits: Limits, die_with_parent: bool = False):
     parent_death = _parent_death_signal() if die_with_parent else None
 
     def in_child():
+        if first is not None:
+            first()
         for which, soft, hard in settings:
             setrlimit(which, (soft, hard))
         if parent_death is not None:
             parent_death()
+        if last is not None:
+            last()
 
     return in_child
 

@@ -32,6 +32,7 @@ import threading
 from dataclasses import dataclass, field
 from typing import Callable
 
+from . import confinement
 from . import limits as resource_limits
 
 TMP_SIZE = 64 * 1024 * 1024        # the agent's private /tmp, in bytes of memory
@@ -53,6 +54,7 @@ class Launch:
     preexec_fn: Callable | None = None
     pass_fds: tuple[int, ...] = ()
     cpu_seconds: int | None = None     # the CPU time limit it will run under
+    release: Callable | None = None    # call once the process has ended (its cgroup)
 
     def popen_options(self) -> dict:
         options = {}
@@ -63,11 +65,18 @@ class Launch:
         return options
 
     def close(self) -> None:
+        """The process started (or could not): close the parent's copies of its fds."""
         for fd in self.pass_fds:
             try:
                 os.close(fd)
             except OSError:
                 pass
+
+    def ended(self) -> None:
+        """The process and all it started are gone (killed and waited for)."""
+        release, self.release = self.release, None
+        if release is not None:
+            release()
 
 
 @dataclass(frozen=True)
@@ -101,15 +110,31 @@ def launcher(spec, isolation) -> Callable[[list[str], dict], Launch]:
 
 
 def _plain(memory):
-    """`process` isolation: the same resource limits, no OS sandbox."""
+    """`process` isolation: the same resource limits and system call filter, a cgroup where
+    one can be made, no OS sandbox."""
     limits = resource_limits.Limits(memory=memory)
+    filtered = seccomp_installer()
 
     def launch(argv, env):
-        return Launch(resource_limits.fit_runtime(argv, memory), dict(env),
-                      resource_limits.preexec(limits, die_with_parent=True),
-                      cpu_seconds=limits.cpu_seconds)
+        per_agent = confinement.per_agent(memory)
+        preexec = resource_limits.preexec(limits, die_with_parent=True,
+                                          first=per_agent.enter, last=filtered)
+        return Launch(per_agent.command(resource_limits.fit_runtime(argv, memory)),
+                      dict(env, **per_agent.env), preexec, cpu_seconds=limits.cpu_seconds,
+                      release=per_agent.release)
 
     return launch
+
+
+def seccomp_installer():
+    """What installs the base filter between fork and exec, or None on an architecture
+    harness/seccomp.py has no numbers for."""
+    from . import seccomp
+
+    try:
+        return seccomp.installer(seccomp.program())
+    except seccomp.Unsupported:
+        return None
 
 
 _uids = itertools.count()
@@ -125,18 +150,26 @@ def _sandboxed(spec, memory, found: Support):
     views = _Views.of(spec)
 
     def launch(argv, env):
-        argv = resource_limits.fit_runtime(argv, memory)
-        data_fd = views.open_agent_file()
-        fds = (data_fd,) if data_fd is not None else ()
+        per_agent = confinement.per_agent(memory)
+        argv = per_agent.command(resource_limits.fit_runtime(argv, memory))
+        fds: tuple[int, ...] = ()
         try:
-            command = bwrap_command(argv, env, views, found, data_fd)
+            data_fd = views.open_agent_file()
+            fds = (data_fd,) if data_fd is not None else ()
+            filter_fd = confinement.filter_fd()
+            fds += (filter_fd,) if filter_fd is not None else ()
+            command = bwrap_command(argv, dict(env, **per_agent.env), views, found, data_fd,
+                                    filter_fd)
         except BaseException:
-            Launch([], {}, pass_fds=fds).close()
+            failed = Launch([], {}, pass_fds=fds, release=per_agent.release)
+            failed.close()
+            failed.ended()
             raise
         processes = resource_limits.DEFAULT_PROCESSES if found.flavor == DEDICATED_USER else None
         limits = resource_limits.Limits(memory=memory, processes=processes)
         return Launch(command, {"PATH": SANDBOX_PATH},
-                      resource_limits.preexec(limits), fds, limits.cpu_seconds)
+                      resource_limits.preexec(limits, first=per_agent.enter), fds,
+                      limits.cpu_seconds, per_agent.release)
 
     return launch
 
@@ -300,9 +333,12 @@ def _ancestors(path: str) -> list[str]:
 
 
 # -- the bwrap command line ------------------------------------------------------------------
-def bwrap_command(argv, env, views: _Views, found: Support, data_fd: int | None) -> list[str]:
+def bwrap_command(argv, env, views: _Views, found: Support, data_fd: int | None,
+                  filter_fd: int | None = None) -> list[str]:
     perms = (lambda mode: ["--perms", mode]) if "--perms" in found.options else (lambda mode: [])
     command = [found.bwrap, "--die-with-parent", "--new-session"]
+    if filter_fd is not None:
+        command += ["--seccomp", str(filter_fd)]
     command += _namespaces(found)
     command += ["--proc", "/proc", "--dev", "/dev"]
     if "--size" in found.options:
@@ -322,7 +358,9 @@ def bwrap_command(argv, env, views: _Views, found: Support, data_fd: int | None)
         command += perms("0755") + ["--tmpfs", folder]
     if views.agent_file is not None:
         command += perms("0444") + ["--ro-bind-data", str(data_fd), views.agent_file]
-    for folder in ["/"] + views.hidden:
+    # /dev is a tmpfs of half the RAM, its shm folder writable by a sandbox in a user
+    # namespace: read-only, no agent stores memory there that no limit counts
+    for folder in ["/", "/dev"] + views.hidden:
         command += ["--remount-ro", folder]
     command += ["--chdir", cwd, "--clearenv"]
     for name, value in sorted(_sandbox_env(env, views).items()):
@@ -460,12 +498,16 @@ def _try(candidate: Support) -> str:
 
     probe = python_code_command("import harness.host, sys; sys.stdout.write('ok')")
 
-    command = bwrap_command(probe, host_environment(""), views, candidate, None)
+    filter_fd = confinement.filter_fd()  # the base seccomp filter, as agents will have it
+    fds = (filter_fd,) if filter_fd is not None else ()
+    command = bwrap_command(probe, host_environment(""), views, candidate, None, filter_fd)
     try:
         done = subprocess.run(command, capture_output=True, text=True, timeout=30,
-                              env={"PATH": SANDBOX_PATH})
+                              env={"PATH": SANDBOX_PATH}, pass_fds=fds)
     except (OSError, subprocess.SubprocessError) as error:
         return f"bubblewrap does not start: {error}"
+    finally:
+        Launch([], {}, pass_fds=fds).close()
     if done.returncode == 0 and done.stdout == "ok":
         return ""
     lines = (done.stderr or done.stdout).strip().splitlines()

@@ -64,6 +64,7 @@ class HostProcess:
         self.usually_watched = {self.reply_fd: select.POLLIN, self.stderr_fd: select.POLLIN}
         self.busy = 0.0            # seconds spent answering calls: a bound on its CPU time
         self.cpu_budget = None     # its CPU time limit (seconds), if any
+        self.on_end = lambda: None  # once it is dead: what its launch set up goes (cgroup)
 
     def worn_out(self) -> bool:
         """Near its CPU time limit from honest work: retire it between games rather than
@@ -198,6 +199,7 @@ class HostProcess:
         except ProcessLookupError:
             pass
         self.process.wait()
+        self.on_end()
         self._drain_remaining()
         for stream in (self.process.stdin, self.process.stdout, self.process.stderr):
             try:
@@ -287,16 +289,19 @@ class ProcessHandle:
             host = HostProcess(launch.argv, launch.env, token, self.output,
                                launch.popen_options())
         except OSError as error:
+            launch.ended()
             if error.errno in (errno.EMFILE, errno.ENFILE):  # ours, not the agent's
                 raise OutOfFiles(f"the monitor has no file descriptor left to start "
                                  f"{self.name}'s process ({error.strerror}): raise "
                                  "`ulimit -n`")
             raise LoadError(f"cannot start {launch.argv[0]}: {error.strerror}")
         except subprocess.SubprocessError as error:  # the limits could not be set
+            launch.ended()
             raise LoadError(f"cannot start {launch.argv[0]}: {error}")
         finally:
             launch.close()
         host.cpu_budget = launch.cpu_seconds
+        host.on_end = launch.ended
         try:
             line = host.read_line(time.monotonic() + start_timeout)
         except TimeoutError:
