@@ -391,6 +391,37 @@ def test_under_process_isolation_an_agent_can_kill_the_monitor(tmp_path):
     assert done.returncode == -9 and done.stdout == ""
 
 
+# -- nothing shared between agents, limits per agent ----------------------------------------
+# in pairs (a courier and a receiver, a signaller and a listener) or alone: the kernel keyring,
+# locks on files every sandbox sees, inotify/dnotify/leases on them, new namespaces, the
+# parent's memory, perf events, userfaultfd. The seccomp filter denies them in both modes.
+SHARED_WITH_OTHERS = ["KeyringCourier", "KeyringReceiver", "FlockSignaller", "FlockListener",
+                      "Watcher", "KernelProber"]
+
+
+@pytest.mark.parametrize("name", SHARED_WITH_OTHERS)
+def test_no_kernel_object_is_shared_between_agents_and_no_other_process_reached(run, name):
+    assert run.faults(name) == {}
+    assert run.intended(name) == {"CCC"}
+
+
+def test_memory_is_held_per_agent_not_per_process(run):
+    """Six children of 300 MiB under a 1 GiB limit: a cgroup per agent holds them to the
+    limit together, or (no cgroup here) the agent may not fork at all."""
+    assert run.intended("MemoryForker") == {"CCC"}
+
+
+def test_in_the_sandbox_no_memory_escapes_the_limits(sandboxed_run):
+    """/dev/shm is read-only; memfd and SysV shared memory are denied."""
+    assert sandboxed_run.intended("ShmHoarder") == {"CCC"}
+
+
+def test_under_process_isolation_the_machines_dev_shm_is_writable(process_run):
+    """Not protected without the OS sandbox (what lands there is counted in the agent's
+    cgroup where there is one); memfd and SysV shared memory are denied all the same."""
+    assert process_run.intended("ShmHoarder") == {"DCC"}
+
+
 def test_nothing_from_an_agent_is_unpickled_or_evaluated(run):
     assert not run.markers["/tmp/pdharness-hostile-unpickled"]
     assert not run.markers["/tmp/pdharness-hostile-evaluated"]
@@ -399,7 +430,8 @@ def test_nothing_from_an_agent_is_unpickled_or_evaluated(run):
 MONITOR_SIDE = ["harness/handles/process.py", "harness/handles/base.py",
                 "harness/handles/opening.py", "harness/game.py", "harness/rounds.py",
                 "harness/tournament.py", "harness/results.py", "harness/formats.py",
-                "harness/sandbox.py", "harness/limits.py"]
+                "harness/sandbox.py", "harness/limits.py", "harness/cgroups.py",
+                "harness/confinement.py", "harness/seccomp.py"]
 FORBIDDEN_MODULES = {"pickle", "cPickle", "marshal", "shelve", "dill", "cloudpickle"}
 FORBIDDEN_BUILTINS = {"eval", "exec", "compile", "__import__"}
 

@@ -18,8 +18,9 @@ from harness import sandbox
 from test_hostile import HOSTILE, RunReader, run_tournament
 
 LISP_HOSTILE = ["LispLooper", "LispStubborn", "LispErrorer", "LispStackSmasher",
-                "LispHeapHog", "LispPrinter", "LispStdoutWriter", "LispExiter"]
-HY_HOSTILE = ["HySpinner", "HyRaiser", "HyExiter"]
+                "LispHeapHog", "LispPrinter", "LispStdoutWriter", "LispExiter", "LispKeyring",
+                "LispForker"]
+HY_HOSTILE = ["HySpinner", "HyRaiser", "HyExiter", "HyKeyring"]
 HONEST_LISP = """(defun LispTitForTat (hist score)
   (declare (ignore score))
   (if (null hist)
@@ -31,6 +32,7 @@ HONEST = ["titfortat", "grudger", "random", "LispTitForTat"]
 
 class LispRun(RunReader):
     def __init__(self, workdir, isolation):
+        self.isolation = isolation
         agents = workdir / "agents"
         agents.mkdir()
         for name in LISP_HOSTILE:
@@ -109,6 +111,23 @@ def test_leaving_the_process_is_a_fault_and_the_next_game_gets_a_new_process(lis
 def test_output_never_reaches_the_protocol(lisp_run, name):
     assert set(lisp_run.faults(name)) <= {"timeout"}
     assert lisp_run.intended(name) == {"CCC"}        # the forged "MOVES DDD" never counted
+
+
+@pytest.mark.parametrize("name", ["LispKeyring", "HyKeyring"])
+def test_the_keyring_is_out_of_reach_from_lisp_and_hy(lisp_run, name):
+    """keyctl from sb-alien or ctypes is denied by the seccomp filter (both modes)."""
+    assert lisp_run.faults(name) == {}
+    assert lisp_run.intended(name) == {"CCC"}
+
+
+def test_forks_from_sbcl_stay_within_the_agents_process_limit(lisp_run):
+    """fork(2) from SBCL: within a cgroup per agent (at most 32 processes) where one can be
+    made, denied where not. Under `process` the agent does not try (its guard)."""
+    from harness import cgroups
+
+    assert lisp_run.faults("LispForker") == {}
+    may_fork = lisp_run.isolation == "sandbox" and cgroups.available() is not None
+    assert lisp_run.intended("LispForker") == {"CDC" if may_fork else "CCC"}
 
 
 def test_what_a_lisp_agent_prints_is_kept_for_the_instructor(lisp_run):
