@@ -4,8 +4,8 @@
 
 Prints, for each kind of agent, the median time from asking for a process to the host's
 READY line (what a tournament pays once per agent and worker, and again for every process
-it kills and replaces), under `--isolation process` and `--isolation sandbox`, and the cost
-of bubblewrap alone.
+it kills and replaces), under `--isolation process` and `--isolation sandbox`, the cost
+of bubblewrap alone, and of making and removing an agent's cgroup.
 """
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from harness import sandbox  # noqa: E402
+from harness import confinement, sandbox  # noqa: E402
 from harness.agents import builtin_spec, file_spec  # noqa: E402
 from harness.handles.opening import Isolation, open_handle  # noqa: E402
 
@@ -52,14 +52,24 @@ def bwrap_alone() -> None:
                     "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "true"], check=True)
 
 
+def cgroup_round_trip() -> None:
+    """What confining one host costs the monitor besides the start: making its cgroup (or
+    the no-fork instruction) and removing it once the host is gone."""
+    per_agent = confinement.per_agent(1 << 30)
+    if per_agent.release is not None:
+        per_agent.release()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=15)
     repeat = parser.parse_args().repeat
     found = sandbox.support()
     print(f"sandbox here: {sandbox.describe()}")
+    print(f"per agent: {confinement.describe()}")
     if found.flavor is not None:
         print(f"{'bwrap alone (true)':28} {median_ms(bwrap_alone, repeat):8.1f} ms")
+    print(f"{'cgroup made and removed':28} {median_ms(cgroup_round_trip, repeat):8.2f} ms")
     with tempfile.TemporaryDirectory() as folder:
         specs = {"builtin": builtin_spec("titfortat")}
         for language, (name, source) in AGENTS.items():
