@@ -110,14 +110,9 @@ def parse(path: Path) -> dict:
         import tomllib
     except ModuleNotFoundError:   # Python 3.10
         import tomli as tomllib
-    from .bounded_read import NotReadable, read_prefix
+    from .population import read_bounded
 
-    try:
-        data, whole = read_prefix(path, 1 << 20, regular_only=False)
-    except NotReadable as error:
-        raise HarnessError(f"{path}: {error}")
-    if not whole:
-        raise HarnessError(f"{path}: larger than 1 MiB, which no course file is")
+    data = read_bounded(path, 1 << 20, "a course file")
     try:
         return tomllib.loads(data.decode("utf-8"))
     # ValueError: an integer past CPython's digit limit; RecursionError: arrays nested deep

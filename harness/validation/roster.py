@@ -64,16 +64,13 @@ class Roster:
 
     @classmethod
     def read(cls, path: Path) -> "Roster":
-        from ..bounded_read import NotReadable, read_prefix
+        from ..population import read_bounded
 
         path = Path(path)
         try:
-            data, whole = read_prefix(path, MAX_ROSTER_BYTES, regular_only=False)
-        except NotReadable as error:
-            raise HarnessError(f"--roster {path}: {error}")
-        if not whole:
-            raise HarnessError(f"--roster {path}: larger than {MAX_ROSTER_BYTES >> 20} MiB, "
-                               "which no class list is; pass the CSV of the teams")
+            data = read_bounded(path, MAX_ROSTER_BYTES, "a roster")
+        except HarnessError as error:
+            raise HarnessError(f"--roster {error}")
         if data.startswith(b"PK\x03\x04"):
             raise HarnessError(f"--roster {path}: is a spreadsheet workbook, not CSV; save it "
                                "as CSV (File > Save as > CSV) and pass that")

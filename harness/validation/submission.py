@@ -99,7 +99,7 @@ def _meant_as(path: Path) -> str | None:
 # -- one file -----------------------------------------------------------------------------
 def read_submission(path: Path, roster=None) -> Verdict:
     """Everything that can be found without running the file."""
-    from ..agents import check_agent_file, file_spec
+    from ..agents import file_spec
     from ..errors import LoadError
     from .naming import declared_team
     from .static import check_file
@@ -109,18 +109,11 @@ def read_submission(path: Path, roster=None) -> Verdict:
     spec = file_spec(path)
     verdict = Verdict(path, path.stem, spec.language)
     try:
-        check_agent_file(path)  # a link, a FIFO, a device, over 1 MiB: as tournament says
-        source, whole = read_bounded(path, spec.language, verdict.warnings)
+        source = read_text(path, spec.language, verdict.warnings)
     except LoadError as error:
         verdict.problems.append(Problem("load-error", str(error)))
         return verdict
-    if whole:
-        problems, agent = check_file(path, spec.language, source, verdict.warnings)
-    else:
-        problems, agent = [], None
-        verdict.warnings.append(f"{path.name} was not read before playing (larger than "
-                                f"{len(source) >> 10} KiB): its names and definitions were "
-                                "checked only by loading it")
+    problems, agent = check_file(path, spec.language, source, verdict.warnings)
     verdict.problems += problems
     verdict.agent = agent or path.stem
     check_name(verdict, roster, declared_team(source))
@@ -128,36 +121,26 @@ def read_submission(path: Path, roster=None) -> Verdict:
     return verdict
 
 
-def read_bounded(path: Path, language: str, warnings: list[str]) -> tuple[str, bool]:
-    """The file's text, or its beginning when it is larger than a static read takes (then
-    `whole` is False). Only a regular file is opened, without blocking (a FIFO named like
-    an agent would wait forever). Python and Hy must be UTF-8, as their loaders require;
-    SBCL reads a Lisp file as UTF-8 whatever it holds, so a Lisp file that is not is read
-    the same way, with a warning, and playing it shows whether SBCL loads it."""
-    from ..bounded_read import NotReadable, read_prefix
+def read_text(path: Path, language: str, warnings: list[str]) -> str:
+    """The file's text, read as the tournament reads agent files (a regular file of at most
+    1 MiB: a link, a FIFO or a device is a load error, never waited on). Python and Hy must
+    be UTF-8, as their loaders require; SBCL reads a Lisp file as UTF-8 whatever it holds,
+    so a Lisp file that is not is read the same way, with a warning, and playing it shows
+    whether SBCL loads it."""
+    from ..agents import read_agent_file
     from ..errors import LoadError
-    from .static import STATIC_READ_LIMIT
 
-    limit = 4 * STATIC_READ_LIMIT[language]  # bytes: up to 4 per character
+    data = read_agent_file(path)
     try:
-        data, whole = read_prefix(path, limit)
-    except NotReadable as error:
-        from ..wording import unusable_path
-
-        broken = unusable_path(str(path)) if path.is_symlink() else None
-        raise LoadError(broken or f"{path}: {error}")
-    try:
-        return data.decode("utf-8"), whole
+        return data.decode("utf-8")
     except UnicodeDecodeError as error:
-        if not whole and error.start >= limit - 3:
-            return data.decode("utf-8", errors="replace"), whole  # cut inside a character
         if language != "lisp":
             raise LoadError(f"{path}: not UTF-8 text ({error.reason} at byte {error.start})")
         line = data.count(b"\n", 0, error.start) + 1
         warnings.append(f"{path.name} is not UTF-8 (byte 0x{data[error.start]:02X} on line "
                         f"{line}); SBCL reads it as UTF-8 all the same, and playing it shows "
                         "whether SBCL loads it: save it as UTF-8")
-        return data.decode("utf-8", errors="replace"), whole
+        return data.decode("utf-8", errors="replace")
 
 
 def _not_an_agent_file(path: Path, roster) -> Verdict:
