@@ -132,13 +132,17 @@ def test_an_existing_file_is_never_overwritten(tmp_path):
     assert path.read_text() == "evidence"
 
 
-def test_a_seed_beyond_64_bits_is_recorded_exactly(tmp_path):
-    seed = 2 ** 70 + 3
+def test_the_largest_seed_is_recorded_exactly_and_a_larger_one_refused_in_one_line(tmp_path):
+    seed = 2 ** 63 - 1          # seeds are 63 bits, as the OS-drawn ones (RULES.md)
     path, result = record(tmp_path, agents=("defect", "titfortat", "random"), seed=seed)
     status, out, err = run_cli("show", path, "--format", "json")
     assert status == 0, err
     assert json.loads(out)["seed"] == seed
     assert json.loads(out)["standings"] == result["standings"]
+    status, _out, err = run_cli("tournament", "defect", "titfortat", "--seed", str(2 ** 63),
+                                "--isolation", "none")
+    assert status == 2
+    assert len(err.strip().splitlines()) == 1 and "--seed" in err
 
 
 # -- show ----------------------------------------------------------------------------------
