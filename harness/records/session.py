@@ -62,8 +62,9 @@ def resume(path, isolation, *, jobs: int | None = None, quiet: bool = False,
         specs = recorded_specs(record)
         settings = replace(record.settings, isolation=isolation,
                            jobs=jobs or record.settings.jobs)
-        check_games(record)
-        state = recorded_state(record)
+        games = record.games()
+        check_games(record, games)
+        state = recorded_state(record, games)
         rounds_before = len(state.rounds) if state else 0
         done = record.tournament_done()
         earlier_crashes = _crashes(state.games) if state else {}
@@ -177,7 +178,7 @@ class _Replay:
         pass
 
 
-def check_games(record) -> None:
+def check_games(record, games) -> None:
     """HarnessError unless every recorded game is what the recorded parameters and seed
     make of the moves the agents intended: the round robin of the agents that played each
     round (pairs, lengths, seeds), and each game's flips and score. A record edited since
@@ -186,7 +187,6 @@ def check_games(record) -> None:
 
     settings, seed = record.settings, record.seed
     lengths = {r.number: r.game_length for r in record.rounds()}
-    games = record.games()
     by_round: dict[int, list] = {}
     for game in games:
         by_round.setdefault(game.round, []).append(game)
@@ -264,7 +264,7 @@ def recorded_specs(record):
     return specs
 
 
-def recorded_state(record):
+def recorded_state(record, games=None):
     """The tournament's state after its last completed round (None before round 1)."""
     from ..tournament import TournamentState
 
@@ -275,7 +275,8 @@ def recorded_state(record):
     disqualified = {row["name"]: row["disqualified"] for row in record.agent_rows()
                     if row["disqualified"]}
     remaining = sorted(name for name, out in dropped_in.items() if out is None)
-    return TournamentState(remaining, dropped_in, rounds, record.games(), disqualified)
+    return TournamentState(remaining, dropped_in, rounds,
+                           record.games() if games is None else games, disqualified)
 
 
 def _crashes(games) -> dict[str, str]:
