@@ -15,7 +15,9 @@ from conftest import AGENTS, ROOT, run_cli
 RECORD_AGENTS = AGENTS / "records"
 # Sleepy thinks 4 ms a turn: a run lasts seconds, long enough to be stopped mid-way.
 FIELD = (str(RECORD_AGENTS), "titfortat", "grudger", "pavlov", "random", "defect")
-GAME = ("--seed", "11", "--length", "30", "40")
+# a time limit no busy machine reaches: a late honest answer would be a fault, and the
+# resumed run would differ from the uninterrupted one for that reason alone
+GAME = ("--seed", "11", "--length", "30", "40", "--timeout", "30")
 REFERENCE = {}
 
 
@@ -87,7 +89,7 @@ def test_ctrl_c_keeps_the_completed_rounds_says_how_to_resume_and_resume_finishe
     kept = rounds_in(path)
     assert lines == [f"pdharness: interrupted; {kept} completed round{'s' * (kept != 1)} "
                      f"kept in {path}",
-                     f"pdharness: to finish the run: pdharness resume {path}"]
+                     f"pdharness: to finish the run: pdharness resume {path} --timeout 30"]
     assert 1 <= kept < len(uninterrupted["rounds"])
 
     status, out, _ = run_cli("show", path)
@@ -97,7 +99,7 @@ def test_ctrl_c_keeps_the_completed_rounds_says_how_to_resume_and_resume_finishe
     with sqlite3.connect(path) as connection:
         assert connection.execute("SELECT count(*) FROM fault WHERE message LIKE "
                                   "'%KeyboardInterrupt%'").fetchone() == (0,)
-    resumed, note = resume_json(path, "--isolation", isolation)  # as recorded
+    resumed, note = resume_json(path, "--isolation", isolation, "--timeout", "30")
     assert f"resumed after round {kept}" in note
     assert resumed == uninterrupted
 
@@ -120,7 +122,7 @@ def test_kill_9_keeps_the_completed_rounds_and_resume_gives_the_uninterrupted_re
             expected = len(uninterrupted["rounds"][number - 1]["scores"])
             assert games == expected * (expected - 1) // 2
             assert moves == games * length * 3
-    resumed, _ = resume_json(path, "--jobs", "1", "--isolation", "process")
+    resumed, _ = resume_json(path, "--jobs", "1", "--isolation", "process", "--timeout", "30")
     assert resumed == uninterrupted
 
 

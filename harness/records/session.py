@@ -11,12 +11,29 @@ from ..errors import HarnessError
 class RecordInterrupted(Exception):
     """Ctrl-C during a recorded run: what is kept, and how to go on."""
 
-    def __init__(self, path, rounds: int, stage: str = "tournament"):
+    def __init__(self, path, rounds: int, stage: str = "tournament", isolation=None):
         self.path, self.rounds, self.stage = path, rounds, stage
         kept = (f"{rounds} completed round{'s' * (rounds != 1)}" if stage == "tournament"
                 else "the finished tournament (its replicates are not done)")
         super().__init__(f"interrupted; {kept} kept in {path}\n"
-                         f"pdharness: to finish the run: pdharness resume {path}")
+                         f"pdharness: to finish the run: {resume_command(path, isolation)}")
+
+
+def resume_command(path, isolation=None) -> str:
+    """The command that finishes the run: resume never takes limits from the record (anyone
+    may edit it), so limits other than the defaults are given again, from this run's own
+    settings."""
+    import shlex
+
+    from ..handles.opening import Isolation
+
+    words = ["pdharness", "resume", shlex.quote(str(path))]
+    default = Isolation()
+    if isolation is not None and isolation.timeout != default.timeout:
+        words += ["--timeout", f"{isolation.timeout:g}"]
+    if isolation is not None and isolation.memory_limit != default.memory_limit:
+        words += ["--memory-limit", str(isolation.memory_limit // (1024 * 1024))]
+    return " ".join(words)
 
 
 def run(specs, seed: int, settings, *, db=None, quiet: bool = False, replicates: int = 0,
@@ -96,7 +113,8 @@ def _tournament(specs, seed, settings, recorder, quiet, state=None, earlier_cras
     except KeyboardInterrupt:
         if recorder is None:
             raise
-        raise RecordInterrupted(recorder.path, recorder.rounds_kept()) from None
+        raise RecordInterrupted(recorder.path, recorder.rounds_kept(),
+                                isolation=settings.isolation) from None
     finally:
         if bar:
             bar.close()
@@ -117,7 +135,8 @@ def _replicates(result, specs, seed, settings, count, recorder, quiet) -> None:
     except KeyboardInterrupt:
         if recorder is None:
             raise
-        raise RecordInterrupted(recorder.path, recorder.rounds_kept(), "replicates") from None
+        raise RecordInterrupted(recorder.path, recorder.rounds_kept(), "replicates",
+                                settings.isolation) from None
     finally:
         if bar:
             bar.close()
