@@ -116,9 +116,9 @@ def _load_hy(path, name):
 
 
 def _hy_pairs():
-    from lisp_bridge.hy_data import hist_pair
+    from lisp_bridge.hy_loader import hist_pairs
 
-    return hist_pair
+    return hist_pairs()
 
 
 class _Hy(Language):

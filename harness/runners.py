@@ -304,6 +304,18 @@ def _forked_play(job):
     return play_job(_FORKED["pool"], job, _FORKED["params"])
 
 
+def _own_processes():
+    """In a new worker: agents that run in processes of their own (Common Lisp) get new
+    ones here. The worker inherited the parent's pipes to them, and two workers writing to
+    one host would mix their games."""
+    pool = _FORKED["pool"]
+    for name, handle in list(pool.handles.items()):
+        abandon = getattr(handle, "abandon", None)
+        if abandon is not None:
+            abandon()
+            del pool.handles[name]
+
+
 class ForkRunner(SerialRunner):
     """Agents in the monitor's process: games run in forked workers, one CPU each.
 
@@ -320,7 +332,8 @@ class ForkRunner(SerialRunner):
             import multiprocessing
 
             _FORKED.update(pool=self.pool, params=self.params)
-            self.workers = multiprocessing.get_context("fork").Pool(self.jobs)
+            self.workers = multiprocessing.get_context("fork").Pool(
+                self.jobs, initializer=_own_processes)
         batch = max(1, -(-len(jobs) // (self.jobs * 2)))
         records = []
         for record in self.workers.imap(_forked_play, jobs, chunksize=batch):

@@ -25,6 +25,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import threading
 import types
 from contextlib import contextmanager
 from pathlib import Path
@@ -123,11 +124,21 @@ def _store(target: Path | None, code) -> None:
 
 # -- Hy itself --------------------------------------------------------------------------
 def _import_hy():
-    import hy
-    import hy.macros
+    with compiling:  # importing Hy compiles its own .hy modules (see `compiling`)
+        import hy
+        import hy.macros
 
-    _spare_require_the_source_lines(hy.macros)
+        _spare_require_the_source_lines(hy.macros)
     return hy
+
+
+def hist_pairs():
+    """What a Hy agent's hist holds for a played pair (lisp_bridge.hy_data.hist_pair),
+    imported with Hy one thread at a time."""
+    _import_hy()
+    with compiling:
+        from .hy_data import hist_pair
+    return hist_pair
 
 
 def _spare_require_the_source_lines(macros) -> None:
@@ -233,6 +244,15 @@ def unclosed_form(reader, error) -> tuple[int, str] | None:
     return line, f"this {what} is never closed (the file ends first, at line {error.lineno})"
 
 
+# Hy keeps the reader in use in one global (HyReader._current_reader), where `(require M
+# :readers ...)` installs reader macros while compiling, and importing Hy itself (its .hy
+# modules are compiled on a cold cache) sets that global too: agents loaded at once on
+# several threads (the tournament opens agents on a thread pool) ended in "reader macro '#''
+# is not defined". Importing Hy and compiling and loading a Hy agent happen one at a time
+# (they need the GIL anyway).
+compiling = threading.RLock()
+
+
 def compile_hy(path: Path, source: str):
     """The code object of an agent file, or a LoadError naming the file and line."""
     _import_hy()
@@ -244,8 +264,9 @@ def compile_hy(path: Path, source: str):
     module.__file__ = str(path)
     reader = hy_reader()
     try:
-        tree = read_many(source, filename=str(path), skip_shebang=True, reader=reader)
-        return compile(hy_compile(tree, module), str(path), "exec", dont_inherit=True)
+        with compiling:  # reentrant: load_factory holds it too
+            tree = read_many(source, filename=str(path), skip_shebang=True, reader=reader)
+            return compile(hy_compile(tree, module), str(path), "exec", dont_inherit=True)
     except HyError as error:
         unclosed = unclosed_form(reader, error)
         if unclosed:
@@ -281,10 +302,10 @@ def load_code(path: Path):
 
 def load_factory(path: Path, name: str):
     """factory(rng, moves_per_turn) -> the agent's function, from fresh globals each call."""
-    with library_bytecode(_pycache_prefix()):
+    with compiling, library_bytecode(_pycache_prefix()):
         _import_hy()  # Hy's runtime: the compiled code imports from it
         code = load_code(path)
-    return code_factory(code, path, name)
+        return code_factory(code, path, name)
 
 
 def import_runtime(path: Path) -> None:

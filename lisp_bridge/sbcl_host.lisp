@@ -21,6 +21,8 @@
 (defvar *requests* nil)
 (defvar *replies* nil)
 (defvar *agent-output* nil)
+(defvar *relay* nil "The monitor's reply pipe, byte for byte (lines relayed from a game).")
+(defvar *monitor-fds* '() "The monitor's pipes: a game's child closes them first.")
 (defvar *timeout* nil "Seconds a call may take inside Lisp (a bit under the monitor's).")
 
 ;;; -- descriptors --------------------------------------------------------------------------
@@ -47,18 +49,25 @@
         (null (sb-unix:unix-open "/dev/null" sb-unix:o_rdonly 0)))
     (c-dup2 null 0)
     (c-dup2 2 1)
-    (setf *requests* (sb-sys:make-fd-stream in :input t :buffering :full
+    (setf *monitor-fds* (list in out)
+          *requests* (sb-sys:make-fd-stream in :input t :buffering :full
                                                :external-format :latin-1)
           *replies* (sb-sys:make-fd-stream out :output t :buffering :full
                                                :external-format :utf-8)
+          *relay* (sb-sys:make-fd-stream out :output t :buffering :full
+                                             :external-format :latin-1)
           *agent-output* (sb-sys:make-fd-stream 2 :output t :buffering :line
                                                   :external-format :utf-8))))
 
 (defun reply (&rest parts)
-  (write-string *token* *replies*)
-  (dolist (part parts)
-    (write-char #\Space *replies*)
-    (write-string part *replies*))
+  "One reply line: with the token from the zygote, without it from a game's child (the
+zygote adds it when it relays the line)."
+  (when *token*
+    (write-string *token* *replies*)
+    (write-char #\Space *replies*))
+  (loop for (part . more) on parts
+        do (write-string part *replies*)
+           (when more (write-char #\Space *replies*)))
   (terpri *replies*)
   (finish-output *replies*))
 
@@ -173,8 +182,7 @@ the stream and file position (which mean nothing to a student) left out."
         (format nil "undefined function ~A" name))))
 
 (defun compile-agent (file)
-  "Compile FILE once to a fasl kept open (the file itself is unlinked at once), so every
-game can reload the agent fresh from it without compiling again."
+  "Compile FILE to a scratch fasl and return its bytes (the file is deleted at once)."
   (let ((output (scratch-fasl-name (pathname-name file)))
         (undefined '())
         (problems '()))
@@ -203,9 +211,11 @@ game can reload the agent fresh from it without compiling again."
       (when undefined
         (ignore-errors (delete-file output))
         (fail-load "~{~A~^; ~}" (reverse undefined)))
-      (let ((stream (open fasl :element-type '(unsigned-byte 8))))
-        (delete-file fasl)
-        stream))))
+      (prog1 (with-open-file (in fasl :element-type '(unsigned-byte 8))
+               (let ((bytes (make-array (file-length in) :element-type '(unsigned-byte 8))))
+                 (read-sequence bytes in)
+                 bytes))
+        (delete-file fasl)))))
 
 (defun agent-function-p (symbol)
   (and symbol (fboundp symbol) (not (macro-function symbol)) (not (special-operator-p symbol))
@@ -227,57 +237,25 @@ the packages the file made are searched: never a symbol of SBCL's own."
           (return-from find-agent-function symbol))))
     nil))
 
-;;; A game starts from the agent as a fresh image would load it. Running the file again is
-;;; not enough: `defvar` keeps a value it finds, and a function or property set while playing
-;;; would stay. So every symbol the file brought in is emptied first.
-
+;;; The agent's own packages: CL-USER and those that did not exist before it was loaded.
 (defvar *packages-at-start* '())
-(defvar *symbols-at-start* (make-hash-table :test 'eq) "CL-USER's own symbols before the agent.")
-(defvar *agent-symbols* '() "The symbols the agent's file brought in.")
 
 (defun agent-packages ()
   (cons (find-package :cl-user) (set-difference (list-all-packages) *packages-at-start*)))
 
-(defun note-image-at-start ()
-  (setf *packages-at-start* (list-all-packages))
-  (let ((user (find-package :cl-user)))
-    (do-symbols (symbol user)
-      (when (eq (symbol-package symbol) user)
-        (setf (gethash symbol *symbols-at-start*) t)))))
-
-(defun note-agent-symbols ()
-  (let ((found (make-hash-table :test 'eq)))
-    (dolist (package (agent-packages))
-      (do-symbols (symbol package)
-        (when (and (eq (symbol-package symbol) package)
-                   (not (gethash symbol *symbols-at-start*)))
-          (setf (gethash symbol found) t))))
-    (setf *agent-symbols* (loop for symbol being the hash-keys of found collect symbol))))
-
-(defun forget-agent-state ()
-  (dolist (symbol *agent-symbols*)
-    (ignore-errors
-     (unless (constantp symbol) (makunbound symbol))
-     (fmakunbound symbol)
-     (setf (symbol-plist symbol) nil))))
-
 (defun load-agent-fresh ()
-  "Run the agent's compiled file again, into emptied symbols: fresh definitions and globals."
-  (forget-agent-state)
-  (file-position *fasl* 0)
-  (as-agent
-    ;; compile-file already evaluated each defconstant once; (load "file.lisp"), as the
-    ;; course runs it, would not complain that '(C D) is not EQL to '(C D)
-    (handler-bind ((sb-ext:defconstant-uneql
-                     (lambda (c) (declare (ignore c)) (invoke-restart 'continue))))
-      (let ((*package* (find-package :cl-user))) (load *fasl*)))))
+  "Load the agent's compiled file (*fasl*, a sealed in-memory file) into this process."
+  (with-open-file (in (format nil "/proc/self/fd/~D" *fasl*)
+                      :element-type '(unsigned-byte 8))
+    (as-agent
+      ;; compile-file already evaluated each defconstant once; (load "file.lisp"), as the
+      ;; course runs it, would not complain that '(C D) is not EQL to '(C D)
+      (handler-bind ((sb-ext:defconstant-uneql
+                       (lambda (c) (declare (ignore c)) (invoke-restart 'continue))))
+        (let ((*package* (find-package :cl-user))) (load in))))))
 
-(defun load-agent (file name)
-  (note-image-at-start)
-  (setf *fasl* (handler-case (compile-agent file)
-                 (load-failure (c) (error c))
-                 (serious-condition (c)
-                   (fail-load "~A" (describe-condition c)))))
+(defun load-agent (name)
+  "Load the agent into this process (a child of the zygote) and find its function."
   (handler-case (load-agent-fresh)
     (serious-condition (c) (fail-load "error while loading: ~A" (describe-condition c))))
   (let ((symbol (find-agent-function name)))
@@ -286,8 +264,7 @@ the packages the file made are searched: never a symbol of SBCL's own."
                  name name))
     (setf *function* symbol
           *move-c* (intern "C" (symbol-package symbol))
-          *move-d* (intern "D" (symbol-package symbol)))
-    (note-agent-symbols)))
+          *move-d* (intern "D" (symbol-package symbol)))))
 
 ;;; -- the game as the agent sees it --------------------------------------------------------
 
@@ -317,12 +294,14 @@ the packages the file made are searched: never a symbol of SBCL's own."
 
 (defvar *reload-failure* nil "Why this game's fresh load failed: every call says so.")
 
-(defun start-game (seed per-turn payoffs)
+(defun start-game (seed per-turn payoffs name)
   "A fresh agent: seeded first, so even its load-time (random ...) replays with the game."
   (setf *hist* '() *mine* 0 *theirs* 0 *per-turn* per-turn *payoffs* payoffs
         *reload-failure* nil
         *random-state* (sb-ext:seed-random-state seed))
-  (handler-case (load-agent-fresh)
+  (handler-case (load-agent name)
+    (load-failure (c)
+      (setf *reload-failure* (format nil "reloading failed: ~A" (load-failure-text c))))
     (serious-condition (c)
       (setf *reload-failure* (format nil "reloading failed: ~A" (describe-condition c))))))
 
@@ -409,20 +388,323 @@ nreverse, setf of a move) never reaches the host's record of the game."
         while space
         do (setf start (1+ space))))
 
-(defun serve ()
+;;; -- the zygote (harness/zygote.py does the same for Python and Hy) ------------------------
+;;; This process never runs agent code: a throwaway child compiles and loads the agent once,
+;;; and each game is played by a child forked in advance, which loads the compiled agent
+;;; fresh and dies at the game's end with every process it started. The game's child gets
+;;; pipes of its own: the zygote relays each request to it and each reply back.
+
+(defmacro c-call (name result &rest typed-arguments)
+  "Call the C function NAME: (c-call \"kill\" int (int pid) (int signal))."
+  `(sb-alien:alien-funcall
+    (sb-alien:extern-alien ,name (function ,result ,@(mapcar #'first typed-arguments)))
+    ,@(mapcar #'second typed-arguments)))
+
+(defconstant +sigkill+ 9)
+(defvar *sandboxed* nil "Inside the sandbox's PID namespace, with a private /tmp.")
+(defvar *snapshot* '() "What the sandbox's writable folders held before any agent code.")
+(defvar *child* nil "The next or current game's child: (pid requests-stream replies-stream).")
+(defvar *playing* nil "The child has its GAME.")
+(defconstant +line-limit+ 4096)
+
+(defun getpid () (sb-unix:unix-getpid))
+
+(defun prctl (option value)
+  (c-call "prctl" sb-alien:int (sb-alien:int option) (sb-alien:unsigned-long value)
+          (sb-alien:unsigned-long 0) (sb-alien:unsigned-long 0) (sb-alien:unsigned-long 0)))
+
+(defun become-zygote ()
+  "Orphans of the agent's processes come back here (PR_SET_CHILD_SUBREAPER), and no
+process of the same user may ptrace this one or read its memory (not dumpable)."
+  (prctl 36 1)
+  (prctl 4 0)
+  (setf *sandboxed* (and (equal (sb-ext:posix-getenv "PDH_SANDBOX") "1") (= (getpid) 2)))
+  (when *sandboxed* (setf *snapshot* (private-paths))))
+
+(defun task-count ()
+  (length (directory "/proc/self/task/*/" :resolve-symlinks nil)))
+
+(defun fork ()
+  "fork(2), from a single-threaded image (SBCL's finalizer thread stopped first)."
+  (finish-output *agent-output*)
+  (when (and (fboundp 'sb-impl::finalizer-thread-stop) (> (task-count) 1))
+    (funcall 'sb-impl::finalizer-thread-stop))
+  (c-call "fork" sb-alien:int))
+
+(defun wait-for (pid)
+  "waitpid(PID) (-1: any child): (values pid status), pid -1 when there is no child."
+  (sb-alien:with-alien ((status sb-alien:int 0))
+    (let ((found (c-call "waitpid" sb-alien:int (sb-alien:int pid)
+                         ((* sb-alien:int) (sb-alien:addr status)) (sb-alien:int 0))))
+      (values found status))))
+
+(defun descendants ()
+  "Every process below this one, through /proc/PID/task/TID/children."
+  (let ((found '()) (todo (list "self")))
+    (loop while todo
+          do (let ((pid (pop todo)))
+               (dolist (task (directory (format nil "/proc/~A/task/*/" pid)
+                                        :resolve-symlinks nil))
+                 (with-open-file (in (merge-pathnames "children" task) :if-does-not-exist nil)
+                   (when in
+                     (loop for child = (read-line in nil nil) while child
+                           do (dolist (word (words child))
+                                (let ((child-pid (parse-integer word :junk-allowed t)))
+                                  (when child-pid
+                                    (push child-pid found)
+                                    (push child-pid todo))))))))))
+    found))
+
+(defun kill-everything-else ()
+  "Kill every descendant (in the sandbox: every process but bubblewrap and this one) and
+reap them all; returns when this process has no child left."
+  (loop
+    (if *sandboxed*
+        (sb-unix:unix-kill -1 +sigkill+)
+        (dolist (pid (descendants)) (sb-unix:unix-kill pid +sigkill+)))
+    (when (minusp (wait-for -1)) (return))))
+
+;;; The sandbox's writable folders are emptied of whatever an agent added (never outside
+;;; the sandbox, where /tmp is the machine's).
+(defparameter *private-folders* '("/tmp" "/dev/shm"))
+
+(defun entries (folder)
+  "The names in FOLDER (a native namestring), without . and .."
+  (let ((names '()))
+    (ignore-errors
+     (sb-impl::with-native-directory-iterator (next folder)
+       (loop for name = (next) while name
+             unless (member name '("." "..") :test #'string=) do (push name names))))
+    names))
+
+(defun folder-p (path)
+  "A real folder (lstat: a link to a folder is not one)."
+  (multiple-value-bind (ok dev ino mode) (sb-unix:unix-lstat path)
+    (declare (ignore dev ino))
+    (and ok (= (logand mode #o170000) #o040000))))
+
+(defun private-paths ()
+  (let ((found '()))
+    (labels ((walk (folder)
+               (push folder found)
+               (dolist (name (entries folder))
+                 (let ((path (concatenate 'string folder "/" name)))
+                   (if (folder-p path) (walk path) (push path found))))))
+      (dolist (folder *private-folders* found)
+        (when (folder-p folder) (walk folder))))))
+
+(defun remove-path (path)
+  (cond ((folder-p path)
+         (c-call "chmod" sb-alien:int (sb-alien:c-string path) (sb-alien:int #o700))
+         (dolist (name (entries path)) (remove-path (concatenate 'string path "/" name)))
+         (c-call "rmdir" sb-alien:int (sb-alien:c-string path)))
+        (t (sb-unix:unix-unlink path))))
+
+(defun empty-private-folders ()
+  (labels ((clean (folder)
+             (dolist (name (entries folder))
+               (let ((path (concatenate 'string folder "/" name)))
+                 (cond ((not (member path *snapshot* :test #'string=)) (remove-path path))
+                       ((folder-p path) (clean path)))))))
+    (dolist (folder *private-folders*)
+      (when (member folder *snapshot* :test #'string=) (clean folder)))))
+
+(defun clean-up ()
+  (kill-everything-else)
+  (when *sandboxed* (empty-private-folders)))
+
+;;; The compiled agent lives in a sealed in-memory file: no process, not even the agent's
+;;; own, can change the code a later game loads.
+(defun sealed-file (bytes)
+  (let ((fd (c-call "memfd_create" sb-alien:int (sb-alien:c-string "agent.fasl")
+                    (sb-alien:unsigned-int 2))))   ; MFD_ALLOW_SEALING
+    (when (minusp fd) (error "memfd_create failed"))
+    (let ((out (sb-sys:make-fd-stream (c-dup fd) :output t :element-type '(unsigned-byte 8)
+                                                 :auto-close t)))
+      (write-sequence bytes out)
+      (close out))
+    ;; F_ADD_SEALS: no more writing, shrinking, growing or changing the seals
+    (c-call "fcntl" sb-alien:int (sb-alien:int fd) (sb-alien:int 1033) (sb-alien:int 15))
+    fd))
+
+(defun exit-now (code)
+  "_exit(2): no unwinding, no exit hooks, no streams flushed (a forked child's are not its own)."
+  (c-call "_exit" sb-alien:void (sb-alien:int code)))
+
+(defun end-like (status)
+  "Exit as a child ended (its status or its signal), so the monitor reports the same."
+  (finish-output *agent-output*)
+  (let ((signal (logand status #x7f)))
+    (if (zerop signal)
+        (exit-now (ldb (byte 8 8) status))
+        (progn (c-call "signal" sb-alien:long (sb-alien:int signal) (sb-alien:long 0))
+               (sb-unix:unix-kill (getpid) signal)
+               (exit-now (+ 128 signal))))))
+
+(defun in-child (work)
+  "Run WORK in a just-forked child, away from the monitor's pipes; never return."
+  (handler-case
+      (progn (prctl 1 +sigkill+)            ; PR_SET_PDEATHSIG: die with the zygote
+             (close-monitor-pipes)
+             (funcall work)
+             (finish-output *agent-output*)
+             (exit-now 0))
+    (serious-condition () (exit-now 70))))
+
+(defun close-monitor-pipes ()
+  (dolist (fd *monitor-fds*) (sb-unix:unix-close fd)))
+
+(defun pipe-streams (read-fd write-fd &key (input-format :latin-1) (output-format :latin-1))
+  (values (sb-sys:make-fd-stream read-fd :input t :buffering :full :external-format input-format)
+          (sb-sys:make-fd-stream write-fd :output t :buffering :full
+                                          :external-format output-format)))
+
+;;; -- preparing the agent, once -------------------------------------------------------------
+
+(defun prepare (file name)
+  "In a throwaway child: compile FILE and load it once. The zygote gets the fasl's bytes
+(then this child and all it started die), or sends LOADERR and exits."
+  (multiple-value-bind (read-fd write-fd) (sb-unix:unix-pipe)
+    (let ((pid (fork)))
+      (when (zerop pid)
+        (sb-unix:unix-close read-fd)
+        (in-child (lambda () (report-preparation file name write-fd))))
+      (sb-unix:unix-close write-fd)
+      (let ((bytes (with-open-stream (in (sb-sys:make-fd-stream read-fd :input t
+                                                                :element-type '(unsigned-byte 8)))
+                     (read-all in))))
+        (multiple-value-bind (found status) (wait-for pid)
+          (declare (ignore found))
+          (clean-up)
+          (cond ((and (plusp (length bytes)) (= (aref bytes 0) (char-code #\C)))
+                 (subseq bytes 1))
+                ((and (plusp (length bytes)) (= (aref bytes 0) (char-code #\E)))
+                 (reply "LOADERR" (one-line (sb-ext:octets-to-string
+                                             bytes :start 1 :external-format :utf-8)))
+                 (exit-now 1))
+                (t (end-like status))))))))
+
+(defun read-all (in)
+  (let ((bytes (make-array 0 :element-type '(unsigned-byte 8) :adjustable t :fill-pointer 0))
+        (chunk (make-array 65536 :element-type '(unsigned-byte 8))))
+    (loop for got = (read-sequence chunk in)
+          while (plusp got)
+          do (loop for i below got do (vector-push-extend (aref chunk i) bytes)))
+    (coerce bytes '(simple-array (unsigned-byte 8) (*)))))
+
+(defun report-preparation (file name fd)
+  (let ((message
+          (handler-case
+              (let ((bytes (compile-agent file)))
+                (setf *fasl* (sealed-file bytes))
+                (load-agent name)
+                (concatenate '(vector (unsigned-byte 8)) #(67) bytes))      ; C
+            (load-failure (c)
+              (concatenate '(vector (unsigned-byte 8)) #(69)                 ; E
+                           (sb-ext:string-to-octets
+                            (format nil "~A: ~A" file (load-failure-text c))
+                            :external-format :utf-8)))
+            (serious-condition (c)
+              (concatenate '(vector (unsigned-byte 8)) #(69)
+                           (sb-ext:string-to-octets
+                            (format nil "~A: ~A" file (describe-condition c))
+                            :external-format :utf-8))))))
+    (with-open-stream (out (sb-sys:make-fd-stream fd :output t
+                                                  :element-type '(unsigned-byte 8)))
+      (write-sequence message out))))
+
+;;; -- the games -------------------------------------------------------------------------------
+
+(defun spawn (name)
+  "Fork the next game's child: it waits for its GAME with nothing of the agent loaded."
+  (multiple-value-bind (requests-read requests-write) (sb-unix:unix-pipe)
+    (multiple-value-bind (replies-read replies-write) (sb-unix:unix-pipe)
+      (let ((pid (fork)))
+        (when (zerop pid)
+          (sb-unix:unix-close requests-write)
+          (sb-unix:unix-close replies-read)
+          (in-child (lambda () (play requests-read replies-write name))))
+        (sb-unix:unix-close requests-read)
+        (sb-unix:unix-close replies-write)
+        (multiple-value-bind (from-child to-child) (pipe-streams replies-read requests-write)
+          (setf *child* (list pid to-child from-child)))))))
+
+(defun play (requests-fd replies-fd name)
+  "In a game's child: wait for GAME, then a fresh agent serves the game's turns."
+  (multiple-value-bind (in out) (pipe-streams requests-fd replies-fd :output-format :utf-8)
+    (setf *requests* in *replies* out *token* nil)
+    (loop with started = nil
+          for line = (read-line *requests* nil nil)
+          while line
+          do (let* ((words (words line)) (command (first words)))
+               (cond ((null command))
+                     ((not started)
+                      (when (string= command "GAME")
+                        (destructuring-bind (seed per-turn tt r p s)
+                            (mapcar #'parse-integer (rest words))
+                          (start-game seed per-turn (list tt r p s) name))
+                        (setf started t)))
+                     ((string= command "TURN")
+                      (when (= (length words) 3) (record-turn (second words) (third words)))
+                      (call-agent))
+                     ((string= command "SYNC") (record-turn (second words) (third words))))))))
+
+(defun read-bounded-line (in)
+  "The next line of IN, at most +line-limit+ characters (the rest of a longer one is
+dropped), or nil at end of file."
+  (let ((line (make-string-output-stream)) (length 0))
+    (loop for char = (read-char in nil nil)
+          do (cond ((null char) (return (and (plusp length) (get-output-stream-string line))))
+                   ((char= char #\Newline) (return (get-output-stream-string line)))
+                   ((< length +line-limit+) (write-char char line) (incf length))))))
+
+(defun relay (command line)
+  (destructuring-bind (pid to-child from-child) *child*
+    (unless *playing*
+      (when (string= command "TURN") (reply "ERROR" "no game was started"))
+      (return-from relay))
+    (handler-case (progn (write-line line to-child) (finish-output to-child))
+      (serious-condition () nil))           ; it is gone: its replies say so
+    (when (string= command "TURN")
+      (let ((answer (handler-case (read-bounded-line from-child)
+                      (serious-condition () nil))))
+        (unless answer                      ; it died: this process ends the same way
+          (sb-unix:unix-kill pid +sigkill+)
+          (multiple-value-bind (found status) (wait-for pid)
+            (declare (ignore found))
+            (clean-up)
+            (end-like status)))
+        (write-string *token* *relay*)
+        (write-char #\Space *relay*)
+        (write-string answer *relay*)
+        (terpri *relay*)
+        (finish-output *relay*)))))
+
+(defun renew (name)
+  "The game's child and all it started die; the next game's child waits."
+  (setf *playing* nil)
+  (destructuring-bind (pid to-child from-child) *child*
+    (declare (ignore pid))
+    (ignore-errors (close to-child :abort t))
+    (ignore-errors (close from-child :abort t)))
+  (clean-up)
+  (spawn name))
+
+(defun serve (name)
+  (spawn name)
   (loop for line = (read-line *requests* nil nil)
         while line
-        do (let* ((words (words line)) (command (first words)))
+        do (let ((command (first (words line))))
              (cond ((null command))
-                   ((string= command "TURN")
-                    (when (= (length words) 3) (record-turn (second words) (third words)))
-                    (call-agent))
-                   ((string= command "SYNC") (record-turn (second words) (third words)))
+                   ((or (string= command "TURN") (string= command "SYNC"))
+                    (relay command line))
                    ((string= command "GAME")
-                    (destructuring-bind (seed per-turn tt r p s)
-                        (mapcar #'parse-integer (rest words))
-                      (start-game seed per-turn (list tt r p s))))
-                   ((string= command "QUIT") (return))))))
+                    (when *playing* (renew name))
+                    (setf *playing* t)
+                    (relay command line))
+                   ((string= command "END") (renew name))
+                   ((string= command "QUIT") (return)))))
+  (clean-up))
 
 (defun arguments ()
   "FILE and NAME: SBCL leaves only what follows --end-toplevel-options after the program."
@@ -436,14 +718,10 @@ nreverse, setf of a move) never reaches the host's record of the game."
   (forget-environment-variable "PDH_TOKEN")
   (forget-environment-variable "PDH_TIMEOUT")
   (take-protocol-streams)
+  (become-zygote)
+  (setf *packages-at-start* (list-all-packages))
   (destructuring-bind (file name) (arguments)
-    (handler-case (load-agent file name)
-      (load-failure (c)
-        (reply "LOADERR" (one-line (format nil "~A: ~A" file (load-failure-text c))))
-        (sb-ext:exit :code 1 :abort t))
-      (serious-condition (c)
-        (reply "LOADERR" (one-line (format nil "~A: ~A" file (describe-condition c))))
-        (sb-ext:exit :code 1 :abort t))))
-  (reply "READY")
-  (serve)
-  (sb-ext:exit :code 0 :abort t))
+    (setf *fasl* (sealed-file (prepare file name)))
+    (reply "READY")
+    (serve name))
+  (exit-now 0))

@@ -28,9 +28,9 @@ from conftest import ROOT, run_cli
 from test_hostile import HOSTILE
 
 IN_MEMORY = ["GameCounter.py", "ModuleStasher.py", "EnvCounter.py", "ThreadCounter.py",
-             "GrandchildCounter.py", "HyGameCounter.hy"]
-IN_FILES = ["LengthSpy.py", "HyLengthSpy.hy"]   # /tmp: private to the sandbox only
-LISP_CARRIERS = ["LispGameCounter.lisp", "LispLengthSpy.lisp"]
+             "GrandchildCounter.py", "HyGameCounter.hy", "LispGameCounter.lisp",
+             "LispUserCounter.lisp"]
+IN_FILES = ["LengthSpy.py", "HyLengthSpy.hy", "LispLengthSpy.lisp"]  # /tmp: the sandbox's only
 BUILTINS = ["titfortat", "grudger", "random", "defect"]
 GAME = ("--seed", "5", "--length", "6", "9", "--format", "json", "--timeout", "5")
 
@@ -56,7 +56,7 @@ def cases():
 
 
 @pytest.mark.parametrize("name,mode", list(cases()))
-def test_the_same_game_played_again_is_the_same_game(name, mode, bwrap):
+def test_the_same_game_played_again_is_the_same_game(name, mode, bwrap, sbcl):
     from harness.agents import builtin_spec, file_spec
     from harness.handles.opening import Isolation, open_handle
 
@@ -118,7 +118,7 @@ def killed_and_resumed(tmp_path, agents, *options):
     return json.loads(out)
 
 
-def test_one_job_two_jobs_and_a_resumed_run_agree_in_the_sandbox(tmp_path, bwrap):
+def test_one_job_two_jobs_and_a_resumed_run_agree_in_the_sandbox(tmp_path, bwrap, sbcl):
     agents = field(tmp_path, IN_MEMORY + IN_FILES)
     one = tournament(agents, "--isolation", "sandbox", "--jobs", "1")
     assert tournament(agents, "--isolation", "sandbox", "--jobs", "2") == one
@@ -126,10 +126,46 @@ def test_one_job_two_jobs_and_a_resumed_run_agree_in_the_sandbox(tmp_path, bwrap
     assert all(agent["status"] == "ok" for agent in one["agents"])
 
 
-def test_process_and_sandbox_isolation_agree(tmp_path, bwrap):
+def test_process_and_sandbox_isolation_agree(tmp_path, bwrap, sbcl):
     agents = field(tmp_path, IN_MEMORY)
     sandboxed = tournament(agents, "--isolation", "sandbox", "--jobs", "2")
     in_processes = tournament(agents, "--isolation", "process", "--jobs", "2")
     assert sandboxed["params"].pop("isolation") == "sandbox"
     assert in_processes["params"].pop("isolation") == "process"
     assert in_processes == sandboxed
+
+
+# -- the trusted `none` mode: same seed, same result, whatever the threads and workers --------
+def copies(tmp_path, source, count):
+    folder = tmp_path / source.stem
+    folder.mkdir()
+    text = source.read_text()
+    for k in range(1, count + 1):
+        (folder / f"{source.stem}{k}{source.suffix}").write_text(
+            text.replace(source.stem, f"{source.stem}{k}"))
+    return str(folder)
+
+
+def test_lisp_agents_in_none_mode_play_the_same_with_one_job_or_two(tmp_path, sbcl):
+    """Forked workers once shared the parent's pipes to the SBCL hosts: spurious faults and
+    a different result on every run."""
+    agents = [copies(tmp_path, ROOT / "student_agents" / "FischerGupta.lisp", 4),
+              "titfortat", "grudger", "pavlov", "random", "defect", "cooperate"]
+    options = ("--isolation", "none", "--seed", "7", "--format", "json")
+    status, one, err = run_cli("tournament", *agents, *options, "--jobs", "1")
+    assert status == 0, err
+    status, two, err = run_cli("tournament", *agents, *options, "--jobs", "2")
+    assert status == 0, err
+    assert json.loads(two) == json.loads(one)
+    assert not any(sum(s["faults"].values()) for s in json.loads(one)["standings"])
+
+
+def test_hy_agents_that_require_the_prelude_all_load_on_a_cold_cache(tmp_path, monkeypatch):
+    """Hy agents loaded on parallel threads while Hy itself was first imported once lost
+    their `#'` reader macro ("reader macro '#'' is not defined")."""
+    monkeypatch.setenv("PDHARNESS_CACHE", str(tmp_path / "cold-cache"))
+    agents = copies(tmp_path, ROOT / "student_agents" / "KimLopez.hy", 6)
+    status, out, err = run_cli("tournament", agents, "--isolation", "none", "--seed", "1",
+                               "--max-rounds", "1", "--format", "json")
+    assert status == 0, err
+    assert [a["status"] for a in json.loads(out)["agents"]] == ["ok"] * 6, out

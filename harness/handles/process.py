@@ -459,5 +459,17 @@ class ProcessHandle:
             self.host.quit()
             self.host = None
 
+    def abandon(self) -> None:
+        """Forget the host without touching its process, which belongs to the process that
+        forked this one: a forked worker (harness/runners.py) must open hosts of its own."""
+        if self.host is not None:
+            for stream in (self.host.process.stdin, self.host.process.stdout,
+                           self.host.process.stderr):
+                try:
+                    stream.close()
+                except OSError:
+                    pass
+            self.host = None
+
     def captured_output(self) -> str:
         return self.output.text()
