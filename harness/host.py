@@ -41,10 +41,17 @@ class Agent:
 
     def __init__(self, language: str, source: str, name: str):
         self.language, self.path, self.name = language, Path(source), name
-        if language == "hy":  # Hy's runtime, imported once here: no agent code runs
-            from lisp_bridge.hy_loader import import_runtime
+        # what every game's child uses, imported once here (no agent code runs), so that
+        # no game pays for importing it again
+        from . import answers, languages, pyload, rules, runtime  # noqa: F401
+
+        if language == "builtin":
+            from . import builtins  # noqa: F401
+        if language == "hy":
+            from lisp_bridge.hy_loader import hist_pairs, import_runtime
 
             import_runtime(self.path)
+            hist_pairs()
 
     def prepare(self) -> bytes:
         """The compiled code (marshal), after loading it once; LoadError if it does not."""
@@ -120,6 +127,34 @@ class Zygote:
             message = FAILED + f"{self.agent.path}: {describe_exception(error)}".encode(
                 "utf-8", "replace")
         _write_all(fd, message)
+
+    def serve_builtin(self) -> None:
+        """A built-in strategy is our own code: its games need no fresh process, only a
+        fresh strategy object (what a fork would cost, a game start here does not)."""
+        from .rules import Payoffs
+
+        reader = zygote.LineReader(self.requests)
+        runtime = self.agent.runtime(b"")
+        playing = False
+        while (line := reader.next_line()) is not None:
+            words = line.decode("ascii", "replace").split()
+            command = words[0] if words else ""
+            if command == "GAME":
+                seed, per_turn, t, r, p, s = map(int, words[1:7])
+                runtime.start_game(seed, per_turn, Payoffs(t, r, p, s))
+                playing = True
+            elif command in ("TURN", "SYNC") and playing:
+                if len(words) == 3:
+                    runtime.record(words[1], words[2])
+                if command == "TURN":
+                    kind, text, _warning = runtime.call()
+                    self.send(f"{kind} {text}".encode("ascii"))
+            elif command == "TURN":
+                self.send(b"ERROR no game was started")
+            elif command == "END":
+                playing = False
+            elif command == "QUIT":
+                break
 
     def serve(self) -> None:
         """Relay the monitor's requests: a GAME goes to a child forked in advance (it
@@ -264,7 +299,19 @@ def _end_like(status: int) -> None:
     os._exit(os.WEXITSTATUS(status) if os.WIFEXITED(status) else 1)
 
 
+def _site_folders() -> None:
+    """Started with -S (harness/languages.py): the site folders (not the user's), without
+    their .pth files, so that installed libraries (hy, hyrule, what agents import) are
+    found."""
+    if not sys.flags.no_site:
+        return
+    import site
+
+    sys.path += [folder for folder in site.getsitepackages() if folder not in sys.path]
+
+
 def main(argv: list[str]) -> int:
+    _site_folders()
     token = os.environ.pop("PDH_TOKEN", "")
     requests, replies = _take_protocol_streams()
     zygote.become_zygote()
@@ -282,7 +329,10 @@ def main(argv: list[str]) -> int:
         return 1
     host.compiled = compiled
     host.send(b"READY")
-    host.serve()
+    if language == "builtin":
+        host.serve_builtin()
+    else:
+        host.serve()
     return 0
 
 

@@ -56,14 +56,18 @@ else:
 """
 
 
-def _isolated(*arguments: str) -> list[str]:
+def _isolated(*arguments: str, site: bool = True) -> list[str]:
     safe_path = ["-P"] if sys.version_info >= (3, 11) else []  # the bootstrap does it too
-    return [python_executable(), "-s", *safe_path, "-c", _BOOT, package_root(), *arguments]
+    # -S (hosts): no site-packages .pth files either (some import heavy modules, and every
+    # MiB a host maps makes each game's fork dearer); harness/host.py puts the site folders
+    # themselves on its path
+    sites = ["-s"] if site else ["-S"]
+    return [python_executable(), *sites, *safe_path, "-c", _BOOT, package_root(), *arguments]
 
 
-def python_module_command(module: str, *arguments: str) -> list[str]:
+def python_module_command(module: str, *arguments: str, site: bool = True) -> list[str]:
     """`python -m MODULE ARGUMENT...`, isolated from the working folder (see _BOOT)."""
-    return _isolated("-m", module, *arguments)
+    return _isolated("-m", module, *arguments, site=site)
 
 
 def python_code_command(code: str) -> list[str]:
@@ -72,7 +76,7 @@ def python_code_command(code: str) -> list[str]:
 
 
 def python_host_command(language: str, source: str, name: str) -> list[str]:
-    return python_module_command("harness.host", language, source, name)
+    return python_module_command("harness.host", language, source, name, site=False)
 
 
 def package_root() -> str:
@@ -127,7 +131,7 @@ class _Hy(Language):
 
         warm_library_cache()
         # harness.host with the harness cache read-only (the process is the agent's)
-        return python_module_command("lisp_bridge.hy_host", source, name)
+        return python_module_command("lisp_bridge.hy_host", source, name, site=False)
 
 
 class _Lisp(Language):
