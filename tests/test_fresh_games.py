@@ -151,7 +151,8 @@ def test_lisp_agents_in_none_mode_play_the_same_with_one_job_or_two(tmp_path, sb
     a different result on every run."""
     agents = [copies(tmp_path, ROOT / "student_agents" / "FischerGupta.lisp", 4),
               "titfortat", "grudger", "pavlov", "random", "defect", "cooperate"]
-    options = ("--isolation", "none", "--seed", "7", "--format", "json")
+    # a generous call limit: on a busy machine a slow turn must not pass for the bug
+    options = ("--isolation", "none", "--seed", "7", "--format", "json", "--timeout", "20")
     status, one, err = run_cli("tournament", *agents, *options, "--jobs", "1")
     assert status == 0, err
     status, two, err = run_cli("tournament", *agents, *options, "--jobs", "2")
