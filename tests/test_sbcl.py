@@ -297,7 +297,7 @@ def test_without_sbcl_the_tournament_runs_and_names_the_fix(tmp_path):
 def test_a_mixed_python_hy_and_lisp_tournament_in_the_sandbox(bwrap):
     status, out, err = run_cli("tournament", LISP / "LispFriendly.lisp",
                                LISP / "LispGambler.lisp", ROOT / "student_agents",
-                               AGENTS / "core" / "Counter.py", "grudger",
+                               AGENTS / "core" / "Counter.py", "grudger", "--timeout", "20",
                                "--seed", "8", "--length", "5", "8", "--format", "json")
     assert status == 0, err
     result = json.loads(out)
@@ -307,7 +307,8 @@ def test_a_mixed_python_hy_and_lisp_tournament_in_the_sandbox(bwrap):
     status, again, err = run_cli("tournament", LISP / "LispFriendly.lisp",
                                  LISP / "LispGambler.lisp", ROOT / "student_agents",
                                  AGENTS / "core" / "Counter.py", "grudger", "--jobs", "1",
-                                 "--seed", "8", "--length", "5", "8", "--format", "json")
+                                 "--timeout", "20", "--seed", "8", "--length", "5", "8",
+                                 "--format", "json")
     assert status == 0, err
     assert json.loads(again)["standings"] == result["standings"]  # same seed, any --jobs
 
