@@ -38,10 +38,9 @@ class PerAgent:
         """The host's argv, made to deny forking itself where it must: SBCL loads
         lisp_bridge/no_fork.lisp before the host (the Python host calls
         harness.seccomp.deny_forking_if_asked)."""
-        if NO_FORK_VARIABLE not in self.env or not resource_limits.is_sbcl(argv):
-            return list(argv)
-        at = next((i for i, word in enumerate(argv) if word in ("--load", "--eval")), len(argv))
-        return [*argv[:at], "--load", str(NO_FORK_LISP), *argv[at:]]
+        # the SBCL host is a zygote: it must fork, and loads no_fork.lisp (named in
+        # PDH_NO_FORK_LISP) in each process it forks, before agent code runs there
+        return list(argv)
 
 
 def per_agent(memory: int | None) -> PerAgent:
@@ -58,7 +57,8 @@ def per_agent(memory: int | None) -> PerAgent:
         if group is not None:
             return PerAgent(group.enter, lambda: groups.release(group))
     no_fork = _program(no_fork=True)
-    return PerAgent(env={NO_FORK_VARIABLE: no_fork.hex()} if no_fork else {})
+    return PerAgent(env={NO_FORK_VARIABLE: no_fork.hex(), "PDH_NO_FORK_LISP": str(NO_FORK_LISP)}
+                    if no_fork else {})
 
 
 def describe() -> str:

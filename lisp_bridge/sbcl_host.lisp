@@ -99,7 +99,8 @@ zygote adds it when it relays the line)."
 
 ;;; -- loading ------------------------------------------------------------------------------
 
-(defvar *fasl* nil "The agent's compiled file, open and already unlinked.")
+
+(defvar *fasl-bytes* nil "The agent's compiled file, in the zygote's memory.")
 (defvar *function* nil)
 (defvar *move-c* nil)
 (defvar *move-d* nil)
@@ -244,9 +245,16 @@ the packages the file made are searched: never a symbol of SBCL's own."
   (cons (find-package :cl-user) (set-difference (list-all-packages) *packages-at-start*)))
 
 (defun load-agent-fresh ()
-  "Load the agent's compiled file (*fasl*, a sealed in-memory file) into this process."
-  (with-open-file (in (format nil "/proc/self/fd/~D" *fasl*)
-                      :element-type '(unsigned-byte 8))
+  "Load the agent's compiled file (*fasl-bytes*) into this process."
+  (let ((path (scratch-fasl-name "game")))
+    (with-open-file (out path :direction :output :element-type '(unsigned-byte 8)
+                              :if-exists :supersede)
+      (write-sequence *fasl-bytes* out))
+    (unwind-protect (load-fasl-file path)
+      (ignore-errors (delete-file path)))))
+
+(defun load-fasl-file (path)
+  (with-open-file (in path :element-type '(unsigned-byte 8))
     (as-agent
       ;; compile-file already evaluated each defconstant once; (load "file.lisp"), as the
       ;; course runs it, would not complain that '(C D) is not EQL to '(C D)
@@ -513,19 +521,17 @@ reap them all; returns when this process has no child left."
   (kill-everything-else)
   (when *sandboxed* (empty-private-folders)))
 
-;;; The compiled agent lives in a sealed in-memory file: no process, not even the agent's
-;;; own, can change the code a later game loads.
-(defun sealed-file (bytes)
-  (let ((fd (c-call "memfd_create" sb-alien:int (sb-alien:c-string "agent.fasl")
-                    (sb-alien:unsigned-int 2))))   ; MFD_ALLOW_SEALING
-    (when (minusp fd) (error "memfd_create failed"))
-    (let ((out (sb-sys:make-fd-stream (c-dup fd) :output t :element-type '(unsigned-byte 8)
-                                                 :auto-close t)))
-      (write-sequence bytes out)
-      (close out))
-    ;; F_ADD_SEALS: no more writing, shrinking, growing or changing the seals
-    (c-call "fcntl" sb-alien:int (sb-alien:int fd) (sb-alien:int 1033) (sb-alien:int 15))
-    fd))
+;;; The compiled agent lives in the zygote's memory (a game's child cannot change it): each
+;;; game's child writes its own copy to a private file, loads it and deletes it.
+
+(defun deny-forking-if-asked ()
+  "In a child that runs agent code: where no cgroup holds the agent's processes together
+the monitor orders forking denied (PDH_NO_FORK_FILTER, harness/seccomp.py); the zygote
+itself must fork, so the order is carried out here (lisp_bridge/no_fork.lisp does it)."
+  (let ((script (sb-ext:posix-getenv "PDH_NO_FORK_LISP")))
+    (forget-environment-variable "PDH_NO_FORK_LISP")
+    (when (and script (plusp (length script)))
+      (load script))))
 
 (defun exit-now (code)
   "_exit(2): no unwinding, no exit hooks, no streams flushed (a forked child's are not its own)."
@@ -546,6 +552,7 @@ reap them all; returns when this process has no child left."
   (handler-case
       (progn (prctl 1 +sigkill+)            ; PR_SET_PDEATHSIG: die with the zygote
              (close-monitor-pipes)
+             (deny-forking-if-asked)
              (funcall work)
              (finish-output *agent-output*)
              (exit-now 0))
@@ -596,7 +603,7 @@ reap them all; returns when this process has no child left."
   (let ((message
           (handler-case
               (let ((bytes (compile-agent file)))
-                (setf *fasl* (sealed-file bytes))
+                (setf *fasl-bytes* bytes)
                 (load-agent name)
                 (concatenate '(vector (unsigned-byte 8)) #(67) bytes))      ; C
             (load-failure (c)
@@ -721,7 +728,7 @@ dropped), or nil at end of file."
   (become-zygote)
   (setf *packages-at-start* (list-all-packages))
   (destructuring-bind (file name) (arguments)
-    (setf *fasl* (sealed-file (prepare file name)))
+    (setf *fasl-bytes* (prepare file name))
     (reply "READY")
     (serve name))
   (exit-now 0))
