@@ -35,11 +35,10 @@ class PerAgent:
     env: dict = field(default_factory=dict)
 
     def command(self, argv: list[str]) -> list[str]:
-        """The host's argv, made to deny forking itself where it must: SBCL loads
-        lisp_bridge/no_fork.lisp before the host (the Python host calls
-        harness.seccomp.deny_forking_if_asked)."""
-        # the SBCL host is a zygote: it must fork, and loads no_fork.lisp (named in
-        # PDH_NO_FORK_LISP) in each process it forks, before agent code runs there
+        """The host's argv as given: both hosts are zygotes and must fork; each installs
+        the no-fork filter in every process it forks, before agent code runs there (the
+        Python host through harness.seccomp.fork_denier, the SBCL host by loading
+        lisp_bridge/no_fork.lisp, named in PDH_NO_FORK_LISP)."""
         return list(argv)
 
 

@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 
 from . import zygote
-from .seccomp import deny_forking_if_asked
+from .seccomp import fork_denier
 
 CODE, FAILED = b"C", b"E"   # the first byte of what the preparing child sends back
 
@@ -88,6 +88,7 @@ class Zygote:
         self.token = token.encode("ascii", "replace") + b" "
         self.sandboxed = zygote.in_own_sandbox()
         self.snapshot = zygote.snapshot_private_folders() if self.sandboxed else frozenset()
+        self.deny_forking = fork_denier()   # for the children, where the monitor asks
         self.compiled = b""
         self.child = None    # the next or current game's (pid, request fd, reply reader)
         self.playing = False  # the child has its GAME
@@ -257,7 +258,8 @@ class Zygote:
             zygote.die_with_zygote()
             os.close(self.requests)
             os.close(self.replies)
-            deny_forking_if_asked()  # where no cgroup holds the agent's processes together
+            if self.deny_forking is not None:  # no cgroup holds the agent's processes
+                self.deny_forking()
             work()
         except BaseException:  # the host's own code failed: the monitor sees it die
             os._exit(70)

@@ -210,13 +210,13 @@ def installer(code: bytes):
 NO_FORK_VARIABLE = "PDH_NO_FORK_FILTER"   # the monitor's instruction to a host, in hex
 
 
-def deny_forking_if_asked(environ=None) -> None:
-    """For a host, in the process that will run agent code, before it does: where the
-    monitor put no cgroup around the agent it sets `NO_FORK_VARIABLE`; from then on this
-    process and its threads cannot start processes (threads can still be made). Stacks on
-    the filter already installed. A host that forks a fresh process per game calls this in
-    that process, never in the one that forks. OSError if the kernel refuses."""
+def fork_denier(environ=None):
+    """For a host, once, before it forks: where the monitor put no cgroup around the agent
+    it sets `NO_FORK_VARIABLE`; this takes the order out of the environment and returns the
+    function that, called in a process about to run agent code (a game's fresh child, say),
+    denies that process and its threads any new process (threads can still be made). None
+    where the monitor did not ask. Prepared here, so the call in the child costs two system
+    calls; it raises OSError if the kernel refuses."""
     environ = os.environ if environ is None else environ
     code = environ.pop(NO_FORK_VARIABLE, "")
-    if code:
-        installer(bytes.fromhex(code))()
+    return installer(bytes.fromhex(code)) if code else None

@@ -101,23 +101,39 @@ def test_every_architecture_gets_a_whole_program_that_checks_the_architecture_fi
     assert (first_opcode, offset) == (0x20, 4)   # load seccomp_data.arch
 
 
-def test_a_host_told_to_deny_forking_does_so_before_agent_code_and_forgets_the_order():
+def test_a_host_told_to_deny_forking_can_fork_itself_its_children_cannot():
+    """The zygote takes the order (and removes it from the environment) and may still
+    fork; the child that calls the prepared function may not."""
     program = textwrap.dedent("""
         import json, os, sys
         sys.path.insert(0, sys.argv[1])
         from harness import seccomp
-        seccomp.deny_forking_if_asked()
-        try:
-            os.fork() or os._exit(0)
-            forked = True
-        except OSError:
-            forked = False
-        print(json.dumps([forked, seccomp.NO_FORK_VARIABLE in os.environ]))
+
+        def forks():
+            try:
+                pid = os.fork()
+            except OSError:
+                return False
+            if pid == 0:
+                os._exit(0)
+            os.waitpid(pid, 0)
+            return True
+
+        deny = seccomp.fork_denier()
+        read, write = os.pipe()
+        child = os.fork()
+        if child == 0:
+            deny()
+            os.write(write, b"1" if forks() else b"0")
+            os._exit(0)
+        os.waitpid(child, 0)
+        print(json.dumps([forks(), os.read(read, 1) == b"1",
+                          seccomp.NO_FORK_VARIABLE in os.environ]))
     """)
     env = dict(os.environ, **{seccomp.NO_FORK_VARIABLE: seccomp.program(no_fork=True).hex()})
     done = subprocess.run([sys.executable, "-c", program, str(ROOT)], env=env,
                           capture_output=True, text=True, timeout=60)
-    assert json.loads(done.stdout) == [False, False]
+    assert json.loads(done.stdout) == [True, False, False]
 
 
 # -- what sandboxes could share, seen from inside ---------------------------------------------
