@@ -222,10 +222,6 @@ EVERY_TURN = {
     "NoneAnswer": "invalid", "NumberAnswer": "invalid", "DictAnswer": "invalid",
     "WrongLength": "invalid", "BadIterable": "invalid", "Evaluator": "invalid",
 }
-WELL_BEHAVED_IN_THE_END = ["Pickler", "RandomPatcher", "Saboteur", "ParentKiller", "Massacre",
-                           "Forker", "Snoop", "Planter", "Networker", "Peeker", "Forger"]
-
-
 def test_the_tournament_finishes_with_every_agent_accounted_for(run):
     agents = run.result["agents"]
     assert set(HONEST) <= set(agents)
@@ -339,14 +335,16 @@ def test_games_between_honest_agents_are_the_same_with_or_without_hostile_ones(r
 
 
 # -- what the sandbox protects, and what `process` does not ------------------------------------
-def test_the_monitor_survives_agents_that_kill_what_they_can_see(sandboxed_run):
+def test_agents_that_kill_what_they_can_see_end_only_their_own_host(sandboxed_run):
+    """In the sandbox an agent sees only its own host's processes: killing them (its zygote,
+    everything in its PID namespace) is a crash of its own, every game; the monitor and the
+    other agents go on untouched."""
     for name in ["ParentKiller", "Massacre"]:
-        assert sandboxed_run.faults(name) == {}
-        assert sandboxed_run.intended(name) == {"CCC"}
-        assert sandboxed_run.result["agents"][name]["status"] == "ok"
-    crashed = [name for name, agent in sandboxed_run.result["agents"].items()
-               if agent["status"] == "crashed" or sandboxed_run.faults(name).get("crash")]
-    assert crashed == ["OsExiter"]      # the only crash is the one that crashes itself
+        assert set(sandboxed_run.faults(name)) == {"crash"}
+        assert sandboxed_run.intended(name) <= {"CCC"}   # never the D D D of "not in a sandbox"
+    crashed = sorted(name for name, agent in sandboxed_run.result["agents"].items()
+                     if agent["status"] == "crashed" or sandboxed_run.faults(name).get("crash"))
+    assert crashed == ["Massacre", "OsExiter", "ParentKiller"]  # each crashed itself
 
 
 def test_a_fork_bomb_is_held_to_the_process_limit(sandboxed_run):
@@ -381,7 +379,7 @@ def test_under_process_isolation_agents_can_read_write_and_connect(process_run):
 
 
 def test_under_process_isolation_an_agent_can_kill_the_monitor(tmp_path):
-    """Not protected without the OS sandbox: the host's parent is the monitor."""
+    """Not protected without the OS sandbox: the host's zygote's parent is the monitor."""
     shutil.copy(HOSTILE / "ParentKiller.py", tmp_path)
     options = dict(SETTINGS, agents=[str(tmp_path / "ParentKiller.py"), "titfortat"],
                    isolation="process", max_rounds=1)

@@ -1,16 +1,21 @@
 """Hostile: SIGKILLs every process it can see, then every process it may signal (kill -1).
 
-Guard for the test machine: it only acts inside its own PID namespace (it is process 2 or
-3 there). Outside the sandbox, as root, `kill(-1, SIGKILL)` would end every process on the
-machine: `process` isolation does not protect against that (see README)."""
+Guard for the test machine: it only acts inside a bubblewrap sandbox's PID namespace (where
+process 1 is bubblewrap). Outside the sandbox, as root, `kill(-1, SIGKILL)` would end every
+process on the machine: `process` isolation does not protect against that (see README)."""
 import os
 import signal
 import sys
 
 
 def Massacre(hist, score):
-    if os.getpid() > 3:
-        print("Massacre: not in a PID namespace of my own, refusing", file=sys.stderr)
+    try:
+        with open("/proc/1/cmdline", "rb") as cmdline:
+            in_sandbox = cmdline.read().split(b"\0")[0].endswith(b"bwrap")
+    except OSError:
+        in_sandbox = False
+    if not in_sandbox:
+        print("Massacre: not in a sandbox's PID namespace, refusing", file=sys.stderr)
         return ["D", "D", "D"]
     me = os.getpid()
     for entry in os.listdir("/proc"):

@@ -1,15 +1,30 @@
-"""Hostile: SIGKILLs its parent process (outside the sandbox: the monitor) and process 1.
+"""Hostile: SIGKILLs its parent, its parent's parent and process 1. Outside the sandbox its
+grandparent is the monitor (its parent is its own host's zygote); inside, it can reach only
+its own sandbox's processes, so it ends its own host and nothing else.
 
-Guard for the test machine: it only acts inside an agent host process, never when loaded
-into the monitor itself (`--isolation none`), where its parent would be the user's shell."""
+Guard for the test machine: it only acts inside an agent host process (the zygote's module
+is loaded there, never in the monitor), not when loaded into the monitor itself
+(`--isolation none`), where its parent would be the user's shell."""
 import os
 import signal
 import sys
 
 
+def ParentKiller_parent_of(pid):
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return int(stat.read().rsplit(")", 1)[1].split()[1])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
 def ParentKiller(hist, score):
-    if os.path.basename(sys.argv[0]) == "host.py":
-        for pid in {os.getppid(), 1}:
+    if "harness.zygote" in sys.modules:
+        parent = os.getppid()
+        # the grandparent first: this process dies with its parent (the zygote)
+        for pid in [ParentKiller_parent_of(parent), 1, parent]:
+            if not pid:
+                continue
             try:
                 os.kill(pid, signal.SIGKILL)
             except OSError as error:
