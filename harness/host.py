@@ -226,6 +226,8 @@ class Zygote:
             if command == b"TURN":
                 self.send(b"ERROR no game was started")
             return
+        if command == b"TURN" and from_child.pending():
+            self._violation("replied before it was asked")
         try:
             _write_all(to_child, line + b"\n")
         except OSError:
@@ -233,6 +235,8 @@ class Zygote:
         if command != b"TURN":
             return
         reply = from_child.next_line()
+        if reply is not None and from_child.buffer:
+            self._violation("more than one reply to one request")
         if reply is None:  # the game's child died (or closed its replies): say it as it did
             try:
                 os.kill(pid, signal.SIGKILL)
@@ -242,6 +246,16 @@ class Zygote:
             self._clean_up()
             _end_like(status)
         self.send(reply)
+
+    def _violation(self, what: str) -> None:
+        """The game's child broke the one-reply rule (its agent wrote into the pipe the
+        child answers on): the game's processes die, and this host ends saying why, which
+        the monitor records as the agent's crash and replaces the host for the next game."""
+        os.kill(self.child[0], signal.SIGKILL)
+        _exit_status(self.child[0])
+        self._clean_up()
+        os.write(2, f"protocol violation: {what}\n".encode())
+        os._exit(1)
 
     def _clean_up(self) -> None:
         zygote.kill_everything_else(self.sandboxed)

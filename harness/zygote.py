@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import ctypes
 import os
+import select
 import signal
 import stat
 
@@ -171,6 +172,14 @@ class LineReader:
         self.fd = fd
         self.buffer = bytearray()
         self.skipping = False
+
+    def pending(self) -> bool:
+        """Something is waiting to be read: buffered here, or in the pipe now."""
+        if self.buffer:
+            return True
+        ready = select.poll()
+        ready.register(self.fd, select.POLLIN)
+        return bool(ready.poll(0))
 
     def next_line(self) -> bytes | None:
         """The next line without its newline, or None at end of file."""

@@ -665,11 +665,24 @@ dropped), or nil at end of file."
                    ((char= char #\Newline) (return (get-output-stream-string line)))
                    ((< length +line-limit+) (write-char char line) (incf length))))))
 
+(defun violation (pid what)
+  "The game's child broke the one-reply rule (its agent wrote into the pipe the child answers
+on): the game's processes die, and this host ends saying why, which the monitor records as
+the agent's crash and replaces the host for the next game."
+  (sb-unix:unix-kill pid +sigkill+)
+  (wait-for pid)
+  (clean-up)
+  (format *agent-output* "~&protocol violation: ~A~%" what)
+  (finish-output *agent-output*)
+  (exit-now 1))
+
 (defun relay (command line)
   (destructuring-bind (pid to-child from-child) *child*
     (unless *playing*
       (when (string= command "TURN") (reply "ERROR" "no game was started"))
       (return-from relay))
+    (when (and (string= command "TURN") (listen from-child))
+      (violation pid "replied before it was asked"))
     (handler-case (progn (write-line line to-child) (finish-output to-child))
       (serious-condition () nil))           ; it is gone: its replies say so
     (when (string= command "TURN")
@@ -681,6 +694,8 @@ dropped), or nil at end of file."
             (declare (ignore found))
             (clean-up)
             (end-like status)))
+        (when (listen from-child)
+          (violation pid "more than one reply to one request"))
         (write-string *token* *relay*)
         (write-char #\Space *relay*)
         (write-string answer *relay*)
