@@ -350,7 +350,11 @@ def test_agents_that_kill_what_they_can_see_end_only_their_own_host(sandboxed_ru
 def test_a_fork_bomb_is_held_to_the_process_limit(sandboxed_run):
     if not sandbox.support().counts_processes:
         pytest.skip("this sandbox cannot count an agent's processes (root in a user namespace)")
-    assert sandboxed_run.intended("Forker") == {"CCC"}
+    # forking dozens of processes takes time: on a busy machine a turn may time out
+    assert set(sandboxed_run.faults("Forker")) <= {"timeout"}
+    moves = sandboxed_run.intended("Forker")
+    # turn 1 of a game forks up to the limit (CDC); turn 2 finds no room left (CCC)
+    assert "CDC" in moves and moves <= {"CDC", "CCC"}
 
 
 def test_in_the_sandbox_an_agent_finds_no_submission_and_no_network(sandboxed_run):

@@ -1,16 +1,22 @@
 """Hostile: a fork bomb (bounded, for the test machine's sake): as many spinning children
-as it may start, up to 200. Answers D D D when it got more than 40 of them.
+as it may start, up to 200. Answers D on move 1 when it got more than 40 of them (past the
+32 processes an agent may have), D on move 2 when it got any, C otherwise.
 
-Guard for the test machine: it only forks inside its own PID namespace, where the children
-die with the sandbox."""
+Guard for the test machine: it only forks inside a sandbox's PID namespace (where process 1
+is bubblewrap), where the children die with the sandbox."""
 import os
 import sys
 import time
 
 
 def Forker(hist, score):
-    if os.getpid() > 3:
-        print("Forker: not in a PID namespace of my own, refusing", file=sys.stderr)
+    try:
+        with open("/proc/1/cmdline", "rb") as cmdline:
+            in_sandbox = cmdline.read().split(b"\0")[0].endswith(b"bwrap")
+    except OSError:
+        in_sandbox = False
+    if not in_sandbox:
+        print("Forker: not in a sandbox's PID namespace, refusing", file=sys.stderr)
         return ["C", "C", "C"]
     started = 0
     try:
@@ -21,4 +27,4 @@ def Forker(hist, score):
             started += 1
     except OSError as error:
         print(f"Forker: fork failed after {started}: {error}", file=sys.stderr)
-    return ["D", "D", "D"] if started > 40 else ["C", "C", "C"]
+    return ["D" if started > 40 else "C", "D" if started else "C", "C"]

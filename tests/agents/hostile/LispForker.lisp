@@ -2,7 +2,8 @@
 ;;; sleeping children as it may, up to 64. Answers D on move 1 when it got more than 40
 ;;; (past the 32 processes an agent may have), D on move 2 when it got any (allowed where a
 ;;; cgroup holds the agent's processes together, denied where none can), C otherwise. Guard
-;;; for the test machine: it forks only inside a PID namespace of its own.
+;;; for the test machine: it forks only inside a PID namespace of its own (whose first
+;;; process is bubblewrap; its own pid grows with every game, each a fresh process).
 (defun c-fork ()
   (sb-alien:alien-funcall (sb-alien:extern-alien "fork" (function sb-alien:int))))
 
@@ -15,9 +16,13 @@
   (sb-alien:alien-funcall (sb-alien:extern-alien "_exit" (function sb-alien:void sb-alien:int))
                           0))
 
+(defun in-a-sandbox-p ()
+  (with-open-file (in "/proc/1/comm" :if-does-not-exist nil)
+    (and in (equal (read-line in nil "") "bwrap"))))
+
 (defun LispForker (hist score)
   (declare (ignore hist score))
-  (if (> (c-getpid) 3)
+  (if (not (in-a-sandbox-p))
       (list 'C 'C 'C)
       (let ((started 0))
         (loop while (< started 64)
