@@ -36,12 +36,15 @@ PYTHON_HOSTILE = sorted(path.stem for path in HOSTILE.glob("*.py")
 HONEST = ["titfortat", "grudger", "pavlov", "random", "KhosmoodLevinson"]
 MARKERS = ["/tmp/pdharness-hostile-unpickled", "/tmp/pdharness-hostile-evaluated",
            "/tmp/pdharness-hostile-planted"]
-SETTINGS = {"seed": 2024, "flip": [0.1, 0.5], "length": [2, 2], "timeout": 0.25,
+SETTINGS = {"seed": 2024, "flip": [0.1, 0.5], "length": [2, 2], "timeout": 0.5,
             "jobs": 2, "max_rounds": 2, "max_faults": 3}
 
 # Agents that would harm the test machine outside the sandbox (they refuse to act outside a
 # PID namespace of their own), or end the monitor: left out of the `process` run.
 ONLY_IN_SANDBOX = {"Massacre", "Forker", "ParentKiller"}
+# Agents that write into the pipe their game's process answers on: the zygote ends them
+PROTOCOL_BREAKERS = {"Forger", "EarlyReplier", "PipeStuffer", "DoubleReplier",
+                     "NewlineFlooder", "JunkThread"}
 
 RUNNER = r"""
 import json, sys
@@ -141,6 +144,14 @@ class RunReader:
 
     def faults(self, name) -> dict[str, int]:
         return {kind: n for kind, n in self.result["standings"][name]["faults"].items() if n}
+
+    def messages(self, name) -> set[str]:
+        return {fault[1] for _moves, fault in self.turns_of(name) if fault}
+
+    def faults_in_round(self, name, number) -> int:
+        return sum(1 for game in self.result["games"] if game["round"] == number
+                   for turn in game["turns"]
+                   if (game["a"] == name and turn[4]) or (game["b"] == name and turn[5]))
 
     def turns_of(self, name):
         """(intended moves, fault) for every turn `name` played, over all games."""
@@ -250,7 +261,7 @@ def test_fault_messages_say_what_happened(run):
     assert messages["NoneAnswer"] == {"returned nothing (None)"}
     assert all("dict" in message for message in messages["DictAnswer"])
     assert any("returned 2 moves" in message for message in messages["WrongLength"])
-    assert all("no answer within 0.25 s" in message for message in messages["Spinner"])
+    assert all("no answer within 0.5 s" in message for message in messages["Spinner"])
 
 
 def test_a_process_that_dies_is_replaced_for_the_next_game(run):
@@ -287,11 +298,15 @@ def test_objects_that_run_code_when_unpickled_are_read_as_plain_moves(run):
 
 def test_a_flood_of_output_is_captured_capped_and_never_taken_for_a_reply(run):
     assert set(run.faults("Shouter")) <= {"timeout"}    # printing megabytes takes time
-    assert run.intended("Shouter") == {"CCC"}            # forged "MOVES DDD" lines ignored
+    assert run.intended("Shouter") <= {"CCC"}            # forged "MOVES DDD" lines ignored
     output = run.result["agents"]["Shouter"]["output"]
     assert "more bytes not kept" in output
     assert 0 < len(output) < 4 * 64 * 1024 + 1000       # a cap per process pool, not MBs
-    assert run.intended("Forger") == {"CCC"} and run.faults("Forger") == {}
+    # Forger writes its forged replies into the pipe its game's process answers on: the
+    # zygote ends that game's processes at the second line (a protocol violation, a crash)
+    assert run.intended("Forger") <= {"CCC"}
+    assert set(run.faults("Forger")) == {"crash"}
+    assert all("protocol violation" in message for message in run.messages("Forger"))
 
 
 @pytest.mark.parametrize("name", ["RandomPatcher", "Saboteur"])
@@ -309,7 +324,7 @@ def test_an_agent_that_cannot_start_is_a_load_error_and_the_tournament_goes_on(r
 
 def test_agents_over_the_fault_limit_are_disqualified_at_the_end_of_the_round(run):
     over = [name for name in PYTHON_HOSTILE if name in run.result["standings"]
-            and sum(run.result["standings"][name]["faults"].values()) >= 3]
+            and run.faults_in_round(name, 1) >= 3]
     assert set(EVERY_TURN) <= set(over)
     for name in over:
         assert run.result["agents"][name]["status"] == "disqualified"
@@ -344,7 +359,8 @@ def test_agents_that_kill_what_they_can_see_end_only_their_own_host(sandboxed_ru
         assert sandboxed_run.intended(name) <= {"CCC"}   # never the D D D of "not in a sandbox"
     crashed = sorted(name for name, agent in sandboxed_run.result["agents"].items()
                      if agent["status"] == "crashed" or sandboxed_run.faults(name).get("crash"))
-    assert crashed == ["Massacre", "OsExiter", "ParentKiller"]  # each crashed itself
+    # each crashed itself; the protocol breakers' crashes are the zygote's verdict on them
+    assert sorted(set(crashed) - PROTOCOL_BREAKERS) == ["Massacre", "OsExiter", "ParentKiller"]
 
 
 def test_a_fork_bomb_is_held_to_the_process_limit(sandboxed_run):

@@ -46,9 +46,6 @@ class LispRun(RunReader):
         self.result = run_tournament(workdir, [agents, *others], isolation, max_rounds=1)
         self.honest = run_tournament(workdir, others, isolation, max_rounds=1)
 
-    def messages(self, name):
-        return {fault[1] for _moves, fault in self.turns_of(name) if fault}
-
     def intended(self, name):
         return {moves for moves, fault in self.turns_of(name) if fault is None}
 

@@ -230,17 +230,23 @@ class HostProcess:
 
 
 class CapturedOutput:
-    """What an agent printed, kept up to a cap for the instructor; the rest is counted."""
+    """What an agent printed, kept up to a cap for the instructor; the rest is counted. The
+    last few KiB are kept apart, past the cap too: a dying process's last words (SBCL's
+    fatal error, the zygote's protocol verdict) say why it died."""
+
+    TAIL = 4096
 
     def __init__(self, cap: int = OUTPUT_CAP):
         self.cap = cap
         self.kept = bytearray()
         self.dropped = 0
+        self.tail = b""
 
     def keep(self, chunk: bytes) -> None:
         room = self.cap - len(self.kept)
         self.kept += chunk[:max(0, room)]
         self.dropped += max(0, len(chunk) - max(0, room))
+        self.tail = (self.tail + chunk[-self.TAIL:])[-self.TAIL:]
 
     def text(self) -> str:
         text = self.kept.decode("utf-8", "replace")
@@ -322,7 +328,7 @@ class ProcessHandle:
         return host
 
     def _output_hint(self) -> str:
-        lines = self.output.kept.decode("utf-8", "replace").strip().splitlines()
+        lines = self.output.tail.decode("utf-8", "replace").strip().splitlines()
         # SBCL's fatal errors ("Heap exhausted, game over.") end in a backtrace of frames
         # like "  3: fp=0x... pc=0x... NAME": the line before them says what happened
         said = [line for line in lines if line.strip() and not _SBCL_FRAME.match(line)]
