@@ -56,7 +56,7 @@ def played_view(record, side):
     return views
 
 
-def check_calls_against_records(calls, records):
+def check_calls_against_records(calls, records, per_turn=PER_TURN):
     by_game = {}
     for game, hist, score in calls:
         by_game.setdefault(game, []).append((hist, score))
@@ -67,8 +67,8 @@ def check_calls_against_records(calls, records):
         views = played_view(record, side)
         turns = []
         for hist, score in shown:
-            assert len(hist) % PER_TURN == 0
-            turn = len(hist) // PER_TURN
+            assert len(hist) % per_turn == 0
+            turn = len(hist) // per_turn
             assert (hist, score) == views[turn], f"turn {turn + 1} of {record.seed}"
             turns.append(turn)
         assert turns == sorted(set(turns)), "a turn asked twice"
