@@ -124,8 +124,10 @@ KINDS = {
 def cases():
     for language in contract_languages():
         for mode in modes_of(language):
-            marks = [] if mode == "none" else [pytest.mark.slow]
             for kind in KINDS:
+                # host processes, and a late answer in the monitor, take seconds
+                slow = mode != "none" or kind == "Sleeper"
+                marks = [pytest.mark.slow] if slow else []
                 yield pytest.param(language.name, mode, kind, marks=marks,
                                    id=f"{language.name}-{mode}-{kind}")
 

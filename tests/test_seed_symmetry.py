@@ -28,8 +28,9 @@ SEEDS = st.integers(0, SEED_LIMIT - 1)
 ROUNDS = st.integers(1, 200)
 # names as agents have them: identifiers (files, built-ins, Lisp symbols), population
 # copies `type#k`, names with accents (Muñoz)
-NAMES = st.one_of(st.from_regex(r"[A-Za-z][A-Za-z0-9_-]{0,20}", fullmatch=True),
-                  st.from_regex(r"[a-z]{1,8}#[1-9][0-9]?", fullmatch=True),
+_IDENTIFIER = st.text("abcxyzABCXYZ019_-", min_size=1, max_size=16)
+NAMES = st.one_of(_IDENTIFIER,
+                  st.builds("{}#{}".format, _IDENTIFIER, st.integers(1, 99)),
                   st.text(st.characters(categories=["L"]), min_size=1, max_size=12))
 PAIRS = st.lists(NAMES, min_size=2, max_size=2, unique=True)
 
@@ -65,7 +66,7 @@ def test_another_process_with_another_hash_seed_derives_the_same_seeds():
         assert json.loads(done.stdout) == [expected for _, _, expected in VECTORS]
 
 
-@settings(derandomize=True)
+@settings(max_examples=50, derandomize=True)
 @given(SEEDS, ROUNDS, PAIRS)
 def test_a_games_seed_does_not_depend_on_the_order_the_pair_is_named_in(seed, number, pair):
     first, second = pair
@@ -73,7 +74,7 @@ def test_a_games_seed_does_not_depend_on_the_order_the_pair_is_named_in(seed, nu
         seeds.game_seed(seed, number, second, first)
 
 
-@settings(derandomize=True)
+@settings(max_examples=50, derandomize=True)
 @given(SEEDS, ROUNDS, st.lists(NAMES, min_size=2, max_size=7, unique=True), st.randoms())
 def test_a_round_robin_is_the_same_whatever_order_the_agents_are_listed_in(
         seed, number, names, shuffler):
@@ -96,7 +97,7 @@ def test_distinct_games_get_distinct_seeds(seed, names, numbers):
     assert len(set(games + lengths)) == len(games) + len(lengths)
 
 
-@settings(derandomize=True)
+@settings(max_examples=50, derandomize=True)
 @given(st.lists(SEEDS, min_size=2, max_size=5, unique=True), ROUNDS, PAIRS)
 def test_another_tournament_seed_gives_the_same_game_another_seed(tournament_seeds, number,
                                                                    pair):
@@ -104,7 +105,7 @@ def test_another_tournament_seed_gives_the_same_game_another_seed(tournament_see
     assert len(derived) == len(tournament_seeds)
 
 
-@settings(derandomize=True)
+@settings(max_examples=50, derandomize=True)
 @given(SEEDS)
 def test_each_side_flips_and_draws_from_its_own_seed(game):
     own = [seeds.flip_seed(game, "a"), seeds.flip_seed(game, "b"),
@@ -113,7 +114,7 @@ def test_each_side_flips_and_draws_from_its_own_seed(game):
     assert all(0 <= value < SEED_LIMIT for value in own)
 
 
-@settings(derandomize=True)
+@settings(max_examples=50, derandomize=True)
 @given(SEEDS, st.lists(st.integers(1, 1000), min_size=2, max_size=6, unique=True))
 def test_replicates_get_distinct_seeds_in_range(seed, replicates):
     derived = [seeds.replicate_seed(seed, replicate) for replicate in replicates]
@@ -124,7 +125,7 @@ def test_replicates_get_distinct_seeds_in_range(seed, replicates):
 BUILTINS = ["titfortat", "grudger", "random", "pavlov", "defect", "titfortwotats"]
 
 
-@settings(max_examples=8, deadline=None, derandomize=True)
+@settings(max_examples=4, deadline=None, derandomize=True)
 @given(st.permutations(BUILTINS), st.integers(0, 2 ** 32))
 def test_a_tournament_plays_the_same_games_whatever_order_its_agents_are_given_in(
         order, seed):
