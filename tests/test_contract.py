@@ -15,11 +15,12 @@ import re
 
 import pytest
 
-from conftest import AGENTS
 from harness.agents import builtin_spec, file_spec
 from harness.game import play_game
 from harness.handles.opening import Isolation, open_handle
 from harness.rules import FlipParams, GameParams
+
+from conftest import AGENTS
 
 CONTRACT = AGENTS / "contract"
 DEFAULT = "DDD"            # the default answer, unlike anything the honest agents answer
@@ -62,10 +63,10 @@ def played_views(record, side):
     """`SEEN [...] [mine theirs]` as the agent must print it before each turn."""
     _intended, mine, theirs = _side(record, side)
     lines, pairs, points = [], [], [0, 0]
-    running = list(zip(record.running_a, record.running_b))
+    running = list(zip(record.running_a, record.running_b, strict=True))
     for turn in range(record.length):
         lines.append(f"SEEN [{' '.join(pairs)}] [{points[0]} {points[1]}]")
-        pairs += [m + t for m, t in zip(mine[turn], theirs[turn])]
+        pairs += [m + t for m, t in zip(mine[turn], theirs[turn], strict=True)]
         points = list(running[turn] if side == "a" else running[turn][::-1])
     return lines
 

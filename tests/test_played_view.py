@@ -20,11 +20,12 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from conftest import AGENTS
 from harness.agents import builtin_spec, file_spec
 from harness.game import play_game
 from harness.handles.opening import Isolation, open_handle
 from harness.rules import FlipParams, GameParams
+
+from conftest import AGENTS
 from test_replacement import check_calls_against_records, game_id, shown_calls
 
 # a generous limit: no call here is meant to be late (test_replacement.py covers hangs)
@@ -76,7 +77,7 @@ def check_shown_as_played(mode: str, params, lengths, schedule, opponent):
     assert set(per_game) == {game_id(record, side) for record, side in records}
     # the property is about something: intended and played differ somewhere
     return any(intended != played for record, side in records
-               for intended, played in zip(*_moves(record, side)))
+               for intended, played in zip(*_moves(record, side), strict=True))
 
 
 def _moves(record, side):

@@ -19,10 +19,11 @@ import sys
 
 from hypothesis import given, settings, strategies as st
 
-from conftest import ROOT
 from harness import seeds
 from harness.rounds import round_robin
 from harness.seeds import SEED_LIMIT
+
+from conftest import ROOT
 
 SEEDS = st.integers(0, SEED_LIMIT - 1)
 ROUNDS = st.integers(1, 200)
