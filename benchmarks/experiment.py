@@ -11,8 +11,8 @@ functions that take the most time (cProfile, one job, isolation none).
 from __future__ import annotations
 
 import argparse
-import functools
 import cProfile
+import functools
 import io
 import json
 import pstats

@@ -162,8 +162,7 @@ def main() -> None:
 
 def random_inputs(reader_name: str, count: int) -> list[str]:
     """COUNT inputs drawn, with a fixed seed, from the fuzz tests' strategies."""
-    from hypothesis import HealthCheck, given, seed, settings
-    from hypothesis import strategies as st
+    from hypothesis import HealthCheck, given, seed, settings, strategies as st
 
     import fuzz_inputs as inputs
 

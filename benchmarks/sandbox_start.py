@@ -79,8 +79,8 @@ def main() -> None:
         print(f"{'host start to READY':28} {'process':>8} {'sandbox':>8} {'extra':>8}")
         for language, spec in specs.items():
             try:
-                plain = median_ms(lambda: host_start(spec, "process"), repeat)
-                boxed = (median_ms(lambda: host_start(spec, "sandbox"), repeat)
+                plain = median_ms(lambda spec=spec: host_start(spec, "process"), repeat)
+                boxed = (median_ms(lambda spec=spec: host_start(spec, "sandbox"), repeat)
                          if found.flavor is not None else float("nan"))
             except Exception as error:  # a language whose host is not available here
                 print(f"{language:28} not available: {error}")

@@ -107,14 +107,14 @@ def open_agent_file(path) -> int:
     try:
         mode = os.lstat(path).st_mode  # a device is not even opened (opening one may act)
     except OSError as error:
-        raise LoadError(f"{path}: cannot read: {error.strerror}")
+        raise LoadError(f"{path}: cannot read: {error.strerror}") from error
     if not stat.S_ISREG(mode):
         raise _not_plain(path, mode)
     flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
     try:
         fd = os.open(path, flags)
     except OSError as error:
-        raise LoadError(f"{path}: cannot read: {error.strerror}")
+        raise LoadError(f"{path}: cannot read: {error.strerror}") from error
     try:
         found = os.fstat(fd)
         if not stat.S_ISREG(found.st_mode):
@@ -140,7 +140,7 @@ def read_agent_file(path) -> bytes:
             chunks.append(chunk)
             size += len(chunk)
     except OSError as error:
-        raise LoadError(f"{path}: cannot read: {error.strerror}")
+        raise LoadError(f"{path}: cannot read: {error.strerror}") from error
     finally:
         os.close(fd)
     if size > MAX_AGENT_BYTES:

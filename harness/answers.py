@@ -87,13 +87,13 @@ def _normalize_slowly(answer, moves_per_turn: int) -> tuple[str, str | None]:
         items = list(islice(iter(answer), moves_per_turn + 1))
     except Exception as error:  # an iterable that raises is the agent's fault, not ours
         raise InvalidAnswer(
-            f"returned {describe(answer)} that fails when read: {type(error).__name__}")
+            f"returned {describe(answer)} that fails when read: {type(error).__name__}") from error
     if len(items) != moves_per_turn:
         count = f"{len(items)}" if len(items) <= moves_per_turn else f"more than {moves_per_turn}"
         raise InvalidAnswer(
             f"returned {count} moves ({describe(answer)}), expected {moves_per_turn}")
     try:
-        moves, canonical = zip(*(_move(item) for item in items))
+        moves, canonical = zip(*(_move(item) for item in items), strict=True)
     except InvalidAnswer as error:  # quote the whole answer, as the SBCL host does
         raise InvalidAnswer(f"{error} in {describe(answer)}") from None
     warning = None

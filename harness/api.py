@@ -39,7 +39,7 @@ def _pair(value, what):
     try:
         first, second = value
     except (TypeError, ValueError):
-        raise HarnessError(f"{what} must be a pair of numbers, not {value!r}")
+        raise HarnessError(f"{what} must be a pair of numbers, not {value!r}") from None
     return first, second
 
 

@@ -9,6 +9,7 @@ returns the `(hist, score)` function.
 """
 from __future__ import annotations
 
+
 class _Seen:
     """The game so far, flattened move by move, kept up to date incrementally: a built-in
     costs O(1) a move however long the game, which keeps `--isolation none` fast."""

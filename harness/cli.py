@@ -58,9 +58,8 @@ def cli():
 
 
 def fail(message: str, status: int = 2):
-    from .safe_text import line  # messages quote names, paths and agents' errors
-
     from .colour import paint
+    from .safe_text import line  # messages quote names, paths and agents' errors
 
     click.echo(f"pdharness: {paint('error:', 'error', err=True)} {line(message)}", err=True)
     sys.exit(status)

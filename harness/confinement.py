@@ -97,7 +97,7 @@ def filter_fd() -> int | None:
             from .errors import OutOfFiles
 
             raise OutOfFiles("the monitor has no file descriptor left for an agent's "
-                             f"system call filter ({error.strerror}): raise `ulimit -n`")
+                             f"system call filter ({error.strerror}): raise `ulimit -n`") from error
         raise
     try:
         os.write(write, code)  # a few hundred bytes: far below a pipe's buffer

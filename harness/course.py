@@ -117,7 +117,7 @@ def parse(path: Path) -> dict:
         return tomllib.loads(data.decode("utf-8"))
     # ValueError: an integer past CPython's digit limit; RecursionError: arrays nested deep
     except (ValueError, UnicodeDecodeError, RecursionError) as error:
-        raise HarnessError(f"{path}: not a valid TOML file: {str(error)[:200]}")
+        raise HarnessError(f"{path}: not a valid TOML file: {str(error)[:200]}") from error
 
 
 def keys_of(command: click.Command) -> dict[str, click.Parameter]:
@@ -187,10 +187,10 @@ def _checked(path: Path, key: str, param: click.Parameter, value):
         ctx = click.Context(click.Command("course-file"))
         param.type_cast_value(ctx, tuple(value) if isinstance(value, list) else value)
     except click.BadParameter as error:
-        raise HarnessError(f"{path}: {key} = {_toml(value)}: {error.message}")
+        raise HarnessError(f"{path}: {key} = {_toml(value)}: {error.message}") from error
     except (TypeError, ValueError, AttributeError, OverflowError,   # a TOML type the option
             RecursionError):                                         # cannot take
-        raise HarnessError(f"{path}: {key} = {_toml(value)}: not a value {key} takes")
+        raise HarnessError(f"{path}: {key} = {_toml(value)}: not a value {key} takes") from None
     return tuple(value) if isinstance(value, list) else value
 
 

@@ -17,7 +17,7 @@ def params_dict(settings) -> dict:
         "moves_per_turn": game.moves_per_turn,
         "decay": game.flip.mode,
         "timeout": game.timeout,
-        "payoffs": dict(zip("TRPS", game.payoffs.as_tuple())),
+        "payoffs": dict(zip("TRPS", game.payoffs.as_tuple(), strict=True)),
         "default_answer": game.default_answer,
         "isolation": settings.isolation.mode,
         "max_rounds": settings.max_rounds,

@@ -7,8 +7,8 @@ generator, and the moves are played one at a time, move k of A against move k of
 from __future__ import annotations
 
 import random
-from functools import lru_cache
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import NamedTuple
 
 from . import seeds
@@ -65,7 +65,7 @@ class GameRecord:
         return [Turn(ia, pa, ib, pb, fault_at.get(("a", i)), fault_at.get(("b", i)), (sa, sb))
                 for i, (ia, pa, ib, pb, sa, sb) in enumerate(zip(
                     self.intended_a, self.played_a, self.intended_b, self.played_b,
-                    self.running_a, self.running_b))]
+                    self.running_a, self.running_b, strict=False))]
 
     def faults(self, side: str) -> list[tuple[int, Fault]]:
         """(turn number from 1, fault) for one side, in turn order."""

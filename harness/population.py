@@ -54,7 +54,7 @@ def read_bounded(path: Path, limit: int, what: str) -> bytes:
         with open(path, "rb") as handle:
             data = handle.read(limit + 1)
     except OSError as error:
-        raise HarnessError(f"{path}: cannot read {what}: {error.strerror}")
+        raise HarnessError(f"{path}: cannot read {what}: {error.strerror}") from error
     if len(data) > limit:
         raise HarnessError(f"{path}: larger than {limit} bytes, the most {what} may be")
     return data
@@ -74,7 +74,8 @@ def parse_file(data: bytes, path: Path) -> dict:
             content = json.loads(text)
     except (UnicodeDecodeError, ValueError, RecursionError) as error:
         kind = "TOML" if path.suffix.lower() == ".toml" else "JSON"
-        raise HarnessError(f"{path}: not valid {kind}: {' '.join(str(error).split())[:200]}")
+        reason = ' '.join(str(error).split())[:200]
+        raise HarnessError(f"{path}: not valid {kind}: {reason}") from error
     if not isinstance(content, dict):
         raise HarnessError(f"{path}: expected an object with \"types\" at the top")
     return content
@@ -127,7 +128,7 @@ def _agent_type(entry, base: Path, where: str) -> AgentType:
     try:
         template = _template(agent, type_id, base)
     except HarnessError as error:
-        raise HarnessError(f"{where}: {error}")
+        raise HarnessError(f"{where}: {error}") from error
     return AgentType(type_id, agent, count, template)
 
 

@@ -19,7 +19,7 @@ def read_source(path: Path) -> str:
         # as read_text does: universal newlines
         return data.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")
     except UnicodeDecodeError as error:
-        raise LoadError(f"{path}: not UTF-8 text ({error.reason} at byte {error.start})")
+        raise LoadError(f"{path}: not UTF-8 text ({error.reason} at byte {error.start})") from error
 
 
 def compile_python(path: Path):
@@ -27,9 +27,9 @@ def compile_python(path: Path):
     try:
         return compile(source, str(path), "exec", dont_inherit=True)
     except SyntaxError as error:
-        raise LoadError(f"{path}:{error.lineno}: syntax error: {error.msg}")
+        raise LoadError(f"{path}:{error.lineno}: syntax error: {error.msg}") from error
     except ValueError as error:  # e.g. null bytes
-        raise LoadError(f"{path}: cannot compile: {error}")
+        raise LoadError(f"{path}: cannot compile: {error}") from error
 
 
 def line_in(path: Path, tb) -> str:
@@ -50,7 +50,7 @@ def code_factory(code, path: Path, name: str, check: bool = True):
             detail = str(error).splitlines()[0] if str(error) else ""
             raise LoadError(f"{path}{line_in(path, sys.exc_info()[2])}: "
                             f"{type(error).__name__}{': ' + detail if detail else ''} "
-                            "while loading")
+                            "while loading") from error
         function = namespace.get(name)
         if function is None:
             raise LoadError(f"{path}: defines no function named {name} "
@@ -78,7 +78,7 @@ def agent_instance_move(cls, path: Path, name: str):
     except BaseException as error:  # agent code: anything it raises is its load error
         detail = str(error).splitlines()[0] if str(error) else ""
         raise LoadError(f"{path}{line_in(path, sys.exc_info()[2])}: {name}() failed: "
-                        f"{type(error).__name__}{': ' + detail if detail else ''}")
+                        f"{type(error).__name__}{': ' + detail if detail else ''}") from error
     return instance.move
 
 

@@ -119,7 +119,7 @@ def train(types, settings, training: Training, on_done=None) -> Model:
             try:
                 handles[agent_type.id] = open_handle(agent_type.template, settings.isolation)
             except LoadError as error:
-                raise HarnessError(f"cannot train against {agent_type.id}: {error}")
+                raise HarnessError(f"cannot train against {agent_type.id}: {error}") from error
         for game in range(training.games):
             agent_type = types[game % len(types)]
             seed = derive(training.seed, "train", game)

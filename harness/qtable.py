@@ -50,7 +50,7 @@ def save_model(model: Model, path) -> None:
     try:
         path.write_text(json.dumps(model.as_json(), indent=1) + "\n", encoding="utf-8")
     except OSError as error:
-        raise HarnessError(f"{path}: cannot write the model: {error.strerror}")
+        raise HarnessError(f"{path}: cannot write the model: {error.strerror}") from error
 
 
 def load_model(path) -> Model:
@@ -63,7 +63,7 @@ def load_model(path) -> Model:
         content = json.loads(data.decode("utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError) as error:
         raise HarnessError(f"{path}: not a Q-table model (not JSON: "
-                           f"{' '.join(str(error).split())[:120]})")
+                           f"{' '.join(str(error).split())[:120]})") from error
     return _model_of(content, path)
 
 

@@ -9,10 +9,9 @@ import threading
 import time
 from collections import OrderedDict, deque
 
+from .errors import LoadError, OutOfFiles
 from .game import game_steps, play_game
 from .handles.base import DefaultHandle
-from .errors import LoadError, OutOfFiles
-
 
 # Every host process holds three pipes in the monitor (and starting one briefly more); the
 # rest of the monitor (records, threads, the sandbox's helpers) needs a few of its own.

@@ -56,7 +56,7 @@ class AgentRuntime:
             self.theirs += given
             self.hist.append(pair(mine, theirs))
             return
-        for m, t in zip(mine, theirs):
+        for m, t in zip(mine, theirs, strict=False):
             gained, given = table[m, t]
             self.mine += gained
             self.theirs += given

@@ -32,8 +32,7 @@ import threading
 from dataclasses import dataclass, field
 from typing import Callable
 
-from . import confinement
-from . import limits as resource_limits
+from . import confinement, limits as resource_limits
 
 TMP_SIZE = 64 * 1024 * 1024        # the agent's private /tmp, in bytes of memory
 UID_BASE = 1_900_000_000           # sandbox user ids: far above any real account's

@@ -8,8 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .handles.opening import Isolation
-from .results import (CRASHED, DISQUALIFIED, LOAD_ERROR, Entrant, RoundResult,
-                      TournamentResult, rank)
+from .results import CRASHED, DISQUALIFIED, LOAD_ERROR, Entrant, RoundResult, TournamentResult, rank
 from .rounds import draw_length, lowest_scorers, round_robin, round_scores
 from .rules import GameLength, GameParams
 

@@ -18,7 +18,7 @@ def _side(turn, side):
 
 
 def marked(intended: str, played: str) -> str:
-    return "".join(p + ("*" if p != i else "") for i, p in zip(intended, played))
+    return "".join(p + ("*" if p != i else "") for i, p in zip(intended, played, strict=False))
 
 
 def _score(turn, left):

@@ -107,7 +107,7 @@ def equal(a, b):
     """Structural equality: lists and tuples (hist pairs, quoted forms) element by element,
     atoms as `eq`: `(equal (car hist) '(C D))`."""
     if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
-        return len(a) == len(b) and all(equal(x, y) for x, y in zip(a, b))
+        return len(a) == len(b) and all(equal(x, y) for x, y in zip(a, b, strict=True))
     return eq(a, b)
 
 
@@ -122,7 +122,7 @@ def member(x, xs):
 
 def mapcar(function, *lists):
     """function applied to the lists' elements in step, until the shortest ends."""
-    return [function(*args) for args in zip(*(_items(xs) for xs in lists))]
+    return [function(*args) for args in zip(*(_items(xs) for xs in lists), strict=False)]
 
 
 def remove_if(test, xs):

@@ -48,7 +48,7 @@ class Pair(hy.models.Expression):
 
     def __eq__(self, other):
         if isinstance(other, (tuple, list)):
-            return len(other) == len(self) and all(a == b for a, b in zip(self, other))
+            return len(other) == len(self) and all(a == b for a, b in zip(self, other, strict=True))
         return NotImplemented
 
     def __ne__(self, other):

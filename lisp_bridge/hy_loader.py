@@ -270,12 +270,12 @@ def compile_hy(path: Path, source: str):
     except HyError as error:
         unclosed = unclosed_form(reader, error)
         if unclosed:
-            raise LoadError(f"{path}:{unclosed[0]}: Hy: {unclosed[1]}")
-        raise LoadError(_hy_error_text(path, error))
+            raise LoadError(f"{path}:{unclosed[0]}: Hy: {unclosed[1]}") from error
+        raise LoadError(_hy_error_text(path, error)) from error
     except SyntaxError as error:
-        raise LoadError(f"{path}:{error.lineno}: syntax error: {error.msg}")
+        raise LoadError(f"{path}:{error.lineno}: syntax error: {error.msg}") from error
     except Exception as error:  # a macro of the agent's that fails while compiling
-        raise LoadError(f"{path}: does not compile: {type(error).__name__}: {error}")
+        raise LoadError(f"{path}: does not compile: {type(error).__name__}: {error}") from error
 
 
 def _hy_error_text(path: Path, error) -> str:

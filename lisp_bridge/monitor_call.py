@@ -75,7 +75,7 @@ def parse_monitor_call(text: str) -> MonitorCall:
     try:
         form = read_one(text)
     except LispSyntaxError as error:
-        raise MonitorFormError(f"malformed Lisp form: {error}")
+        raise MonitorFormError(f"malformed Lisp form: {error}") from error
     if not (isinstance(form, list) and form and _is(form[0], "MONITOR")):
         raise MonitorFormError("expected a call (monitor flipParams gameLength agents)")
     if len(form) != 4:

@@ -216,7 +216,6 @@ class _Reader:
 
     def form(self, inside_list: bool = False):
         self.skip_blank()
-        start = self.pos
         c = self.peek()
         if not c:
             return _END
@@ -397,7 +396,7 @@ class _Reader:
         except UnknownFeatureExpression as error:
             raise self.error(f"unknown feature expression {error} (SBCL refuses it: write "
                              "a feature, or (and ...), (or ...), (not ...) of features)",
-                             start)
+                             start) from error
 
     def read_eval(self, start, _argument):
         if self.suppress:  # inside a dropped #+/#- form: read over it, never evaluate
@@ -578,7 +577,7 @@ class _Reader:
             try:
                 number = _number("".join(chars))
             except ArithmeticError as problem:
-                raise self.error(f"{short(raw)}: {problem}", start)
+                raise self.error(f"{short(raw)}: {problem}", start) from problem
             if number is not None:
                 return number
             if set(raw) == {"."}:
@@ -699,7 +698,7 @@ def read_all_with_lines(text: str, features=FEATURES) -> list[Located]:
         try:
             form = reader.form()
         except RecursionError:  # MAX_DEPTH keeps well under the limit; this is a backstop
-            raise reader.error("forms nested too deeply", reader.pos)
+            raise reader.error("forms nested too deeply", reader.pos) from None
         if form is _END:
             return forms
         if form is not _SKIPPED:

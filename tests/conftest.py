@@ -37,6 +37,19 @@ def bwrap():
     _need("bwrap", "apt-get install bubblewrap")
 
 
+@pytest.fixture
+def sandboxed(bwrap):
+    """bubblewrap must not only be installed but work here (in CI it must)."""
+    from harness import sandbox
+
+    found = sandbox.support()
+    if found.flavor is None:
+        if IN_CI:
+            pytest.fail(f"the sandbox does not run in CI: {found.reason}", pytrace=False)
+        pytest.skip(found.reason)
+    return found
+
+
 @pytest.fixture(autouse=True)
 def _private_cache(tmp_path_factory, monkeypatch):
     """One harness cache for the whole session, never the user's own."""

@@ -7,9 +7,10 @@ import stat
 
 import pytest
 
-from conftest import run_cli
 from harness.agents import MAX_AGENT_BYTES, read_agent_file
 from harness.errors import LoadError
+
+from conftest import run_cli
 
 SECRET = "TOP-SECRET-4f1c9a"   # what the link's target holds: must never be quoted
 GOOD = "def {name}(hist, score):\n    return 'CCC'\n"

@@ -2,8 +2,9 @@
 import pytest
 
 import harness
-from conftest import AGENTS, IN_CI
 from harness.errors import HarnessError
+
+from conftest import AGENTS, IN_CI
 
 
 def always_defect(hist, score):

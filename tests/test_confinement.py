@@ -15,12 +15,13 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from conftest import ROOT
-from harness import cgroups, confinement, seccomp
+from harness import cgroups, seccomp
 from harness.agents import builtin_spec
 from harness.handles.opening import Isolation, open_handle
 from harness.languages import host_environment
-from test_sandbox import MIB, inside_json, sandboxed  # noqa: F401 - the fixture
+
+from conftest import ROOT
+from test_sandbox import MIB, inside_json
 
 # -- the filter, on the kernel of this machine --------------------------------------------------
 PROBE = r"""

@@ -1,12 +1,13 @@
 """Agents that hang, crash, raise or lie: each fault recorded by kind, the game goes on."""
 import pytest
 
-from conftest import AGENTS, play_one
 from harness.agents import builtin_spec, file_spec
 from harness.errors import LoadError
 from harness.game import play_game
 from harness.handles.opening import Isolation, open_handle
 from harness.rules import FlipParams, GameParams
+
+from conftest import AGENTS, play_one
 
 QUIET = GameParams(flip=FlipParams(0.0, 0.0), timeout=0.5)
 CORE = AGENTS / "core"

@@ -29,7 +29,7 @@ def test_geometric_lengths_follow_the_geometric_distribution():
     observed = [counts[k] for k in range(1, 13)]
     expected.append(count - sum(expected))
     observed.append(count - sum(observed))
-    chi_square = sum((o - e) ** 2 / e for o, e in zip(observed, expected))
+    chi_square = sum((o - e) ** 2 / e for o, e in zip(observed, expected, strict=True))
     assert chi_square < 34.53  # 99.9th percentile, 12 degrees of freedom
 
 

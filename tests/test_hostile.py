@@ -24,8 +24,9 @@ from pathlib import Path
 
 import pytest
 
-from conftest import AGENTS, IN_CI, ROOT
 from harness import sandbox
+
+from conftest import AGENTS, IN_CI, ROOT
 
 HOSTILE = AGENTS / "hostile"
 # agents that carry state from game to game: played in tests/test_fresh_games.py

@@ -13,8 +13,9 @@ import shutil
 
 import pytest
 
-from conftest import IN_CI
 from harness import sandbox
+
+from conftest import IN_CI
 from test_hostile import HOSTILE, RunReader, run_tournament
 
 LISP_HOSTILE = ["LispLooper", "LispStubborn", "LispErrorer", "LispStackSmasher",

@@ -18,13 +18,14 @@ import sys
 
 import pytest
 
-from conftest import AGENTS, IN_CI
 from harness import sandbox
 from harness.agents import builtin_spec, file_spec
 from harness.game import play_game
 from harness.handles.opening import Isolation, open_handle
 from harness.handles.process import ProcessHandle
 from harness.rules import FlipParams, GameParams
+
+from conftest import AGENTS, IN_CI
 
 HOSTILE = AGENTS / "hostile"
 ROGUE_HOST = AGENTS / "rogue" / "host.py"

@@ -10,13 +10,14 @@ from pathlib import Path
 import hy
 import pytest
 
-from conftest import AGENTS, ROOT, intended_moves, play_one, run_cli
 from harness.agents import file_spec
 from harness.errors import LoadError
 from harness.handles.opening import Isolation, open_handle
 from harness.rules import FlipParams, GameParams
 from lisp_bridge import hy_loader
 from lisp_bridge.hy_data import C, D, hist_pair
+
+from conftest import AGENTS, ROOT, intended_moves, play_one, run_cli
 
 HY = AGENTS / "hy"
 BUNDLED = ROOT / "student_agents"

@@ -3,8 +3,7 @@ import builtins
 
 import hy
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
+from hypothesis import given, strategies as st
 
 from lisp_bridge import cl
 from lisp_bridge.hy_data import C, D, hist_pair

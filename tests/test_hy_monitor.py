@@ -7,8 +7,9 @@ import hy
 import pytest
 
 import harness
-from conftest import AGENTS, ROOT
 from harness.errors import HarnessError
+
+from conftest import AGENTS, ROOT
 
 SCRIPTS = AGENTS / "hy" / "scripts"
 

@@ -2,10 +2,19 @@
 import pytest
 from hypothesis import given, strategies as st
 
-from conftest import run_cli
 from lisp_bridge.monitor_call import MonitorFormError, parse_monitor_call
-from lisp_bridge.sexpr import (Char, LispSyntaxError, Symbol, dumps, read_all,
-                               read_all_with_lines, read_one, symbol)
+from lisp_bridge.sexpr import (
+    Char,
+    LispSyntaxError,
+    Symbol,
+    dumps,
+    read_all,
+    read_all_with_lines,
+    read_one,
+    symbol,
+)
+
+from conftest import run_cli
 
 symbols = st.from_regex(r"[a-zA-Z][a-zA-Z0-9*+<>=-]{0,8}", fullmatch=True).map(symbol)
 atoms = st.one_of(symbols, st.integers(-10 ** 9, 10 ** 9),

@@ -18,9 +18,10 @@ from itertools import combinations
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from conftest import ROOT
 from harness.rounds import GameJob
 from harness.runners import FDS_KEPT_FREE, FDS_PER_HOST, phases
+
+from conftest import ROOT
 
 
 def agent_files(tmp_path, agents: int) -> list[str]:

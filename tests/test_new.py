@@ -61,7 +61,7 @@ def test_the_template_plays_tit_for_tat(language, tmp_path, needs):
     me, them = ("a", "b") if game["agents"][0] == "Adams" else ("b", "a")
     turns = game["turns"]
     assert turns[0][me]["intended"] == ["C", "C", "C"]
-    for before, turn in zip(turns, turns[1:]):
+    for before, turn in zip(turns, turns[1:], strict=False):
         assert turn[me]["intended"] == before[them]["played"]
         assert turn["faults"][me] is None
 

@@ -80,7 +80,7 @@ def test_scores_recomputed_from_the_recorded_moves_match_the_games(tmp_path):
     totals = {}
     for game, a, b in rows(path, "SELECT game, played_a, played_b FROM move"):
         gained = points[a, b]
-        totals[game] = tuple(x + y for x, y in zip(totals.get(game, (0, 0)), gained))
+        totals[game] = tuple(x + y for x, y in zip(totals.get(game, (0, 0)), gained, strict=True))
     for game, score_a, score_b in rows(path, "SELECT id, score_a, score_b FROM game"):
         assert totals[game] == (score_a, score_b)
 

@@ -28,7 +28,7 @@ def test_one_row_per_agent_with_rank_score_round_faults_and_status(tmp_path):
     result = json.loads(result)
     rows = table(out)
     assert [row["agent"] for row in rows] == [s["agent"] for s in result["standings"]]
-    for row, standing in zip(rows, result["standings"]):
+    for row, standing in zip(rows, result["standings"], strict=True):
         assert int(row["rank"]) == standing["rank"]
         assert int(row["score"]) == standing["score"]
         assert row["dropped_in"] == ("" if standing["dropped_in"] is None

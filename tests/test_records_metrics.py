@@ -4,12 +4,12 @@ import json
 
 from hypothesis import given, settings, strategies as st
 
-from conftest import run_cli
-
 from harness.game import GameRecord, Turn
 from harness.handles.base import Fault
 from harness.records.metrics import compute
 from harness.rules import Payoffs
+
+from conftest import run_cli
 
 
 def game(a, b, turns, round_number=1):
@@ -19,7 +19,7 @@ def game(a, b, turns, round_number=1):
     add = getattr(record, "add_turn", None) or record.turns.append
     score = [0, 0]
     for intended_a, played_a, intended_b, played_b, fault_a, fault_b in turns:
-        for x, y in zip(played_a, played_b):
+        for x, y in zip(played_a, played_b, strict=True):
             gained = table[x, y]
             score = [score[0] + gained[0], score[1] + gained[1]]
         add(Turn(intended_a, played_a, intended_b, played_b, fault_a, fault_b, tuple(score)))

@@ -17,12 +17,13 @@ from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from conftest import AGENTS
 from harness import seeds
 from harness.agents import builtin_spec, file_spec
 from harness.game import play_game
 from harness.handles.opening import Isolation, open_handle
 from harness.rules import FlipParams, GameParams
+
+from conftest import AGENTS
 
 PER_TURN = 2
 PARAMS = GameParams(flip=FlipParams(0.3, 0.0), timeout=0.4, moves_per_turn=PER_TURN)
@@ -47,12 +48,12 @@ def played_view(record, side):
     """For each turn t, the hist and score an agent on `side` must be shown before it."""
     mine = record.played_a if side == "a" else record.played_b
     theirs = record.played_b if side == "a" else record.played_a
-    running = list(zip(record.running_a, record.running_b))
+    running = list(zip(record.running_a, record.running_b, strict=True))
     views, hist = [], []
     for turn in range(record.length):
         score = [0, 0] if turn == 0 else list(running[turn - 1][::1 if side == "a" else -1])
         views.append((list(hist), score))
-        hist += [[m, t] for m, t in zip(mine[turn], theirs[turn])]
+        hist += [[m, t] for m, t in zip(mine[turn], theirs[turn], strict=True)]
     return views
 
 

@@ -57,7 +57,7 @@ def test_any_chunking_gives_the_verdict_of_the_whole_text(pieces, cuts):
     reader = ReplyReader(TOKEN)
     reader.expect()
     edges = sorted({0, len(data), *(cut % (len(data) + 1) for cut in cuts)})
-    for start, end in zip(edges, edges[1:]):
+    for start, end in zip(edges, edges[1:], strict=False):
         reader.feed(data[start:end])
     assert (reader.reply, kind(reader.broken)) == verdict_of_whole_text(data)
     assert len(reader.partial) <= LINE_LIMIT or reader.broken

@@ -127,7 +127,8 @@ def test_the_charts_are_drawn_inside_their_frames(report, tmp_path):
             in seen["cellTitles"])
     # one bar per agent, longer the later it was dropped
     assert len(seen["bars"]) == agents
-    by_round = sorted(zip([s["dropped_in"] or 99 for s in result["standings"]], seen["bars"]))
+    dropped = [s["dropped_in"] or 99 for s in result["standings"]]
+    by_round = sorted(zip(dropped, seen["bars"], strict=False))
     assert [bar for _, bar in by_round] == sorted(seen["bars"])
     for svg in seen["svgs"]:
         x0, y0, x1, y1 = svg["content"]
@@ -200,8 +201,8 @@ def test_replicates_get_a_chart(tmp_path):
 
 def test_long_names_fit_their_charts(tmp_path):
     from harness.agents import callable_spec
-    from harness.records.report import write_report
     from harness.records.replicates import run_replicates
+    from harness.records.report import write_report
     from harness.tournament import Settings, run_tournament
 
     def always_c(hist, score):

@@ -3,11 +3,12 @@ import json
 
 import pytest
 
-from conftest import AGENTS, run_cli
 from harness.agents import builtin_spec, file_spec
 from harness.game import play_game
 from harness.handles.opening import Isolation, open_handle
 from harness.rules import GameParams
+
+from conftest import AGENTS, run_cli
 
 CORE = AGENTS / "core"
 PLAYERS = [str(CORE / "Gambler.py"), str(CORE / "Counter.py"), "random", "titfortat",

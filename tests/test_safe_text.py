@@ -19,8 +19,9 @@ import unicodedata
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from conftest import AGENTS, ROOT, _need, run_cli
 from harness.safe_text import block, csv_cell, line
+
+from conftest import AGENTS, ROOT, _need, run_cli
 from test_records_tampered import run_in_process
 
 TERMINAL = AGENTS / "untrusted" / "terminal"
@@ -314,7 +315,7 @@ def test_no_record_text_adds_a_line_or_a_control_character(hostile_record, tmp_p
     statements = RENAMES if renamed else ONE_LINE_FIELDS
     hostile = shown_from(record, tmp_path, text, statements)
     plain = shown_from(record, tmp_path, "Plain", statements)
-    for seen, expected in zip(hostile, plain):
+    for seen, expected in zip(hostile, plain, strict=True):
         assert not [c for c in seen if obeyed(c) and c != "\n"]
         body = seen[:seen.find("What its process printed:")]  # the agent's own lines
         assert body.count("\n") == expected[:expected.find("What its process printed:")]\

@@ -18,7 +18,6 @@ from pathlib import Path
 
 import pytest
 
-from conftest import IN_CI, ROOT, run_cli
 from harness import limits, sandbox
 from harness.agents import builtin_spec, file_spec
 from harness.game import play_game
@@ -26,18 +25,9 @@ from harness.handles.opening import Isolation, open_handle
 from harness.languages import host_environment, python_host_command
 from harness.rules import FlipParams, GameParams
 
+from conftest import ROOT, run_cli
+
 MIB = 1024 * 1024
-
-
-@pytest.fixture
-def sandboxed(bwrap):
-    """bubblewrap must not only be installed but work here (in CI it must)."""
-    found = sandbox.support()
-    if found.flavor is None:
-        if IN_CI:
-            pytest.fail(f"the sandbox does not run in CI: {found.reason}", pytrace=False)
-        pytest.skip(found.reason)
-    return found
 
 
 def inside(program: str, spec=None, memory: int = 1024 * MIB, env=None):
@@ -117,13 +107,13 @@ def test_only_the_private_tmp_is_writable_and_it_starts_empty(sandboxed, submiss
 
 
 def test_read_only_views_cannot_be_remounted_writable(sandboxed):
-    seen = inside_json(f"""
+    seen = inside_json("""
         import ctypes, json, os
         libc = ctypes.CDLL(None, use_errno=True)
         MS_REMOUNT, MS_BIND = 32, 4096
         status = libc.mount(b"none", b"/usr", None, MS_REMOUNT | MS_BIND, None)
         error = ctypes.get_errno()
-        print(json.dumps({{"status": status, "error": error}}))
+        print(json.dumps({"status": status, "error": error}))
     """)
     assert seen["status"] == -1
     assert seen["error"] in (1, 13)  # EPERM, EACCES

@@ -7,11 +7,12 @@ import sys
 
 import pytest
 
-from conftest import AGENTS, ROOT, intended_moves, play_one, run_cli
 from harness.agents import file_spec
 from harness.errors import LoadError
 from harness.handles.opening import Isolation, open_handle
 from harness.rules import FlipParams, GameParams
+
+from conftest import AGENTS, ROOT, intended_moves, play_one, run_cli
 
 LISP = AGENTS / "lisp"
 QUIET = GameParams(flip=FlipParams(0.0, 0.0), timeout=1.0)

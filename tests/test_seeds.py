@@ -4,8 +4,9 @@ are seeded afresh each time, and the seed is printed so a failure can be replaye
 import json
 import re
 
-from conftest import AGENTS, run_cli
 from harness.seeds import SEED_LIMIT, fresh_seed
+
+from conftest import AGENTS, run_cli
 
 SPOTTER = AGENTS / "hostile" / "ValidationSpotter.py"
 SHORT = ("--length", "3", "3", "--max-rounds", "1", "--isolation", "none")

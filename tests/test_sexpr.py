@@ -4,10 +4,26 @@ from fractions import Fraction
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from lisp_bridge.sexpr import (FUNCTION, MAX_DEPTH, NIL, QUASIQUOTE, QUOTE, UNQUOTE,
-                               UNQUOTE_SPLICING, Char, Dotted, LispSyntaxError, Symbol, Unconverted,
-                               dumps,
-                               keyword, read_all, read_all_with_lines, read_one, symbol)
+from lisp_bridge.sexpr import (
+    FUNCTION,
+    MAX_DEPTH,
+    NIL,
+    QUASIQUOTE,
+    QUOTE,
+    UNQUOTE,
+    UNQUOTE_SPLICING,
+    Char,
+    Dotted,
+    LispSyntaxError,
+    Symbol,
+    Unconverted,
+    dumps,
+    keyword,
+    read_all,
+    read_all_with_lines,
+    read_one,
+    symbol,
+)
 
 # -- round trip ---------------------------------------------------------------------------
 names = st.text(st.characters(blacklist_categories=("Cs",)), max_size=10)

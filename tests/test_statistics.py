@@ -41,7 +41,7 @@ def test_flip_chance_decays_per_turn_as_the_default_mode_says():
     for seed in range(300):
         game = play_game(a, b, 6, seed, params)
         for t, turn in enumerate(game.turns):
-            per_turn[t] += sum(p != i for p, i in zip(turn.played_a, turn.intended_a))
+            per_turn[t] += sum(p != i for p, i in zip(turn.played_a, turn.intended_a, strict=True))
     for t in range(6):
         expected = max(0.0, 0.5 - 0.1 * t)
         rate = per_turn[t] / (300 * 3)

@@ -5,10 +5,18 @@ import zipfile
 import pytest
 from hypothesis import given, strategies as st
 
-from conftest import AGENTS, run_cli
 from harness.errors import HarnessError
 from harness.validation.naming import (
-    AMBIGUOUS_PREFIXES, Roster, Team, agent_name_of, check_name, declared_team, name_for)
+    AMBIGUOUS_PREFIXES,
+    Roster,
+    Team,
+    agent_name_of,
+    check_name,
+    declared_team,
+    name_for,
+)
+
+from conftest import AGENTS, run_cli
 
 FILES = AGENTS / "validate"
 ROSTERS = FILES / "rosters"

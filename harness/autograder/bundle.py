@@ -84,7 +84,7 @@ def write_bundle(folder: Path, settings: dict, roster: Path | None = None) -> Pa
         return _zip(folder, files)
     except OSError as error:
         raise HarnessError(f"cannot write the autograder bundle in {folder}: "
-                           f"{error.strerror or error}")
+                           f"{error.strerror or error}") from error
 
 
 def _write(path: Path, text: str, executable: bool = False) -> Path:

@@ -72,4 +72,4 @@ def _form_from_stdin() -> str:
         return data.decode("utf-8")
     except UnicodeDecodeError as error:
         raise HarnessError(f"the form on stdin is not UTF-8 text ({error.reason} at byte "
-                           f"{error.start})")
+                           f"{error.start})") from error

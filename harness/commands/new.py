@@ -35,9 +35,9 @@ def command(last_names, lang, folder):
         with open(target, "x", encoding="utf-8") as file:   # "x": never overwrite
             file.write(text)
     except FileExistsError:
-        raise HarnessError(f"{target} already exists; not overwriting it")
+        raise HarnessError(f"{target} already exists; not overwriting it") from None
     except OSError as error:
-        raise HarnessError(f"cannot write {target}: {error.strerror}")
+        raise HarnessError(f"cannot write {target}: {error.strerror}") from error
     click.echo(f"wrote {target}\n"
                f"  try it:    pdharness play {target} titfortat\n"
                f"  check it:  pdharness validate {target}")

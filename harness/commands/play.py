@@ -16,7 +16,7 @@ def _open(spec, isolation):
     try:
         return open_handle(spec, isolation)
     except LoadError as error:
-        raise HarnessError(f"{spec.name} does not load: {error}")
+        raise HarnessError(f"{spec.name} does not load: {error}") from error
 
 
 def play_once(spec_a, spec_b, options, on_start=None, on_turn=None):

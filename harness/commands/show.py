@@ -161,7 +161,7 @@ def _agent_text(row, games, faults, all_faults: bool = False) -> str:
         lines += [f"  game {game_id}: {line(text)}" for game_id, text in warnings]
     if row["output"]:
         lines += ["", "What its process printed:", block(row["output"]).rstrip()]
-    lines += ["", f"Any game turn by turn: pdharness show FILE --game ID"]
+    lines += ["", "Any game turn by turn: pdharness show FILE --game ID"]
     return "\n".join(lines)
 
 

@@ -149,7 +149,7 @@ def _overrides(given, where) -> dict:
         except (click.BadParameter, TypeError, ValueError) as error:
             message = error.format_message() if isinstance(error, click.BadParameter) \
                 else str(error)
-            raise HarnessError(f"{where}: {key}: {' '.join(message.split())[:200]}")
+            raise HarnessError(f"{where}: {key}: {' '.join(message.split())[:200]}") from error
     return options
 
 
@@ -174,4 +174,4 @@ def _settings(options, where):
     try:
         return settings(dict(full, jobs=1))
     except HarnessError as error:
-        raise HarnessError(f"{where}: {error}")
+        raise HarnessError(f"{where}: {error}") from error

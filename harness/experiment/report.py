@@ -40,7 +40,7 @@ def write_report(path, experiment, seed, summaries) -> None:
         with open(path, "w", encoding="utf-8") as handle:
             handle.write(render(experiment, seed, summaries))
     except OSError as error:
-        raise HarnessError(f"--report {path}: cannot write: {error.strerror}")
+        raise HarnessError(f"--report {path}: cannot write: {error.strerror}") from error
 
 
 def _chart(summaries, ident, heading, stat_of, shown, note, top=None) -> dict:

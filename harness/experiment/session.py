@@ -29,9 +29,9 @@ def resume(path, *, jobs=None, quiet=False, isolation="sandbox", allow_weaker=Fa
     """(experiment, seed, every tournament, note) for the experiment recorded in `path`.
     Agents run with the `isolation` asked now, never the record's (see
     harness.records.session.resume)."""
-    from . import plan
     from ..qtable import definition
     from ..records.session import check_isolation
+    from . import plan
     from .record import ExperimentRecord
 
     record = ExperimentRecord.reopen(path)

@@ -19,9 +19,18 @@ import time
 
 from ..errors import LoadError, OutOfFiles
 from ..runtime import one_line
+from .base import (
+    CRASH,
+    EXCEPTION,
+    INVALID,
+    SILENT_DEFAULT,
+    TIMEOUT,
+    Fault,
+    GameStart,
+    Reply,
+    plain_reply,
+)
 from .replies import ReplyReader
-from .base import (CRASH, EXCEPTION, INVALID, SILENT_DEFAULT, TIMEOUT, Fault, GameStart, Reply,
-                   plain_reply)
 
 GIVE_UP_AFTER = 3   # timeouts in a row after which an agent is not asked again that game
 OUTPUT_CAP = 64 * 1024
@@ -299,11 +308,11 @@ class ProcessHandle:
             if error.errno in (errno.EMFILE, errno.ENFILE):  # ours, not the agent's
                 raise OutOfFiles(f"the monitor has no file descriptor left to start "
                                  f"{self.name}'s process ({error.strerror}): raise "
-                                 "`ulimit -n`")
-            raise LoadError(f"cannot start {launch.argv[0]}: {error.strerror}")
+                                 "`ulimit -n`") from error
+            raise LoadError(f"cannot start {launch.argv[0]}: {error.strerror}") from error
         except subprocess.SubprocessError as error:  # the limits could not be set
             launch.ended()
-            raise LoadError(f"cannot start {launch.argv[0]}: {error}")
+            raise LoadError(f"cannot start {launch.argv[0]}: {error}") from error
         finally:
             launch.close()
         host.cpu_budget = launch.cpu_seconds
@@ -312,13 +321,13 @@ class ProcessHandle:
             line = host.read_line(time.monotonic() + start_timeout)
         except TimeoutError:
             host.kill()
-            raise LoadError(f"did not finish loading within {start_timeout:g} s")
+            raise LoadError(f"did not finish loading within {start_timeout:g} s") from None
         except _Dead as death:
             host.kill()
-            raise LoadError(f"{death} while loading{self._output_hint()}")
+            raise LoadError(f"{death} while loading{self._output_hint()}") from death
         except _Violation as violation:
             host.kill()
-            raise LoadError(f"broke the host protocol while loading: {violation}")
+            raise LoadError(f"broke the host protocol while loading: {violation}") from violation
         if line.startswith("LOADERR "):
             host.kill()
             raise LoadError(line[len("LOADERR "):])

@@ -148,8 +148,8 @@ def connect(path, write: bool = False):
 
         if is_experiment_record(path):
             raise HarnessError(f"{path}: the record of an experiment, not of one run: "
-                               f"pdharness resume {path} prints its comparison")
-        raise HarnessError(f"{path}: not a pdharness record ({error})")
+                               f"pdharness resume {path} prints its comparison") from error
+        raise HarnessError(f"{path}: not a pdharness record ({error})") from error
     if version is None:
         raise HarnessError(f"{path}: the record holds no run")
     if version[0] != SCHEMA_VERSION:
@@ -176,7 +176,7 @@ def create(path, schema: str = SCHEMA):
         connection = sqlite3.connect(str(target), timeout=30)
         connection.executescript(schema)
     except sqlite3.Error as error:
-        raise HarnessError(f"{path}: cannot write the record: {error}")
+        raise HarnessError(f"{path}: cannot write the record: {error}") from error
     connection.execute("PRAGMA foreign_keys = ON")
     return connection
 

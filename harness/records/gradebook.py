@@ -180,7 +180,7 @@ def write_gradebook_or_grades(path, result, roster, options) -> None:
         with open(path, "w", encoding="utf-8", newline="") as handle:
             handle.write(as_gradebook_csv(header, rows))
     except OSError as error:
-        raise HarnessError(f"--grades {path}: cannot write: {error.strerror}")
+        raise HarnessError(f"--grades {path}: cannot write: {error.strerror}") from error
     lms = students.layout.name if students.layout else "the roster's own"
     click.echo(f"pdharness: gradebook {path}: {len(students.students)} students, "
                f"{lms} columns", err=True)

@@ -52,4 +52,4 @@ def write_grades(path, result, roster=None) -> None:
         with open(path, "w", encoding="utf-8", newline="") as handle:
             handle.write(as_grades_csv(result, roster))
     except OSError as error:
-        raise HarnessError(f"--grades {path}: cannot write: {error.strerror}")
+        raise HarnessError(f"--grades {path}: cannot write: {error.strerror}") from error

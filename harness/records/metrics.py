@@ -76,7 +76,7 @@ def _count_game(game, a: Tally, b: Tally) -> int:
     b.intended_c += sum(turn.count("C") for turn in intended_b)
     a.played_c += whole_a.count("C")
     b.played_c += whole_b.count("C")
-    both = sum(1 for x, y in zip(whole_a, whole_b) if x == y == "C")
+    both = sum(1 for x, y in zip(whole_a, whole_b, strict=False) if x == y == "C")
     a.mutual_c += both
     b.mutual_c += both
     for side, tally in (("a", a), ("b", b)):

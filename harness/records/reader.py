@@ -234,7 +234,7 @@ def check_types(connection, path, schema: str = db.SCHEMA, words=None,
                 raise HarnessError(f"{where}: {table}.{column} holds {_shown(found[0])}, "
                                    f"but no {target}.{target_column} of the record has that value")
     except sqlite3.DatabaseError as error:
-        raise HarnessError(f"{where}: {error}")
+        raise HarnessError(f"{where}: {error}") from error
 
 
 def _first_wrong_value(table, expected, words) -> str:
@@ -274,11 +274,10 @@ def _game(row, turn_moves, faults, table) -> GameRecord:
     game_id = row["id"]
     record = GameRecord(row["round"], row["a"], row["b"], row["length"], int(row["seed"]),
                         (row["score_a"], row["score_b"]))
-    add = getattr(record, "add_turn", None) or record.turns.append
     score_a = score_b = 0
     for number in sorted(turn_moves):
         intended_a, played_a, intended_b, played_b = turn_moves[number]
-        for mine, theirs in zip(played_a, played_b):
+        for mine, theirs in zip(played_a, played_b, strict=False):
             gained_a, gained_b = table[mine + theirs]
             score_a += gained_a
             score_b += gained_b

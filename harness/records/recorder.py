@@ -74,12 +74,12 @@ class Recorder(Observer):
             ids = range(first_id, first_id + len(games))
             connection.executemany(
                 "INSERT INTO game VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                [_game_row(game_id, game) for game_id, game in zip(ids, games)])
+                [_game_row(game_id, game) for game_id, game in zip(ids, games, strict=True)])
             connection.executemany("INSERT INTO fault VALUES (?, ?, ?, ?, ?, ?)",
-                                   (row for game_id, game in zip(ids, games)
+                                   (row for game_id, game in zip(ids, games, strict=True)
                                     for row in _fault_rows(game_id, game)))
             connection.executemany("INSERT INTO move VALUES (?, ?, ?, ?, ?, ?, ?)",
-                                   (row for game_id, game in zip(ids, games)
+                                   (row for game_id, game in zip(ids, games, strict=True)
                                     for row in _move_rows(game_id, game)))
 
     # -- after the run ---------------------------------------------------------------------
@@ -123,6 +123,6 @@ def _fault_rows(game_id, game):
 def _move_rows(game_id, game):
     from .metrics import columns
 
-    for number, turn in enumerate(zip(*columns(game)), 1):
-        for index, moves in enumerate(zip(*turn), 1):
+    for number, turn in enumerate(zip(*columns(game), strict=False), 1):
+        for index, moves in enumerate(zip(*turn, strict=False), 1):
             yield (game_id, number, index, *moves)

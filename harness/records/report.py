@@ -65,7 +65,7 @@ def write_report(path, result, **options) -> None:
         with open(path, "w", encoding="utf-8") as handle:
             handle.write(render(result, **options))
     except OSError as error:
-        raise HarnessError(f"--report {path}: cannot write: {error.strerror}")
+        raise HarnessError(f"--report {path}: cannot write: {error.strerror}") from error
 
 
 # -- sections: what each shows ---------------------------------------------------------------
@@ -301,10 +301,10 @@ def label_width(names) -> int:
 
 def _colour(fraction: float) -> str:
     fraction = min(1.0, max(0.0, fraction))
-    for (p0, c0), (p1, c1) in zip(_PALETTE, _PALETTE[1:]):
+    for (p0, c0), (p1, c1) in zip(_PALETTE, _PALETTE[1:], strict=False):
         if fraction <= p1:
             t = (fraction - p0) / (p1 - p0)
-            r, g, b = (round(a + (b - a) * t) for a, b in zip(c0, c1))
+            r, g, b = (round(a + (b - a) * t) for a, b in zip(c0, c1, strict=False))
             return f"rgb({r},{g},{b})"
     return "rgb(253,231,37)"
 

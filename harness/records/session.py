@@ -38,9 +38,8 @@ def resume_command(path, isolation=None) -> str:
 
 def run(specs, seed: int, settings, *, db=None, quiet: bool = False, replicates: int = 0,
         command: str | None = None):
-    from .recorder import Recorder
-
     from .db import now
+    from .recorder import Recorder
 
     started = now()
     recorder = (Recorder.create(db, specs, seed, settings, replicates, command)

@@ -98,8 +98,10 @@ def quote_call(spec, game, side: str, turn: int) -> str:
     """The call as the agent's language writes it, e.g. (ChenDiaz '((C C) (D C)) '(3 8))."""
     played_mine = game.played_a if side == "a" else game.played_b
     played_theirs = game.played_b if side == "a" else game.played_a
-    pairs = [(m, t) for mine, theirs in zip(played_mine[:turn - 1], played_theirs[:turn - 1])
-             for m, t in zip(mine, theirs)]
+    pairs = [(m, t)
+             for mine, theirs in zip(played_mine[:turn - 1], played_theirs[:turn - 1],
+                                     strict=False)
+             for m, t in zip(mine, theirs, strict=False)]
     running_mine = game.running_a if side == "a" else game.running_b
     running_theirs = game.running_b if side == "a" else game.running_a
     score = (running_mine[turn - 2], running_theirs[turn - 2]) if turn > 1 else (0, 0)

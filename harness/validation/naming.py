@@ -82,7 +82,7 @@ def readings(parts: list[str]) -> list[list[str]]:
         return [parts]
     found = []
     for choice in product((False, True), repeat=len(joinable)):
-        joins = {i for i, join in zip(joinable, choice) if join}
+        joins = {i for i, join in zip(joinable, choice, strict=True) if join}
         names, current = [], parts[0]
         for i, part in enumerate(parts[1:]):
             if i in joins:

@@ -70,7 +70,7 @@ class Roster:
         try:
             data = read_bounded(path, MAX_ROSTER_BYTES, "a roster")
         except HarnessError as error:
-            raise HarnessError(f"--roster {error}")
+            raise HarnessError(f"--roster {error}") from error
         if data.startswith(b"PK\x03\x04"):
             raise HarnessError(f"--roster {path}: is a spreadsheet workbook, not CSV; save it "
                                "as CSV (File > Save as > CSV) and pass that")
@@ -81,13 +81,13 @@ class Roster:
         try:
             rows = parse_rows(text)
         except csv.Error as error:
-            raise HarnessError(f"--roster {path}: not readable as CSV ({error})")
+            raise HarnessError(f"--roster {path}: not readable as CSV ({error})") from error
         teams = student_rows(rows) if rows else None
         if teams is None:
             try:
                 teams = team_rows(rows)
             except HarnessError as error:
-                raise HarnessError(f"--roster {path}: {error}")
+                raise HarnessError(f"--roster {path}: {error}") from error
         if not teams:
             raise HarnessError(f"--roster {path}: no teams found in it; write one team per "
                                "row, the members' last names in its cells")

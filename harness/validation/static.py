@@ -76,11 +76,11 @@ def python_definitions(source: str, path: Path) -> Definitions:
     try:
         tree = ast.parse(source, filename=str(path))
     except SyntaxError as error:
-        raise Unreadable(error.lineno, error.msg)
+        raise Unreadable(error.lineno, error.msg) from error
     except ValueError as error:  # null bytes
-        raise Unreadable(None, str(error))
+        raise Unreadable(None, str(error)) from error
     except (RecursionError, MemoryError):  # CPython's compile stops where its parse does
-        raise NotReadHere("nested too deeply for Python's parser")
+        raise NotReadHere("nested too deeply for Python's parser") from None
     found = Definitions()
     for node in _module_level(tree.body):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -148,15 +148,15 @@ def hy_definitions(source: str, path: Path) -> Definitions:
             if function is not None:
                 found.functions.append(function)
     except RecursionError:
-        raise NotReadHere("nested too deeply for Hy's reader")
+        raise NotReadHere("nested too deeply for Hy's reader") from None
     except HyError as error:
         if isinstance(error.__context__, RecursionError):
-            raise NotReadHere("nested too deeply for Hy's reader")
+            raise NotReadHere("nested too deeply for Hy's reader") from error
         unclosed = unclosed_form(reader, error)
         if unclosed:
-            raise Unreadable(*unclosed)
+            raise Unreadable(*unclosed) from error
         raise Unreadable(getattr(error, "lineno", None),
-                         " ".join(str(getattr(error, "msg", error)).split()))
+                         " ".join(str(getattr(error, "msg", error)).split())) from error
     return found
 
 
@@ -243,7 +243,7 @@ def lisp_definitions(source: str, path: Path) -> Definitions:
     try:
         located = read_all_with_lines(source, features.names)
     except LispSyntaxError as error:
-        raise Unreadable(error.line, error.message)
+        raise Unreadable(error.line, error.message) from error
     found = Definitions()
     if not features.exact and ("#+" in source or "#-" in source):
         found.notes.append("SBCL is not installed here, so #+/#- were read with the features "
@@ -316,7 +316,7 @@ def _slot_functions(slots: list):
         if not isinstance(slot, list):
             continue
         options = slot[1:]
-        for key, value in zip(options[::2], options[1::2]):
+        for key, value in zip(options[::2], options[1::2], strict=False):
             if isinstance(key, Symbol) and key.name in ("ACCESSOR", "READER", "WRITER"):
                 if isinstance(value, list) and len(value) > 1:
                     value = value[1]  # (setf name)
@@ -358,9 +358,9 @@ def read_definitions(path: Path, language: str, source: str) -> Definitions:
     except (Unreadable, NotReadHere):
         raise
     except RecursionError:
-        raise NotReadHere("nested too deeply")
+        raise NotReadHere("nested too deeply") from None
     except Exception as error:  # a reader's own limit we did not foresee: still one file's
-        raise NotReadHere(f"the reader stopped: {type(error).__name__}")
+        raise NotReadHere(f"the reader stopped: {type(error).__name__}") from error
 
 
 # -- what follows from the definitions ------------------------------------------------------

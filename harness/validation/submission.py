@@ -135,7 +135,8 @@ def read_text(path: Path, language: str, warnings: list[str]) -> str:
         return data.decode("utf-8")
     except UnicodeDecodeError as error:
         if language != "lisp":
-            raise LoadError(f"{path}: not UTF-8 text ({error.reason} at byte {error.start})")
+            raise LoadError(
+                f"{path}: not UTF-8 text ({error.reason} at byte {error.start})") from error
         line = data.count(b"\n", 0, error.start) + 1
         warnings.append(f"{path.name} is not UTF-8 (byte 0x{data[error.start]:02X} on line "
                         f"{line}); SBCL reads it as UTF-8 all the same, and playing it shows "
