@@ -69,7 +69,6 @@ def play_one(spec, opponent="titfortat", turns=6, params=None, mode="process", s
     """One real game of an agent against a built-in, through the real handles:
     (the game record, the agent's side "a" or "b", the agent's handle, closed)."""
     from harness.agents import builtin_spec
-    from harness.game import play_game
     from harness.handles.opening import Isolation, open_handle
     from harness.rules import GameParams
 
@@ -77,13 +76,8 @@ def play_one(spec, opponent="titfortat", turns=6, params=None, mode="process", s
     isolation = Isolation(mode, params.timeout)
     agent = open_handle(spec, isolation)
     other = open_handle(builtin_spec(opponent), isolation)
-    try:
-        first, second = sorted([agent, other], key=lambda handle: handle.name)
-        record = play_game(first, second, turns, seed, params)
-    finally:
-        agent.close()
-        other.close()
-    return record, ("a" if first is agent else "b"), agent
+    [(record, side)] = play_games(agent, other, [(turns, seed)], params)
+    return record, side, agent
 
 
 def intended_moves(record, side):
@@ -110,3 +104,21 @@ def stop_when(args, ready, stop):
         if process.poll() is None:
             process.kill()
             process.wait()
+
+
+def play_games(agent, other, games, params):
+    """Games of two open handles, given as (length, seed), each with side "a" to the name
+    that sorts first, as a round robin does; both handles closed after:
+    [(the game record, the agent's side "a" or "b")]."""
+    from harness.game import play_game
+
+    played = []
+    try:
+        for length, seed in games:
+            first, second = sorted([agent, other], key=lambda handle: handle.name)
+            played.append((play_game(first, second, length, seed, params),
+                           "a" if first is agent else "b"))
+    finally:
+        agent.close()
+        other.close()
+    return played

@@ -16,11 +16,10 @@ import re
 import pytest
 
 from harness.agents import builtin_spec, file_spec
-from harness.game import play_game
 from harness.handles.opening import Isolation, open_handle
 from harness.rules import FlipParams, GameParams
 
-from conftest import AGENTS
+from conftest import AGENTS, play_games
 
 CONTRACT = AGENTS / "contract"
 DEFAULT = "DDD"            # the default answer, unlike anything the honest agents answer
@@ -159,16 +158,7 @@ def play(language, mode, kind, plan, limit, opponent_name="random"):
     agent = open_handle(file_spec(CONTRACT / language / f"{kind}{found.suffix}"),
                         Isolation(mode, limit))
     opponent = open_handle(builtin_spec(opponent_name), Isolation("none", limit))
-    games = []
-    try:
-        for length, seed in plan:
-            first, second = sorted([agent, opponent], key=lambda handle: handle.name)
-            record = play_game(first, second, length, seed, PARAMS)
-            games.append((record, "a" if first is agent else "b"))
-    finally:
-        agent.close()
-        opponent.close()
-    return games, agent.captured_output()
+    return play_games(agent, opponent, plan, PARAMS), agent.captured_output()
 
 
 @pytest.mark.parametrize("language,mode,kind", list(cases()))

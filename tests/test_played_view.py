@@ -21,11 +21,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from harness.agents import builtin_spec, file_spec
-from harness.game import play_game
 from harness.handles.opening import Isolation, open_handle
 from harness.rules import FlipParams, GameParams
 
-from conftest import AGENTS
+from conftest import AGENTS, play_games
 from test_replacement import check_calls_against_records, game_id, shown_calls
 
 # a generous limit: no call here is meant to be late (test_replacement.py covers hangs)
@@ -57,15 +56,8 @@ def check_shown_as_played(mode: str, params, lengths, schedule, opponent):
         (folder / "schedule.json").write_text(json.dumps(schedule))
         agent = open_handle(file_spec(folder / "Scheduled.py"), Isolation(mode, TIMEOUT))
         other = open_handle(builtin_spec(opponent), Isolation("none", TIMEOUT))
-        records = []
-        try:
-            for number, length in enumerate(lengths):
-                first, second = sorted([agent, other], key=lambda handle: handle.name)
-                record = play_game(first, second, length, 500 + number, params)
-                records.append((record, "a" if first is agent else "b"))
-        finally:
-            agent.close()
-            other.close()
+        records = play_games(agent, other, [(length, 500 + number)
+                                            for number, length in enumerate(lengths)], params)
         calls = shown_calls(folder)
     check_calls_against_records(calls, records, params.moves_per_turn)
     # nothing here hangs or crashes: the agent is asked exactly once every turn

@@ -19,11 +19,10 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from harness import seeds
 from harness.agents import builtin_spec, file_spec
-from harness.game import play_game
 from harness.handles.opening import Isolation, open_handle
 from harness.rules import FlipParams, GameParams
 
-from conftest import AGENTS
+from conftest import AGENTS, play_games
 
 PER_TURN = 2
 PARAMS = GameParams(flip=FlipParams(0.3, 0.0), timeout=0.4, moves_per_turn=PER_TURN)
@@ -95,13 +94,6 @@ def test_every_call_shows_the_turns_as_recorded(schedule, lengths):
         isolation = Isolation("process", PARAMS.timeout)
         agent = open_handle(file_spec(folder / "Scheduled.py"), isolation)
         other = open_handle(builtin_spec("random"), Isolation("none", PARAMS.timeout))
-        records = []
-        try:
-            for number, length in enumerate(lengths):
-                first, second = sorted([agent, other], key=lambda handle: handle.name)
-                record = play_game(first, second, length, 1000 + number, PARAMS)
-                records.append((record, "a" if first is agent else "b"))
-        finally:
-            agent.close()
-            other.close()
+        records = play_games(agent, other, [(length, 1000 + number)
+                                            for number, length in enumerate(lengths)], PARAMS)
         check_calls_against_records(shown_calls(folder), records)
