@@ -137,7 +137,7 @@ def tools(request):
     """The fixtures (tests/conftest.py) a case's language and mode need: fail, not skip,
     under CI=true."""
     def need(language, mode):
-        for fixture in [NEEDS.get(language)] + (["bwrap"] if mode == "sandbox" else []):
+        for fixture in [NEEDS.get(language)] + (["sandboxed"] if mode == "sandbox" else []):
             if fixture:
                 request.getfixturevalue(fixture)
     return need
