@@ -1,29 +1,43 @@
 """Moves per second on one fixed workload, pdharness and the Axelrod library measured alike.
 
 Workload: 20 classic strategies, one round robin, 200 turns, one move per turn, noise 0.05
-(no decay). Moves/s = moves played / seconds. Both sides are run `--repeat` times and the
-median is reported, so one lucky run decides nothing. What is counted, per row:
+(no decay). Moves/s = matches x turns / seconds (a turn is one move of each player: both
+sides count it the same way); ms/match is the same figure per match. Every row is run
+`--repeat` times, the rows interleaved (each repetition runs every row once, starting one
+row further on), and the median is shown, so a busy moment of a shared machine falls on
+all rows alike and one lucky run decides nothing. The load average is printed with them.
 
-- pdharness, built-ins: the 20 built-in strategies (trusted code, fed played moves directly
-  in `none` mode);
-- pdharness, files: 20 agent *files* (tests-like student code, `def Name(hist, score)`),
-  which is what a course actually runs: a file agent is called with its whole hist;
-- "games only" starts every agent before the clock; "with start-up" includes opening the
-  agents (host processes, sandboxes) as a real tournament does;
-- Axelrod Tournament: `Tournament.play(processes=None)` (serial, its result set built), 210
-  matches because Axelrod plays each strategy against itself too; our round robin has no
-  self-play (190 games): each side is credited with the moves it really played;
-- Axelrod Match loop: the same 190 pairs through bare `Match.play`, its fastest path.
+- pdharness, built-ins: the 20 built-in strategies (trusted code; in `none` mode they are
+  fed the played moves directly, their fast path);
+- pdharness, files: 20 agent *files* (student-style code, `def Name(hist, score)`), which
+  is what a course runs: a file agent is called with its whole hist, in process and
+  sandbox isolation from a fresh process per game;
+- "games only" is measured from the first game to the last, every agent opened before;
+  "whole run" also counts opening the agents (host processes, sandboxes) before and
+  closing them after, as a tournament does. Both come from the same run;
+- Axelrod Tournament: `Tournament.play(processes=None)` (serial), its result set built (its
+  slowest path); 210 matches, because Axelrod also plays each strategy against itself
+  (our round robin has no self-play: 190 games). Each side is credited with the matches
+  it really played;
+- Axelrod Match loop: the same 190 pairs as ours through bare `Match.play`, its fastest
+  path (fresh `Match` objects, players reset by Axelrod as it does between matches).
+
+Axelrod runs in a process of its own (started, and `import axelrod` done, before any
+measurement), so its 300 MB of imports do not make the monitor's forks dearer. Axelrod's
+Tournament is serial: `processes=N` starts workers that each re-import the library
+(~20 s), so the ratios are shown for our one-job rows only.
 
     pip install '.[bench]'                   # Axelrod 4.13 (see FACTS.md)
-    python benchmarks/throughput.py          # all rows, median of 3
-    python benchmarks/throughput.py --no-axelrod --modes none process --repeat 5
+    python benchmarks/throughput.py          # every row, median of 3
+    python benchmarks/throughput.py --modes none process --kinds files --jobs 1 --repeat 5
+    python benchmarks/throughput.py --no-axelrod --modes none --turns 50   # a short run
 """
 from __future__ import annotations
 
 import argparse
 import os
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -44,7 +58,9 @@ PAIRS = [
     ("softmajority", "GoByMajority", ()), ("hardmajority", "HardGoByMajority", ()),
     ("forgiver", "Forgiver", ()), ("antitfortat", "AntiTitForTat", ()),
 ]
-TURNS, NOISE, SEED = 200, 0.05, 2026
+NOISE, SEED = 0.05, 2026
+OUR_MATCHES = len(PAIRS) * (len(PAIRS) - 1) // 2          # 190: no self-play
+AXELROD_TOURNAMENT_MATCHES = OUR_MATCHES + len(PAIRS)      # 210: self-play included
 
 # Agent files as a student writes them: the strategy reads hist each call.
 FILE_STRATEGIES = {
@@ -58,7 +74,7 @@ FILE_STRATEGIES = {
 }
 
 
-def write_agent_files(folder: Path, count: int = 20) -> list[str]:
+def write_agent_files(folder: Path, count: int = len(PAIRS)) -> list[str]:
     """`count` agent files, the strategies above in turn, each under a name of its own."""
     paths = []
     kinds = list(FILE_STRATEGIES.items())
@@ -71,7 +87,8 @@ def write_agent_files(folder: Path, count: int = 20) -> list[str]:
     return paths
 
 
-def ours(agents: list[str], mode: str, jobs: int, with_startup: bool) -> float:
+def ours(agents: list[str], mode: str, jobs: int, turns: int) -> tuple[float, float]:
+    """(games-only seconds, whole-run seconds) of one round robin."""
     from harness.agents import resolve
     from harness.handles.opening import Isolation
     from harness.rounds import round_robin
@@ -81,88 +98,164 @@ def ours(agents: list[str], mode: str, jobs: int, with_startup: bool) -> float:
     specs = resolve(agents)
     names = [spec.name for spec in specs]
     params = GameParams(flip=FlipParams(NOISE, 0.0), moves_per_turn=1)
-    games = round_robin(names, 1, TURNS, SEED)
-    began = time.perf_counter()
+    games = round_robin(names, 1, turns, SEED)
+    assert len(games) == OUR_MATCHES
+    started = time.perf_counter()
     pool = HandlePool(specs, Isolation(mode))
     for name in names:
         pool.handle(name)
-    if not with_startup:
-        began = time.perf_counter()
+    first_game = time.perf_counter()
     runner = make_runner(pool, params, jobs)
     runner.play(games)
-    elapsed = time.perf_counter() - began
+    last_game = time.perf_counter()
     runner.close()
-    return len(games) * TURNS / elapsed
+    pool.close()
+    return last_game - first_game, time.perf_counter() - started
 
 
-def axelrod_rates(repeat: int):
-    """(import seconds, Tournament moves/s samples, Match loop moves/s samples) or None."""
-    try:
-        began = time.perf_counter()
-        import axelrod as axl
-    except ImportError:
-        return None
-    imported = time.perf_counter() - began
+# --- the Axelrod side, in a process of its own -------------------------------------------
+
+def axelrod_worker() -> None:
+    """Reads 'tournament TURNS' or 'match TURNS' lines, answers each with the seconds."""
+    import axelrod as axl
 
     def players():
         return [getattr(axl, cls)(*args) for _name, cls, args in PAIRS]
 
-    tournament_rates, match_rates = [], []
-    for _ in range(repeat):
-        tournament = axl.Tournament(players(), turns=TURNS, repetitions=1, noise=NOISE, seed=1)
+    print("ready", flush=True)
+    for line in sys.stdin:
+        what, turns = line.split()
+        turns = int(turns)
+        if what == "tournament":
+            tournament = axl.Tournament(players(), turns=turns, repetitions=1, noise=NOISE,
+                                        seed=1)
+            began = time.perf_counter()
+            tournament.play(processes=None, progress_bar=False)  # serial: see FACTS.md
+        else:
+            everyone = players()
+            began = time.perf_counter()
+            for i, first in enumerate(everyone):
+                for second in everyone[i + 1:]:
+                    axl.Match((first, second), turns=turns, noise=NOISE, seed=i).play()
+        print(time.perf_counter() - began, flush=True)
+
+
+class Axelrod:
+    """The Axelrod library in a child process, imported once before anything is timed."""
+
+    def __init__(self):
         began = time.perf_counter()
-        tournament.play(processes=None, progress_bar=False)   # serial: see FACTS.md
-        matches = len(PAIRS) * (len(PAIRS) + 1) // 2            # self-play included: 210
-        tournament_rates.append(matches * TURNS / (time.perf_counter() - began))
-        everyone = players()
-        began = time.perf_counter()
-        for i, first in enumerate(everyone):
-            for second in everyone[i + 1:]:
-                axl.Match((first, second), turns=TURNS, noise=NOISE, seed=i).play()
-        match_rates.append(len(PAIRS) * (len(PAIRS) - 1) // 2 * TURNS
-                           / (time.perf_counter() - began))
-    return imported, tournament_rates, match_rates
+        self.process = subprocess.Popen(
+            [sys.executable, __file__, "--axelrod-worker"], stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE, text=True)
+        self.ready = self.process.stdout.readline().strip() == "ready"
+        self.import_seconds = time.perf_counter() - began
+
+    def seconds(self, what: str, turns: int) -> float:
+        self.process.stdin.write(f"{what} {turns}\n")
+        self.process.stdin.flush()
+        return float(self.process.stdout.readline())
+
+    def close(self):
+        self.process.stdin.close()
+        self.process.wait()
+
+
+# --- rows, interleaved --------------------------------------------------------------------
+
+def load() -> str:
+    return "load average " + " ".join(f"{value:.1f}" for value in os.getloadavg())
+
+
+def measure(runs, repeat: int):
+    """Each run is (labels, matches, function returning seconds per label). Returns
+    {label: (matches, [seconds, ...])}, the runs interleaved and rotated per repetition."""
+    samples = {}
+    for labels, matches, _run in runs:
+        for label in labels:
+            samples[label] = (matches, [])
+    for repetition in range(repeat):
+        shift = repetition % len(runs)
+        for labels, _matches, run in runs[shift:] + runs[:shift]:
+            for label, seconds in zip(labels, run()):
+                samples[label][1].append(seconds)
+        print(f"  repetition {repetition + 1}/{repeat} done, {load()}", file=sys.stderr,
+              flush=True)
+    return samples
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--no-axelrod", action="store_true")
     parser.add_argument("--repeat", type=int, default=3, help="runs per row; the median is shown")
-    parser.add_argument("--modes", nargs="+", default=["none", "process", "sandbox"])
+    parser.add_argument("--modes", nargs="+", default=["none", "process", "sandbox"],
+                        choices=["none", "process", "sandbox"])
+    parser.add_argument("--kinds", nargs="+", default=["built-ins", "files"],
+                        choices=["built-ins", "files"])
+    parser.add_argument("--jobs", nargs="+", type=int,
+                        help="--jobs values of our rows (default: 1 and the core count)")
+    parser.add_argument("--turns", type=int, default=200,
+                        help="turns per match, both sides (200 is the reference workload)")
+    parser.add_argument("--axelrod-worker", action="store_true", help=argparse.SUPPRESS)
     options = parser.parse_args()
+    if options.axelrod_worker:
+        return axelrod_worker()
     cores = os.cpu_count() or 1
-    builtins = [name for name, _cls, _args in PAIRS]
-    rows = []
-    with tempfile.TemporaryDirectory() as folder:
-        files = write_agent_files(Path(folder))
-        for mode in options.modes:
-            for label, agents in (("built-ins", builtins), ("files", files)):
-                for jobs in sorted({1, cores}):
-                    for with_startup in (False, True):
-                        rates = [ours(agents, mode, jobs, with_startup)
-                                 for _ in range(options.repeat)]
-                        when = "with start-up" if with_startup else "games only"
-                        rows.append((f"pdharness {mode} {label} -j{jobs} {when}", rates))
-    references = {}
+    jobs_values = sorted(set(options.jobs or {1, cores}))
+    turns = options.turns
+    print(f"{load()} at the start", flush=True)
+    axelrod = None
     if not options.no_axelrod:
-        figures = axelrod_rates(options.repeat)
-        if figures is None:
+        axelrod = Axelrod()
+        if not axelrod.ready:
             print("Axelrod library not installed: pip install '.[bench]'")
+            axelrod = None
         else:
-            imported, tournament_rates, match_rates = figures
-            print(f"(import axelrod took {imported:.1f} s, not counted)")
-            rows += [("Axelrod Tournament, serial", tournament_rates),
-                     ("Axelrod bare Match.play loop", match_rates)]
-            references = {"Tournament": statistics.median(tournament_rates),
-                          "Match loop": statistics.median(match_rates)}
-    print(f"workload: 20 strategies, one round robin, {TURNS} turns, 1 move/turn, noise {NOISE};"
-          f" median of {options.repeat} runs, {cores} cores")
+            print(f"(import axelrod took {axelrod.import_seconds:.1f} s, in its own process, "
+                  "not counted)", flush=True)
+    with tempfile.TemporaryDirectory() as folder:
+        agents = {"built-ins": [name for name, _cls, _args in PAIRS],
+                  "files": write_agent_files(Path(folder))}
+        runs = []
+        for mode in options.modes:
+            for kind in options.kinds:
+                for jobs in jobs_values:
+                    label = f"pdharness {mode} {kind} -j{jobs}"
+                    runs.append(((f"{label} games only", f"{label} whole run"), OUR_MATCHES,
+                                 lambda a=agents[kind], m=mode, j=jobs: ours(a, m, j, turns)))
+        if axelrod is not None:
+            runs.append((("Axelrod Tournament, serial, result set",),
+                         AXELROD_TOURNAMENT_MATCHES,
+                         lambda: [axelrod.seconds("tournament", turns)]))
+            runs.append((("Axelrod bare Match.play loop",), OUR_MATCHES,
+                         lambda: [axelrod.seconds("match", turns)]))
+        samples = measure(runs, options.repeat)
+    if axelrod is not None:
+        axelrod.close()
+    report(samples, turns, options.repeat, cores)
+
+
+def report(samples, turns: int, repeat: int, cores: int) -> None:
+    rates = {label: sorted(matches * turns / seconds for seconds in times)
+             for label, (matches, times) in samples.items()}
+    references = {name: statistics.median(rates[label]) for name, label in
+                  (("Tournament", "Axelrod Tournament, serial, result set"),
+                   ("Match loop", "Axelrod bare Match.play loop")) if label in rates}
+    print(f"workload: 20 strategies, one round robin, {turns} turns, 1 move/turn, noise "
+          f"{NOISE}; median of {repeat} interleaved runs, {cores} cores; {load()} at the end")
     header = "".join(f"  vs {name:>10}" for name in references)
-    print(f"{'':<52} {'moves/s':>10}  {'min..max':>19}{header}")
-    for label, rates in rows:
-        median = statistics.median(rates)
-        ratios = "".join(f"  {median / ref:12.2f}x" for ref in references.values())
-        print(f"{label:<52} {median:>10,.0f}  {min(rates):>9,.0f}..{max(rates):<9,.0f}{ratios}")
+    print(f"{'':<50} {'moves/s':>9} {'min..max':>17} {'ms/match':>9}{header}")
+    for label, values in rates.items():
+        median = statistics.median(values)
+        serial = " -j1 " in label or label.startswith("Axelrod")
+        ratios = "".join(f"  {median / ref:12.2f}x" if serial else f"  {'':>12} "
+                         for ref in references.values())
+        print(f"{label:<50} {median:>9,.0f} {values[0]:>8,.0f}..{values[-1]:<8,.0f}"
+              f"{turns * 1000 / median:>9.2f}{ratios}")
+    parallel = sorted({label.split()[3] for label in rates
+                       if label.startswith("pdharness") and " -j1 " not in label})
+    if references and parallel:
+        print(f"(no ratio for {', '.join(parallel)}: Axelrod's figures are serial, one core)")
 
 
 if __name__ == "__main__":
