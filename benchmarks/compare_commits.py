@@ -29,7 +29,8 @@ import sys
 import time
 from pathlib import Path
 
-NUMBER = re.compile(r"(?<![A-Za-z_\d])\d[\d,]*(?:\.\d+)?")
+SLOT = "\x00"  # where a number was, in a line's template
+NUMBER = re.compile(r"(?<![A-Za-z_\d])-?\d[\d,]*(?:\.\d+)?")
 
 BOOTSTRAP = """import runpy, sys
 root, script = sys.argv[1], sys.argv[2]
@@ -58,7 +59,7 @@ def parse(output: str) -> dict[str, list[float]]:
                    if text.replace(",", "")]
         if not numbers or "load average" in line:
             continue
-        template = NUMBER.sub("#", line.rstrip())
+        template = NUMBER.sub(SLOT, line.rstrip())
         key, copy = template, 1
         while key in lines:
             copy += 1
@@ -86,15 +87,17 @@ def compare(runs_a: list[dict], runs_b: list[dict]) -> None:
             rows = [run[template] for run in runs if template in run]
             if not rows or any(len(row) != len(rows[0]) for row in rows):
                 break
-            sides.append([statistics.median(column) for column in zip(*rows)])
+            sides.append([statistics.median(column) for column in zip(*rows, strict=True)])
         if len(sides) < 2 or len(sides[0]) != len(sides[1]):
-            print(f"(only in A, or numbered differently) {template}")
+            print(f"(only in A, or numbered differently) {template.replace(SLOT, '#')}")
             continue
-        pieces = iter(change(a, b) for a, b in zip(*sides))
-        print(re.sub("#", lambda _match: next(pieces), template))
+        pieces = [change(a, b) for a, b in zip(*sides, strict=True)]
+        parts = template.split(SLOT)
+        print(parts[0] + "".join(piece + part for piece, part in
+                                 zip(pieces, parts[1:], strict=True)))
     for template in runs_b[0]:
         if template not in runs_a[0]:
-            print(f"(only in B) {template}")
+            print(f"(only in B) {template.replace(SLOT, '#')}")
 
 
 def main() -> None:

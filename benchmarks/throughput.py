@@ -177,7 +177,7 @@ def measure(runs, repeat: int):
     for repetition in range(repeat):
         shift = repetition % len(runs)
         for labels, _matches, run in runs[shift:] + runs[:shift]:
-            for label, seconds in zip(labels, run()):
+            for label, seconds in zip(labels, run(), strict=True):
                 samples[label][1].append(seconds)
         print(f"  repetition {repetition + 1}/{repeat} done, {load()}", file=sys.stderr,
               flush=True)
