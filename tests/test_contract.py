@@ -121,13 +121,19 @@ KINDS = {
 }
 
 
+def needs_marks(language, modes):
+    """The markers (setup.cfg) of what a case needs installed: `pytest -m "not sbcl"`."""
+    needs = [NEEDS[language.name]] if language.name in NEEDS else []
+    return [getattr(pytest.mark, need) for need in needs + ["sandbox"] * ("sandbox" in modes)]
+
+
 def cases():
     for language in contract_languages():
         for mode in modes_of(language):
             for kind in KINDS:
                 # host processes, and a late answer in the monitor, take seconds
                 slow = mode != "none" or kind == "Sleeper"
-                marks = [pytest.mark.slow] if slow else []
+                marks = needs_marks(language, [mode]) + ([pytest.mark.slow] if slow else [])
                 yield pytest.param(language.name, mode, kind, marks=marks,
                                    id=f"{language.name}-{mode}-{kind}")
 
@@ -170,7 +176,9 @@ def test_the_agent_contract(language, mode, kind, tools, capfd):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("language", [language.name for language in contract_languages()])
+@pytest.mark.parametrize("language", [
+    pytest.param(language.name, marks=needs_marks(language, modes_of(language)),
+                 id=language.name) for language in contract_languages()])
 def test_the_private_random_numbers_are_the_same_in_every_mode(language, tools):
     """Same seed, same result in any isolation mode: Dice plays the same moves in each."""
     found = next(lang for lang in contract_languages() if lang.name == language)
