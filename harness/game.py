@@ -9,10 +9,10 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import NamedTuple
+from typing import Generator, NamedTuple
 
 from . import seeds
-from .handles.base import Fault, GameStart
+from .handles.base import AgentHandle, Fault, GameStart, Reply
 from .rules import FLIPPED, GameParams
 
 
@@ -112,8 +112,8 @@ class _Noise:
                         for k, m in enumerate(intended)])
 
 
-def play_game(handle_a, handle_b, length: int, seed: int, params: GameParams,
-              round_number: int = 0, on_turn=None) -> GameRecord:
+def play_game(handle_a: AgentHandle, handle_b: AgentHandle, length: int, seed: int,
+              params: GameParams, round_number: int = 0, on_turn=None) -> GameRecord:
     """handle_a plays side "a" (its name sorts first); the result keeps every turn.
     `on_turn(record)`, if given, is called as soon as each turn is played (`play` streams
     the trace with it)."""
@@ -125,8 +125,9 @@ def play_game(handle_a, handle_b, length: int, seed: int, params: GameParams,
             return finished.value
 
 
-def game_steps(handle_a, handle_b, length: int, seed: int, params: GameParams,
-               round_number: int = 0, on_turn=None):
+def game_steps(handle_a: AgentHandle, handle_b: AgentHandle, length: int, seed: int,
+               params: GameParams, round_number: int = 0,
+               on_turn=None) -> Generator[None, None, GameRecord]:
     """The game as a generator: it pauses after asking both agents for a turn, so a runner
     can wait on many games' agents at once; its return value is the GameRecord."""
     record = GameRecord(round_number, handle_a.name, handle_b.name, length, seed)
@@ -182,6 +183,6 @@ def game_steps(handle_a, handle_b, length: int, seed: int, params: GameParams,
     return record
 
 
-def _note_warning(record: GameRecord, side: str, reply) -> None:
+def _note_warning(record: GameRecord, side: str, reply: Reply) -> None:
     if reply.warning and side not in record.warnings:
         record.warnings[side] = reply.warning

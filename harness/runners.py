@@ -11,7 +11,7 @@ from collections import OrderedDict, deque
 
 from .errors import LoadError, OutOfFiles
 from .game import game_steps, play_game
-from .handles.base import DefaultHandle
+from .handles.base import DefaultHandle, PollableHandle
 
 # Every host process holds three pipes in the monitor (and starting one briefly more); the
 # rest of the monitor (records, threads, the sandbox's helpers) needs a few of its own.
@@ -48,7 +48,7 @@ class HandlePool:
         self.specs = {spec.name: spec for spec in specs}
         self.isolation = isolation
         self.known_broken = known_broken if known_broken is not None else {}
-        self.handles = OrderedDict()  # least recently used first
+        self.handles: OrderedDict[str, PollableHandle] = OrderedDict()  # least recent first
         self.retired = {}   # name -> [(status message, captured output)] of closed handles
         self.cap = cap or host_cap()
         self.in_use = set()  # names a running game holds: never closed to make room
@@ -58,7 +58,7 @@ class HandlePool:
     def is_open(self, name) -> bool:
         return name in self.handles
 
-    def handle(self, name):
+    def handle(self, name: str) -> PollableHandle:
         with self.lock:
             handle = self.handles.get(name)
             if handle is not None:
@@ -100,7 +100,7 @@ class HandlePool:
                 excess -= 1
         return evicted
 
-    def _open(self, name):
+    def _open(self, name: str) -> PollableHandle:
         from .handles.opening import open_handle
 
         if name in self.known_broken:
@@ -120,9 +120,9 @@ class HandlePool:
     def close(self) -> None:
         self.release(list(self.handles))
 
-    def _retire(self, name, handle):
+    def _retire(self, name: str, handle: PollableHandle) -> None:
         self.retired.setdefault(name, []).append(
-            (getattr(handle, "status_message", None), handle.captured_output()))
+            (handle.status_message, handle.captured_output()))
         handle.close()
 
 
@@ -277,7 +277,7 @@ class PipelinedRunner(SerialRunner):
             for index, (_job, _steps, handles) in self.running.items():
                 waiting = False
                 for handle in handles:
-                    for fd, events in _waiting_on(handle).items():
+                    for fd, events in handle.waiting_on().items():
                         waiting = True
                         owners[fd] = handle
                         poller.register(fd, events)
@@ -289,11 +289,6 @@ class PipelinedRunner(SerialRunner):
             timeout = max(0.0, deadline - time.monotonic())
             for fd, events in poller.poll(timeout * 1000 + 1):
                 owners[fd].pump(fd, events)
-
-
-def _waiting_on(handle) -> dict[int, int]:
-    waiting_on = getattr(handle, "waiting_on", None)
-    return waiting_on() if waiting_on else {}
 
 
 _FORKED = {}
@@ -309,9 +304,7 @@ def _own_processes():
     one host would mix their games."""
     pool = _FORKED["pool"]
     for name, handle in list(pool.handles.items()):
-        abandon = getattr(handle, "abandon", None)
-        if abandon is not None:
-            abandon()
+        if not handle.fork_child():
             del pool.handles[name]
 
 

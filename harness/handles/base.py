@@ -1,4 +1,4 @@
-"""The agent handle: the only thing a game talks to.
+"""The agent handle: the only thing a game talks to (`AgentHandle`, below).
 
     start_game(GameStart)  fresh agent, empty history, its random numbers seeded
     request(last)          last = (mine, theirs) as played in the previous turn, or None
@@ -7,11 +7,14 @@
 
 `request` does not wait for the agent, so a game asks both agents before collecting either
 answer: they think at the same time and neither can learn the other's moves for the turn.
+A runner that plays many games at once waits on their agents' pipes together
+(`PollableHandle`); a handle whose answer is ready as soon as it is asked (`ReadyHandle`)
+has nothing to wait on. Every handle class is both, checked by mypy where they are made.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import NamedTuple, Protocol
 
 from ..rules import Payoffs
 
@@ -56,8 +59,67 @@ class GameStart:
 
 SILENT_DEFAULT = Reply(None)
 
+Last = tuple[str, str] | None   # (mine, theirs) as played in the previous turn; None first
 
-class DefaultHandle:
+
+class AgentHandle(Protocol):
+    """What a game talks to, and what the handle pool opens, keeps and closes."""
+
+    name: str
+    status_message: str | None   # why its process is gone for good (a crash), if it is
+
+    def start_game(self, start: GameStart) -> None: ...
+    def request(self, last: Last) -> None: ...
+    def collect(self) -> Reply: ...
+    def end_game(self) -> None: ...
+    def close(self) -> None: ...
+    def captured_output(self) -> str: ...
+
+    def fork_child(self) -> bool:
+        """Called in a forked worker on a handle it inherited: let go of what belongs to
+        the parent (a host's pipes); False when the worker must open one of its own."""
+        ...
+
+
+class PollableHandle(AgentHandle, Protocol):
+    """A handle a runner can wait on together with others (harness/runners.py)."""
+
+    deadline: float   # time.monotonic() by which the answer to the last request is due
+
+    def waiting_on(self) -> dict[int, int]:
+        """The fds to poll (and the poll events) before collect() can answer without
+        waiting; empty when it can."""
+        ...
+
+    def pump(self, fd: int, events: int) -> None:
+        """Act on what poll said about one of the fds of waiting_on()."""
+        ...
+
+
+class ReadyHandle:
+    """What a handle whose answer is ready as soon as it is asked does as a PollableHandle:
+    nothing to wait on, no process of its own, nothing captured."""
+
+    status_message: str | None = None
+    deadline = 0.0
+
+    def waiting_on(self) -> dict[int, int]:
+        return {}
+
+    def pump(self, fd: int, events: int) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+    def captured_output(self) -> str:
+        return ""  # its prints, if any, went to the monitor's own stdout
+
+    def fork_child(self) -> bool:
+        return True   # it lives in the monitor's memory, which the worker has a copy of
+
+
+class DefaultHandle(ReadyHandle):
     """An agent that could not be loaded: it plays the default answer, with no new faults."""
 
     def __init__(self, name: str, reason: str):
@@ -68,7 +130,7 @@ class DefaultHandle:
     def start_game(self, start: GameStart) -> None:
         pass
 
-    def request(self, last) -> None:
+    def request(self, last: Last) -> None:
         pass
 
     def collect(self) -> Reply:
@@ -76,9 +138,3 @@ class DefaultHandle:
 
     def end_game(self) -> None:
         pass
-
-    def close(self) -> None:
-        pass
-
-    def captured_output(self) -> str:
-        return ""

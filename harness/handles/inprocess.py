@@ -9,25 +9,30 @@ import random
 import time
 
 from ..runtime import ERROR_REPLY, MOVES_REPLY, AgentRuntime
-from .base import EXCEPTION, INVALID, TIMEOUT, Fault, GameStart, Reply, plain_reply
+from .base import (
+    EXCEPTION,
+    INVALID,
+    SILENT_DEFAULT,
+    TIMEOUT,
+    Fault,
+    GameStart,
+    Last,
+    ReadyHandle,
+    Reply,
+    plain_reply,
+)
 
 
-class _InMonitor:
+class _InMonitor(ReadyHandle):
     """What both in-monitor handles share: the answer is ready as soon as it is asked for."""
 
-    reply: Reply | None = None
+    reply: Reply = SILENT_DEFAULT   # the answer to the last request
 
     def collect(self) -> Reply:
         return self.reply
 
     def end_game(self) -> None:
-        self.reply = None
-
-    def close(self) -> None:
-        pass
-
-    def captured_output(self) -> str:
-        return ""  # its prints went to the monitor's own stdout
+        self.reply = SILENT_DEFAULT
 
 
 class InProcessHandle(_InMonitor):
@@ -35,12 +40,11 @@ class InProcessHandle(_InMonitor):
         self.name = name
         self.timeout = timeout
         self.runtime = AgentRuntime(factory, hist_pair)
-        self.reply: Reply | None = None
 
     def start_game(self, start: GameStart) -> None:
         self.runtime.start_game(start.agent_seed, start.moves_per_turn, start.payoffs)
 
-    def request(self, last) -> None:
+    def request(self, last: Last) -> None:
         runtime = self.runtime
         if last is not None:
             runtime.record(last[0], last[1])
@@ -65,14 +69,13 @@ class BuiltinHandle(_InMonitor):
         self.name = name
         self.builtin = builtin
         self.strategy = None
-        self.reply: Reply | None = None
 
     def start_game(self, start: GameStart) -> None:
         self.strategy = self.builtin.strategy(random.Random(start.agent_seed),
                                               start.moves_per_turn)
         self._observe, self._answer = self.strategy.observe, self.strategy.answer
 
-    def request(self, last) -> None:
+    def request(self, last: Last) -> None:
         if last is not None:
             self._observe(last[0], last[1])
         self.reply = plain_reply(self._answer())

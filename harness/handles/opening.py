@@ -4,6 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..agents import AgentSpec
+from .base import PollableHandle
 
 
 @dataclass(frozen=True)
@@ -16,7 +17,7 @@ class Isolation:
     memory_limit: int = 1 << 30   # bytes of address space for an agent's process
 
 
-def open_handle(spec: AgentSpec, isolation: Isolation):
+def open_handle(spec: AgentSpec, isolation: Isolation) -> PollableHandle:
     from ..languages import LANGUAGES
 
     if spec.language == "callable":
@@ -47,13 +48,13 @@ def _entry(spec) -> str:
     return spec.entry
 
 
-def _in_monitor(name, factory, language, isolation):
+def _in_monitor(name, factory, language, isolation) -> PollableHandle:
     from .inprocess import InProcessHandle
 
     return InProcessHandle(name, factory, language.pairs(), isolation.timeout)
 
 
-def _in_process_of_its_own(spec, language, isolation):
+def _in_process_of_its_own(spec, language, isolation) -> PollableHandle:
     from ..languages import host_environment
     from .process import ProcessHandle
 

@@ -27,6 +27,7 @@ from .base import (
     TIMEOUT,
     Fault,
     GameStart,
+    Last,
     Reply,
     plain_reply,
 )
@@ -364,7 +365,7 @@ class ProcessHandle:
         t, r, p, s = start.payoffs.as_tuple()
         self.host.send(f"GAME {start.agent_seed} {start.moves_per_turn} {t} {r} {p} {s}\n")
 
-    def _lose_host(self, reason: str) -> None:
+    def _lose_host(self, reason: str | None) -> None:
         if self.host is not None:
             self.host.kill()
             self.host = None
@@ -385,7 +386,7 @@ class ProcessHandle:
         elif not self._replace([]):  # the last game killed it; a fresh one starts this game
             self.out_for_game = True
 
-    def request(self, last) -> None:
+    def request(self, last: Last) -> None:
         if last is not None:
             self.turns.append(last)
         if self.out_for_game or self._given_up():
@@ -399,8 +400,6 @@ class ProcessHandle:
 
     # -- waiting on many handles at once (harness/runners.py) -------------------------------
     def waiting_on(self) -> dict[int, int]:
-        """The fds to poll (and the poll events) before collect() can answer without
-        waiting; empty when it can."""
         host = self.host
         if self.out_for_game or self._given_up() or host is None or host.ready():
             return {}
@@ -474,7 +473,7 @@ class ProcessHandle:
             self.host.quit()
             self.host = None
 
-    def abandon(self) -> None:
+    def fork_child(self) -> bool:
         """Forget the host without touching its process, which belongs to the process that
         forked this one: a forked worker (harness/runners.py) must open hosts of its own."""
         if self.host is not None:
@@ -485,6 +484,7 @@ class ProcessHandle:
                 except OSError:
                     pass
             self.host = None
+        return False
 
     def captured_output(self) -> str:
         return self.output.text()

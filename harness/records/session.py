@@ -175,25 +175,27 @@ def _shown(number: float) -> str:
     return f"{number:g}"
 
 
-class _Replay:
+def _replay(name: str, intended):
     """An agent handle that intends what the record says the agent intended."""
+    from ..handles.base import ReadyHandle, Reply
 
-    def __init__(self, name: str, intended):
-        self.name, self.intended = name, iter(intended)
+    class Replay(ReadyHandle):
+        def __init__(self):
+            self.name, self.moves = name, iter(intended)
 
-    def start_game(self, start) -> None:
-        pass
+        def start_game(self, start) -> None:
+            pass
 
-    def request(self, last) -> None:
-        pass
+        def request(self, last) -> None:
+            pass
 
-    def collect(self):
-        from ..handles.base import Reply
+        def collect(self) -> Reply:
+            return Reply(next(self.moves))
 
-        return Reply(next(self.intended))
+        def end_game(self) -> None:
+            pass
 
-    def end_game(self) -> None:
-        pass
+    return Replay()
 
 
 def check_games(record, games) -> None:
@@ -234,7 +236,7 @@ def _replays(game, params) -> bool:
         if any(intended[turn - 1] != params.default_moves for turn, _ in game.faults(side)):
             return False
     try:
-        again = play_game(_Replay(game.a, game.intended_a), _Replay(game.b, game.intended_b),
+        again = play_game(_replay(game.a, game.intended_a), _replay(game.b, game.intended_b),
                           game.length, game.seed, params, game.round)
     except (KeyError, ValueError, TypeError, StopIteration):
         return False  # moves that are not moves
