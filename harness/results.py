@@ -5,7 +5,7 @@ from dataclasses import dataclass, field
 
 from .agents import AgentSpec
 from .game import GameRecord
-from .handles.base import FAULT_KINDS
+from .handles.base import CRASH, FAULT_KINDS
 
 OK, LOAD_ERROR, CRASHED, DISQUALIFIED = "ok", "load-error", "crashed", "disqualified"
 
@@ -51,6 +51,37 @@ class TournamentResult:
     def pairs(self) -> list[tuple[str, int]]:
         """The monitor's answer: (agent score) best first."""
         return [(s.agent, s.score) for s in self.standings]
+
+
+def settle_statuses(entrants: list[Entrant], games, disqualified: dict[str, str],
+                    dropped_in: dict[str, int | None]) -> None:
+    """Each agent's final status, from what was recorded and nothing else, so that a run
+    and its resumption say the same: disqualified (by the fault limit, or for not loading
+    with --disqualify-broken: out before round 1), else a load error as found when it was
+    opened, else crashed if any of its games recorded a crash (the first one says why)."""
+    crashes = first_crashes(games)
+    for entrant in entrants:
+        name = entrant.name
+        if name in disqualified:
+            entrant.status, entrant.message = DISQUALIFIED, disqualified[name]
+        elif entrant.status == LOAD_ERROR and dropped_in.get(name) == 0:
+            entrant.status = DISQUALIFIED
+            entrant.message = f"does not load: {entrant.message}"
+        elif entrant.status != LOAD_ERROR and name in crashes:
+            entrant.status, entrant.message = CRASHED, f"crashed: {crashes[name]}"
+
+
+def first_crashes(games) -> dict[str, str]:
+    """The message of each agent's first crash, in the order the games are recorded."""
+    first: dict[str, str] = {}
+    for game in games:
+        for side, name in (("a", game.a), ("b", game.b)):
+            if name not in first:
+                for _turn, fault in game.faults(side):
+                    if fault.kind == CRASH:
+                        first[name] = fault.message
+                        break
+    return first
 
 
 def fault_counts(games, name: str) -> dict[str, int]:

@@ -44,16 +44,29 @@ class HandlePool:
     `cap` are open at once: opening one more closes the least recently used that no game
     is using (`in_use`), so any number of agents fits in the monitor's open-file limit."""
 
-    def __init__(self, specs, isolation, known_broken=None, cap=None):
+    def __init__(self, specs, isolation, cap=None):
         self.specs = {spec.name: spec for spec in specs}
         self.isolation = isolation
-        self.known_broken = known_broken if known_broken is not None else {}
+        self.broken: dict[str, str] = {}   # name -> why it does not load: not tried again
         self.handles: OrderedDict[str, PollableHandle] = OrderedDict()  # least recent first
-        self.retired = {}   # name -> [(status message, captured output)] of closed handles
+        self.outputs: dict[str, list[str]] = {}   # name -> what its closed handles captured
         self.cap = cap or host_cap()
         self.in_use = set()  # names a running game holds: never closed to make room
         self.opening = 0     # handles being opened right now (on other threads)
         self.lock = threading.Lock()
+
+    def open_all(self) -> dict[str, str]:
+        """Open every agent's handle once, in parallel, so load errors are known before
+        play: {name: why it does not load} for those that do not."""
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(max_workers=8) as executor:
+            list(executor.map(self.handle, self.specs))
+        return {name: self.broken[name] for name in self.specs if name in self.broken}
+
+    def output(self, name: str) -> str:
+        """What the agent's handles printed, those closed so far (close() closes all)."""
+        return "".join(self.outputs.get(name, []))
 
     def is_open(self, name) -> bool:
         return name in self.handles
@@ -103,12 +116,12 @@ class HandlePool:
     def _open(self, name: str) -> PollableHandle:
         from .handles.opening import open_handle
 
-        if name in self.known_broken:
-            return DefaultHandle(name, self.known_broken[name])
+        if name in self.broken:
+            return DefaultHandle(name, self.broken[name])
         try:
             return open_handle(self.specs[name], self.isolation)
         except LoadError as error:
-            self.known_broken.setdefault(name, str(error))
+            self.broken.setdefault(name, str(error))
             return DefaultHandle(name, str(error))
 
     def release(self, names) -> None:
@@ -121,8 +134,7 @@ class HandlePool:
         self.release(list(self.handles))
 
     def _retire(self, name: str, handle: PollableHandle) -> None:
-        self.retired.setdefault(name, []).append(
-            (handle.status_message, handle.captured_output()))
+        self.outputs.setdefault(name, []).append(handle.captured_output())
         handle.close()
 
 

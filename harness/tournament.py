@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .handles.opening import Isolation
-from .results import CRASHED, DISQUALIFIED, LOAD_ERROR, Entrant, RoundResult, TournamentResult, rank
+from .results import LOAD_ERROR, Entrant, RoundResult, TournamentResult, rank, settle_statuses
 from .rounds import draw_length, lowest_scorers, round_robin, round_scores
 from .rules import GameLength, GameParams
 
@@ -52,7 +52,9 @@ def run_tournament(specs, seed: int, settings: Settings = Settings(),
 
     observer = observer or Observer()
     pool = HandlePool(specs, settings.isolation)
-    entrants = _open_all(pool, specs)
+    load_errors = pool.open_all()
+    entrants = [Entrant(spec, LOAD_ERROR, load_errors[spec.name]) if spec.name in load_errors
+                else Entrant(spec) for spec in specs]
     result = TournamentResult(seed, settings, entrants)
     state = state or _first_state(entrants, settings)
     result.rounds, result.games = state.rounds, state.games
@@ -63,20 +65,12 @@ def run_tournament(specs, seed: int, settings: Settings = Settings(),
             _play_round(state, seed, settings, runner, observer)
     finally:
         runner.close()
-    _settle_statuses(entrants, runner, state)
+    for entrant in entrants:
+        entrant.output = pool.output(entrant.name)
+    settle_statuses(entrants, state.games, state.disqualified, state.dropped_in)
     result.standings = rank([e.name for e in entrants], state.rounds, state.dropped_in,
                             state.games, set(state.disqualified))
     return result
-
-
-def _open_all(pool, specs) -> list[Entrant]:
-    """Load every agent once up front, in parallel, so load errors are known before play."""
-    from concurrent.futures import ThreadPoolExecutor
-
-    with ThreadPoolExecutor(max_workers=8) as executor:
-        list(executor.map(lambda spec: pool.handle(spec.name), specs))
-    return [Entrant(spec, LOAD_ERROR, pool.known_broken[spec.name])
-            if spec.name in pool.known_broken else Entrant(spec) for spec in specs]
 
 
 def _first_state(entrants, settings) -> TournamentState:
@@ -127,18 +121,3 @@ def _over_fault_limit(state, games, settings) -> list[str]:
             state.disqualified[name] = f"{total} faults (limit {settings.max_faults})"
             out.append(name)
     return out
-
-
-def _settle_statuses(entrants, runner, state) -> None:
-    runner.pool.close()
-    for entrant in entrants:
-        notes = runner.pool.retired.get(entrant.name, [])
-        entrant.output = "".join(output for _message, output in notes)
-        crashes = [message for message, _output in notes if message]
-        if entrant.name in state.disqualified:
-            entrant.status, entrant.message = DISQUALIFIED, state.disqualified[entrant.name]
-        elif entrant.status == LOAD_ERROR and state.dropped_in.get(entrant.name) == 0:
-            entrant.status = DISQUALIFIED
-            entrant.message = f"does not load: {entrant.message}"
-        elif entrant.status != LOAD_ERROR and crashes:
-            entrant.status, entrant.message = CRASHED, crashes[0]

@@ -321,7 +321,6 @@ def test_hosts_opened_on_a_thread_that_ended_stay_alive(request, mode):
     opener.join()
     try:
         record = play_three_turns(*handles)
-        assert [handle.status_message for handle in handles] == [None, None]
         assert record.fault_count("a") == record.fault_count("b") == 0
         assert record.score == (5 * 3 + 1 * 6, 0 * 3 + 1 * 6)
     finally:
@@ -407,7 +406,6 @@ def test_a_host_near_its_cpu_limit_from_honest_work_is_retired_between_games(tmp
         params = GameParams(flip=FlipParams(0.0, 0.0), timeout=5.0)
         records = [play_game(thinker, other, 2, seed, params) for seed in range(4)]
         assert [record.fault_count("a") for record in records] == [0, 0, 0, 0]
-        assert thinker.status_message is None
     finally:
         thinker.close()
         other.close()

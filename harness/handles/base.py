@@ -66,7 +66,6 @@ class AgentHandle(Protocol):
     """What a game talks to, and what the handle pool opens, keeps and closes."""
 
     name: str
-    status_message: str | None   # why its process is gone for good (a crash), if it is
 
     def start_game(self, start: GameStart) -> None: ...
     def request(self, last: Last) -> None: ...
@@ -100,7 +99,6 @@ class ReadyHandle:
     """What a handle whose answer is ready as soon as it is asked does as a PollableHandle:
     nothing to wait on, no process of its own, nothing captured."""
 
-    status_message: str | None = None
     deadline = 0.0
 
     def waiting_on(self) -> dict[int, int]:
@@ -125,7 +123,6 @@ class DefaultHandle(ReadyHandle):
     def __init__(self, name: str, reason: str):
         self.name = name
         self.reason = reason
-        self.status_message = reason
 
     def start_game(self, start: GameStart) -> None:
         pass

@@ -291,7 +291,8 @@ class ProcessHandle:
         self.timeouts_in_a_row = 0
         self.out_for_game = False
         self.deadline = 0.0
-        self.status_message: str | None = None
+        self.restart_failed = False          # once: later games play the default silently
+        self.unreported: Fault | None = None  # a fault to give at the next collect
         self.host = self._launch()
 
     # -- life cycle -------------------------------------------------------------------------
@@ -352,7 +353,9 @@ class ProcessHandle:
         try:
             self.host = self._launch(min(self.start_timeout, max(3.0, 10 * self.timeout)))
         except LoadError as error:
-            self.status_message = f"could not be restarted: {error}"
+            if not self.restart_failed:  # recorded, so its status says crashed, and why
+                self.restart_failed = True
+                self.unreported = Fault(CRASH, f"could not be restarted: {error}")
             self.host = None
             return False
         self._send_game()
@@ -365,12 +368,10 @@ class ProcessHandle:
         t, r, p, s = start.payoffs.as_tuple()
         self.host.send(f"GAME {start.agent_seed} {start.moves_per_turn} {t} {r} {p} {s}\n")
 
-    def _lose_host(self, reason: str | None) -> None:
+    def _lose_host(self) -> None:
         if self.host is not None:
             self.host.kill()
             self.host = None
-        if self.status_message is None:
-            self.status_message = reason
 
     # -- the handle -------------------------------------------------------------------------
     def start_game(self, start: GameStart) -> None:
@@ -416,7 +417,8 @@ class ProcessHandle:
 
     def collect(self) -> Reply:
         if self.out_for_game:
-            return SILENT_DEFAULT
+            fault, self.unreported = self.unreported, None
+            return SILENT_DEFAULT if fault is None else Reply(None, fault)
         if self._given_up():  # a hung agent would cost the time limit on every turn
             return Reply(None, Fault(TIMEOUT, f"not asked: {GIVE_UP_AFTER} timeouts in a row "
                                               "this game"))
@@ -425,17 +427,17 @@ class ProcessHandle:
         except TimeoutError:
             # a host that stopped reading its requests cannot answer them either
             what = "did not take its request" if self.host.outgoing else "no answer"
-            self._lose_host(None)
+            self._lose_host()
             self.timeouts_in_a_row += 1
             return Reply(None, Fault(TIMEOUT, f"{what} within {self.timeout:g} s; "
                                               "process killed and replaced"))
         except _Dead as death:
             reason = f"{death}{self._output_hint()}"
-            self._lose_host(f"crashed: {reason}")
+            self._lose_host()
             self.out_for_game = True
             return Reply(None, Fault(CRASH, reason))
         except _Violation as violation:
-            self._lose_host(None)
+            self._lose_host()
             self.out_for_game = True
             return Reply(None, Fault(INVALID, f"protocol violation: {violation}; process "
                                               "killed, default answer for the rest of the game"))

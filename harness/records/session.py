@@ -83,15 +83,13 @@ def resume(path, isolation, *, jobs: int | None = None, quiet: bool = False,
         state = recorded_state(record, games)
         rounds_before = len(state.rounds) if state else 0
         done = record.tournament_done()
-        earlier_crashes = _crashes(state.games) if state else {}
         wanted_replicates = record.run["replicates"]
         result = record.result() if done else None
         has_replicates = record.replicates() is not None
     recorder = Recorder.reopen(path)
     try:
         if result is None:
-            result = _tournament(specs, record.seed, settings, recorder, quiet, state,
-                                 earlier_crashes)
+            result = _tournament(specs, record.seed, settings, recorder, quiet, state)
         if wanted_replicates and not has_replicates:
             _replicates(result, specs, record.seed, settings, wanted_replicates, recorder,
                         quiet)
@@ -101,7 +99,7 @@ def resume(path, isolation, *, jobs: int | None = None, quiet: bool = False,
     return result, f"{path}: resumed after round {rounds_before}" if not done else None
 
 
-def _tournament(specs, seed, settings, recorder, quiet, state=None, earlier_crashes=None):
+def _tournament(specs, seed, settings, recorder, quiet, state=None):
     from ..tournament import run_tournament
     from . import progress
     from .fanout import Fanout
@@ -117,8 +115,6 @@ def _tournament(specs, seed, settings, recorder, quiet, state=None, earlier_cras
     finally:
         if bar:
             bar.close()
-    if earlier_crashes:
-        _restore_crashes(result, earlier_crashes)
     if recorder:
         recorder.finished(result)
     return result
@@ -297,23 +293,3 @@ def recorded_state(record, games=None):
     remaining = sorted(name for name, out in dropped_in.items() if out is None)
     return TournamentState(remaining, dropped_in, rounds,
                            record.games() if games is None else games, disqualified)
-
-
-def _crashes(games) -> dict[str, str]:
-    """The first crash of each agent in the games before the resume (its process died then:
-    the uninterrupted run would call it crashed)."""
-    first: dict[str, str] = {}
-    for game in games:
-        for side, name in (("a", game.a), ("b", game.b)):
-            for _turn, fault in game.faults(side):
-                if fault.kind == "crash":
-                    first.setdefault(name, fault.message)
-    return first
-
-
-def _restore_crashes(result, crashes) -> None:
-    from ..results import CRASHED, OK
-
-    for entrant in result.entrants:
-        if entrant.status == OK and entrant.name in crashes:
-            entrant.status, entrant.message = CRASHED, f"crashed: {crashes[entrant.name]}"

@@ -1,0 +1,123 @@
+"""An agent's status (ok, load-error, crashed, disqualified) comes from what the run recorded:
+its faults, its load error, its disqualification. So every runner, and a run resumed from its
+record, says the same."""
+import shutil
+
+import pytest
+
+from harness.agents import builtin_spec, file_spec
+from harness.game import GameRecord, play_game
+from harness.handles.base import Fault
+from harness.handles.opening import Isolation, open_handle
+from harness.results import Entrant, settle_statuses
+from harness.rules import FlipParams, GameParams
+from harness.tournament import Settings, run_tournament
+
+from conftest import AGENTS
+
+QUIET = GameParams(flip=FlipParams(0.0, 0.0), timeout=5.0)
+CRASHER = AGENTS / "core" / "Crasher.py"
+
+
+def statuses(result):
+    return {e.name: (e.status, e.message) for e in result.entrants}
+
+
+def game_with_faults(round_number, a, b, faults):
+    record = GameRecord(round_number, a, b, 3, 0)
+    record.fault_at.update(faults)
+    return record
+
+
+def test_status_is_derived_from_recorded_faults_load_errors_and_disqualifications():
+    entrants = [Entrant(builtin_spec(name)) for name in ("a1", "b2", "c3", "d4")]
+    entrants.append(Entrant(builtin_spec("e5"), "load-error", "no such function"))
+    entrants.append(Entrant(builtin_spec("f6"), "load-error", "syntax error"))
+    games = [game_with_faults(1, "a1", "b2", {("a", 0): Fault("timeout", "slow"),
+                                              ("b", 2): Fault("crash", "first death")}),
+             game_with_faults(2, "b2", "c3", {("a", 1): Fault("crash", "second death"),
+                                              ("b", 0): Fault("crash", "c3 died")})]
+    settle_statuses(entrants, games, {"c3": "5 faults (limit 5)"},
+                    {"a1": None, "b2": 2, "c3": 2, "d4": 1, "e5": 0, "f6": 3})
+    assert {e.name: (e.status, e.message) for e in entrants} == {
+        "a1": ("ok", None),                       # a timeout is no crash
+        "b2": ("crashed", "crashed: first death"),  # the first crash in the record says why
+        "c3": ("disqualified", "5 faults (limit 5)"),
+        "d4": ("ok", None),
+        "e5": ("disqualified", "does not load: no such function"),  # out before round 1
+        "f6": ("load-error", "syntax error")}
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_a_crash_is_the_agents_status_with_any_runner(jobs):
+    result = run_tournament([file_spec(CRASHER), builtin_spec("titfortat"),
+                             builtin_spec("defect")], 3,
+                            Settings(game=QUIET, isolation=Isolation("process", 5.0),
+                                     jobs=jobs, max_rounds=1))
+    status, message = statuses(result)["Crasher"]
+    assert status == "crashed"
+    assert message.startswith("crashed: process exited with status 3")
+    assert statuses(result)["titfortat"] == ("ok", None)
+
+
+def test_a_crash_in_a_forked_worker_is_the_agents_status_too(sbcl):
+    """With --isolation none and several jobs, games run in forked workers: what their
+    handles saw never reaches the parent's, but the recorded crash does."""
+    result = run_tournament([file_spec(AGENTS / "hostile" / "LispExiter.lisp"),
+                             builtin_spec("titfortat"), builtin_spec("defect")], 3,
+                            Settings(game=QUIET, isolation=Isolation("none", 5.0), jobs=2,
+                                     max_rounds=1))
+    assert statuses(result)["LispExiter"][0] == "crashed"
+
+
+def test_a_resumed_run_says_crashed_for_a_crash_before_it_stopped(tmp_path, monkeypatch):
+    """Crasher crashes in round 1 and is dropped there: after the resume nothing crashes,
+    and the status still says it did, as the uninterrupted run does."""
+    from harness.records import session
+    from harness.records.recorder import Recorder
+
+    specs = [file_spec(CRASHER), builtin_spec("grudger"), builtin_spec("defect"),
+             builtin_spec("titfortat")]
+    settings = Settings(game=QUIET, isolation=Isolation("process", 5.0), jobs=1)
+    whole = run_tournament(specs, 5, settings)
+    assert whole.standings[-1].agent == "Crasher" and whole.standings[-1].dropped_in == 1
+
+    finish_round = Recorder.round_finished
+
+    def stop_after_round_one(self, state, round_result, games):
+        finish_round(self, state, round_result, games)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(Recorder, "round_finished", stop_after_round_one)
+    path = tmp_path / "run.sqlite"
+    with pytest.raises(session.RecordInterrupted):
+        session.run(specs, 5, settings, db=path, quiet=True)
+    monkeypatch.setattr(Recorder, "round_finished", finish_round)
+    resumed, note = session.resume(path, settings.isolation, quiet=True)
+    assert "resumed after round 1" in note
+    assert statuses(resumed) == statuses(whole)
+    assert statuses(resumed)["Crasher"][0] == "crashed"
+
+
+def test_an_agent_that_cannot_be_restarted_records_one_crash_and_then_plays_the_default(
+        tmp_path):
+    """Hanger hangs on its second turn, so its process is killed and replaced; its file is
+    gone by then (the running process holds its code), so no new process loads."""
+    agent = tmp_path / "Hanger.py"
+    shutil.copy(AGENTS / "core" / "Hanger.py", agent)
+    params = GameParams(flip=FlipParams(0.0, 0.0), timeout=2.0)
+    isolation = Isolation("process", params.timeout)
+    handle = open_handle(file_spec(agent), isolation)
+    other = open_handle(builtin_spec("titfortat"), isolation)
+    agent.unlink()
+    try:
+        first = play_game(handle, other, 5, 1, params)
+        second = play_game(handle, other, 3, 2, params)
+    finally:
+        handle.close()
+        other.close()
+    faults = first.faults("a")
+    assert [(turn, fault.kind) for turn, fault in faults] == [(2, "timeout"), (3, "crash")]
+    assert faults[1][1].message.startswith("could not be restarted: ")
+    assert [t.intended_a for t in first.turns] == ["CCC"] * 5
+    assert second.faults("a") == [] and [t.intended_a for t in second.turns] == ["CCC"] * 3
