@@ -14,7 +14,7 @@ from __future__ import annotations
 import random
 from dataclasses import asdict, dataclass
 
-from .handles.base import GameStart, plain_reply
+from .handles.base import SILENT_DEFAULT, GameStart, Last, ReadyHandle, Reply, plain_reply
 from .memory_agents import window_state
 from .qtable import Model
 
@@ -41,7 +41,7 @@ class Training:
                 raise ParameterError(f"{name} {getattr(self, name)} must be from 0 to 1")
 
 
-class Learner:
+class Learner(ReadyHandle):
     """The learning agent as a game handle: chooses, and learns from each played turn."""
 
     name = "qlearner"
@@ -50,7 +50,7 @@ class Learner:
         self.q, self.memory = model.q, model.memory
         self.alpha, self.gamma = training.alpha, training.gamma
         self.epsilon = training.epsilon
-        self.reply = None
+        self.reply = SILENT_DEFAULT
 
     def start_game(self, start: GameStart) -> None:
         self.mine, self.theirs, self.pending = [], [], []
@@ -58,7 +58,7 @@ class Learner:
         self.points = {(m, t): p[0] for (m, t), p in start.payoffs.table().items()}
         self.rng = random.Random(start.agent_seed)
 
-    def request(self, last) -> None:
+    def request(self, last: Last) -> None:
         if last is not None:
             self.learn(last[0], last[1])
         moves = []
@@ -74,7 +74,7 @@ class Learner:
             moves.append("CD"[action])
         self.reply = plain_reply("".join(moves))
 
-    def collect(self):
+    def collect(self) -> Reply:
         return self.reply
 
     def learn(self, mine: str, theirs: str, final: bool = False) -> None:
@@ -96,9 +96,6 @@ class Learner:
         self.learn(record.played_a[-1], record.played_b[-1], final=True)
 
     def end_game(self) -> None:
-        pass
-
-    def close(self) -> None:
         pass
 
 
