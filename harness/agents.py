@@ -9,7 +9,7 @@ import os
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Sequence
 
 from .errors import AgentNotFound, HarnessError, LoadError
 
@@ -170,7 +170,7 @@ def find_builtin(name: str) -> str | None:
     return lowered if lowered in BUILTINS else None
 
 
-def resolve_one(argument: str, search: list[Path] = ()) -> list[AgentSpec]:
+def resolve_one(argument: str, search: Sequence[Path] = ()) -> list[AgentSpec]:
     """AGENT as the command line takes it: a file, a folder, a built-in or an agent name
     found in one of the `search` folders."""
     from .strategy_specs import is_strategy, strategy_spec
@@ -197,7 +197,7 @@ def resolve_one(argument: str, search: list[Path] = ()) -> list[AgentSpec]:
     raise AgentNotFound(unknown_agent(argument, search))
 
 
-def resolve(arguments, search: list[Path] = ()) -> list[AgentSpec]:
+def resolve(arguments, search: Sequence[Path] = ()) -> list[AgentSpec]:
     specs = [spec for argument in arguments for spec in resolve_one(argument, search)]
     check_unique(specs)
     return specs

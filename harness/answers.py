@@ -25,8 +25,9 @@ def describe(value, limit: int = 80) -> str:
     text = _known_text(value)
     if text is None and type(value) in (list, tuple) and len(value) <= 8:
         items = [_known_text(v) for v in value]
-        if None not in items:
-            text = ", ".join(items) + ("," if len(items) == 1 and type(value) is tuple else "")
+        known = [item for item in items if item is not None]
+        if len(known) == len(items):
+            text = ", ".join(known) + ("," if len(known) == 1 and type(value) is tuple else "")
             text = f"[{text}]" if type(value) is list else f"({text})"
     if text is None:
         text = f"<{type(value).__name__} object>"

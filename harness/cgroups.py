@@ -47,7 +47,7 @@ class Hierarchy:
 # -- finding the hierarchies -----------------------------------------------------------------
 def own_groups(text: str) -> dict[str, str]:
     """/proc/self/cgroup read: controller name (or '' for v2) -> the group's path."""
-    found = {}
+    found: dict[str, str] = {}
     for line in text.splitlines():
         parts = line.split(":", 2)
         if len(parts) != 3 or not parts[2].startswith("/"):
@@ -144,7 +144,7 @@ def _v2_parent(folder: str, point: str) -> str | None:
 class AgentGroup:
     """The folders (one per hierarchy) of one host's group."""
 
-    def __init__(self, folders: list[tuple[Hierarchy, str]]):
+    def __init__(self, folders: list[tuple[Hierarchy | None, str]]):
         self.folders = folders
         # what the child writes between fork and exec: no allocation, only system calls
         self._procs = [os.path.join(folder, "cgroup.procs").encode() for _h, folder in folders]
@@ -159,7 +159,7 @@ class AgentGroup:
                 os.close(fd)
 
     def pids(self) -> set[int]:
-        found = set()
+        found: set[int] = set()
         for _hierarchy, folder in self.folders:
             try:
                 with open(os.path.join(folder, "cgroup.procs")) as procs:
@@ -241,7 +241,7 @@ class Groups:
     def make(self, budget: Budget) -> AgentGroup:
         """A new group with the budget written in; OSError if the kernel refuses."""
         name = f"agent-{next(self._numbers)}"
-        folders = []
+        folders: list[tuple[Hierarchy | None, str]] = []
         try:
             for hierarchy in self.hierarchies:
                 monitor = hierarchy.monitor_group()

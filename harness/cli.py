@@ -73,7 +73,8 @@ def main(argv=None):
     try:
         status = cli.main(args=argv, prog_name="pdharness", standalone_mode=False)
     except click.UsageError as error:
-        if type(error).__name__ == "NoArgsIsHelpError":  # bare `pdharness`: show the help
+        # bare `pdharness`: show the help
+        if type(error).__name__ == "NoArgsIsHelpError" and error.ctx is not None:
             click.echo(error.ctx.get_help())
             sys.exit(0)
         fail(error.format_message())

@@ -7,10 +7,11 @@ from __future__ import annotations
 import os
 import re
 import sys
+from typing import Any
 
 import click
 
-STYLES = {"pass": {"fg": "green"}, "fail": {"fg": "red", "bold": True},
+STYLES: dict[str, dict[str, Any]] = {"pass": {"fg": "green"}, "fail": {"fg": "red", "bold": True},
           "warning": {"fg": "yellow"}, "error": {"fg": "red", "bold": True}}
 
 

@@ -77,7 +77,7 @@ def _load_into_context(ctx: click.Context, _param, value):
 
 
 # -- reading -------------------------------------------------------------------------------
-def read(path: Path, command: click.Command, command_name: str) -> CourseValues:
+def read(path: Path, command: click.Command, command_name: str | None) -> CourseValues:
     """The values of the course file at `path` that `command` takes, checked."""
     data = parse(path)
     known = known_keys()
@@ -105,16 +105,11 @@ def read(path: Path, command: click.Command, command_name: str) -> CourseValues:
 
 def parse(path: Path) -> dict:
     from .errors import HarnessError
-
-    try:
-        import tomllib
-    except ModuleNotFoundError:   # Python 3.10
-        import tomli as tomllib
-    from .population import read_bounded
+    from .population import read_bounded, toml_loads
 
     data = read_bounded(path, 1 << 20, "a course file")
     try:
-        return tomllib.loads(data.decode("utf-8"))
+        return toml_loads(data.decode("utf-8"))
     # ValueError: an integer past CPython's digit limit; RecursionError: arrays nested deep
     except (ValueError, UnicodeDecodeError, RecursionError) as error:
         raise HarnessError(f"{path}: not a valid TOML file: {str(error)[:200]}") from error
@@ -123,7 +118,7 @@ def parse(path: Path) -> dict:
 def keys_of(command: click.Command) -> dict[str, click.Parameter]:
     """The course-file keys a command takes: its long options without the dashes, and its
     AGENT arguments as `agents`."""
-    keys = {}
+    keys: dict[str, click.Parameter] = {}
     for param in command.params:
         if isinstance(param, click.Argument):
             if param.name == "agents":
@@ -234,7 +229,7 @@ def sources(ctx: click.Context | None = None) -> tuple[Path | None, dict, list[s
 
     ctx = ctx or click.get_current_context(silent=True)
     course = ctx.meta.get(META_KEY) if ctx else None
-    if course is None:
+    if ctx is None or course is None:
         return None, {}, []
     used, overridden = {}, []
     for name, key in course.keys.items():

@@ -92,6 +92,8 @@ class _Noise:
         self.draw = random.Random(seed).random
         self.per_turn = per_turn
         # F for each turn (or each move), worked out once: the loop below is the hot path
+        self.chances: tuple[float, ...] | None
+        self.move_chances: tuple[float, ...] | None
         if flip.per_turn_constant():
             self.chances, self.move_chances = _chances(flip, per_turn, length, False), None
         else:
@@ -108,6 +110,7 @@ class _Noise:
             return "".join([FLIPPED[m] if draw() < chance else m for m in intended])
         first = turn * self.per_turn
         chances = self.move_chances
+        assert chances is not None  # one of the two is set
         return "".join([FLIPPED[m] if draw() < chances[first + k] else m
                         for k, m in enumerate(intended)])
 

@@ -19,6 +19,10 @@ from pathlib import Path
 from . import zygote
 from .seccomp import fork_denier
 
+TYPE_CHECKING = False  # the host imports no more than it must: not even typing
+if TYPE_CHECKING:
+    from typing import NoReturn
+
 CODE, FAILED = b"C", b"E"   # the first byte of what the preparing child sends back
 
 
@@ -90,7 +94,8 @@ class Zygote:
         self.snapshot = zygote.snapshot_private_folders() if self.sandboxed else frozenset()
         self.deny_forking = fork_denier()   # for the children, where the monitor asks
         self.compiled = b""
-        self.child = None    # the next or current game's (pid, request fd, reply reader)
+        # the next or current game's (pid, request fd, reply reader)
+        self.child: tuple[int, int, zygote.LineReader] | None = None
         self.playing = False  # the child has its GAME
 
     def send(self, text: bytes) -> None:
@@ -181,6 +186,7 @@ class Zygote:
     def _renew(self) -> None:
         """The game's child and everything it started die; the next game's child waits."""
         self.playing = False
+        assert self.child is not None  # _spawn made one before the first game
         pid, to_child, from_child = self.child
         os.close(to_child)
         os.close(from_child.fd)
@@ -221,6 +227,7 @@ class Zygote:
                 _write_all(replies, reply.encode("utf-8", "replace") + b"\n")
 
     def _relay(self, command: bytes, line: bytes) -> None:
+        assert self.child is not None  # _spawn made one before the first request
         pid, to_child, from_child = self.child
         if not self.playing:
             if command == b"TURN":
@@ -251,6 +258,7 @@ class Zygote:
         """The game's child broke the one-reply rule (its agent wrote into the pipe the
         child answers on): the game's processes die, and this host ends saying why, which
         the monitor records as the agent's crash and replaces the host for the next game."""
+        assert self.child is not None
         os.kill(self.child[0], signal.SIGKILL)
         _exit_status(self.child[0])
         self._clean_up()
@@ -301,7 +309,7 @@ def _exit_status(pid: int) -> int:
         return 0
 
 
-def _end_like(status: int) -> None:
+def _end_like(status: int) -> NoReturn:
     """Exit as a child ended (its status, or its signal), so the monitor reports it."""
     sys.stderr.flush()
     if os.WIFSIGNALED(status):

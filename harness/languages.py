@@ -92,7 +92,7 @@ class Language:
     pairs: Callable = lambda: plain_pair  # () -> (mine, theirs) -> the object put in hist
     in_monitor: bool = True            # can it run inside the monitor's Python process?
 
-    def load(self, path: Path, name: str):
+    def load(self, path: Path | None, name: str):
         if self.loader is None:
             raise LoadError(f"{path}: {self.name} agents cannot run inside the monitor")
         return self.loader(path, name)

@@ -130,7 +130,8 @@ def fit_runtime(argv: list[str], memory: int | None) -> list[str]:
     argv = list(argv)
     if "--dynamic-space-size" in argv:
         at = argv.index("--dynamic-space-size") + 1
-        if at < len(argv) and _megabytes(argv[at]) is not None and _megabytes(argv[at]) <= heap:
+        given = _megabytes(argv[at]) if at < len(argv) else None
+        if given is not None and given <= heap:
             return argv
         argv[at:at + 1] = [f"{heap}MB"]
         return argv

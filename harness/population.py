@@ -9,10 +9,15 @@ from __future__ import annotations
 
 import os
 import re
+import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .errors import HarnessError
+
+if TYPE_CHECKING:
+    from .agents import AgentSpec
 
 MAX_FILE_BYTES = 1 << 20
 MAX_AGENTS = 1000
@@ -24,7 +29,7 @@ class AgentType:
     id: str
     agent: str            # as the file gives it
     count: int
-    template: object      # the AgentSpec of one copy, named after the id
+    template: AgentSpec   # the one copy's spec, named after the id
 
     def copies(self) -> list:
         from dataclasses import replace
@@ -60,14 +65,21 @@ def read_bounded(path: Path, limit: int, what: str) -> bytes:
     return data
 
 
+def toml_loads(text: str) -> dict:
+    """TOML text as a dict: tomllib, or on Python 3.10 its backport tomli (setup.cfg)."""
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:
+        import tomli as tomllib
+    return tomllib.loads(text)
+
+
 def parse_file(data: bytes, path: Path) -> dict:
     """An experiment file's bytes (JSON, or TOML by its suffix) as a dict."""
     try:
         text = data.decode("utf-8")
         if path.suffix.lower() == ".toml":
-            import tomllib
-
-            content = tomllib.loads(text)
+            content = toml_loads(text)
         else:
             import json
 
@@ -85,7 +97,8 @@ def population_types(content: dict, base: Path, where: str) -> list[AgentType]:
     entries = content.get("types")
     if not isinstance(entries, list) or not entries:
         raise HarnessError(f"{where}: \"types\" must be a non-empty list of agent types")
-    types, seen = [], {}
+    types: list[AgentType] = []
+    seen: dict[str, AgentType] = {}
     for number, entry in enumerate(entries, 1):
         agent_type = _agent_type(entry, base, f"{where}: type {number}")
         other = seen.get(agent_type.id.lower())

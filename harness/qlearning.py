@@ -53,7 +53,9 @@ class Learner(ReadyHandle):
         self.reply = SILENT_DEFAULT
 
     def start_game(self, start: GameStart) -> None:
-        self.mine, self.theirs, self.pending = [], [], []
+        self.mine: list[str] = []
+        self.theirs: list[str] = []
+        self.pending: list[tuple[int, int, int]] = []
         self.per_turn = start.moves_per_turn
         self.points = {(m, t): p[0] for (m, t), p in start.payoffs.table().items()}
         self.rng = random.Random(start.agent_seed)
@@ -83,7 +85,7 @@ class Learner(ReadyHandle):
         self.theirs.extend(theirs)
         q, alpha, gamma, k = self.q, self.alpha, self.gamma, self.per_turn
         for index, (state, action, n) in enumerate(self.pending):
-            reward = self.points[self.mine[n], self.theirs[n]]
+            reward: float = self.points[self.mine[n], self.theirs[n]]
             last_move = final and index == len(self.pending) - 1
             if not last_move:
                 following = window_state(self.mine, self.theirs, n + 1 - k, self.memory)

@@ -16,6 +16,7 @@ class Entrant:
     status: str = OK
     message: str | None = None
     output: str = ""          # what its process printed (capped), for the instructor
+    sha256: str | None = None  # read from a record: the source as it was run
 
     @property
     def name(self) -> str:
@@ -47,6 +48,10 @@ class TournamentResult:
     rounds: list[RoundResult] = field(default_factory=list)
     games: list[GameRecord] = field(default_factory=list)
     standings: list[Standing] = field(default_factory=list)
+    # what a record (harness/records) adds: the replicates' summary, when it ran, and by what
+    replicates: object | None = None
+    started_at: str | None = None
+    harness_version: str | None = None
 
     def pairs(self) -> list[tuple[str, int]]:
         """The monitor's answer: (agent score) best first."""

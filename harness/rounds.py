@@ -35,6 +35,7 @@ def round_robin(names, round_number: int, game_length: int, tournament_seed: int
                     seeds.game_seed(tournament_seed, round_number, a, b))
             for a, b in combinations(sorted(names), 2)]
     if length is not None and length.horizon == "geometric":
+        assert length.stop_prob is not None  # a geometric horizon has one (rules.GameLength)
         from dataclasses import replace
 
         from .horizons import geometric_length

@@ -8,10 +8,14 @@ import select
 import threading
 import time
 from collections import OrderedDict, deque
+from typing import TYPE_CHECKING
 
 from .errors import LoadError, OutOfFiles
 from .game import game_steps, play_game
 from .handles.base import DefaultHandle, PollableHandle
+
+if TYPE_CHECKING:
+    import multiprocessing.pool
 
 # Every host process holds three pipes in the monitor (and starting one briefly more); the
 # rest of the monitor (records, threads, the sandbox's helpers) needs a few of its own.
@@ -156,7 +160,7 @@ def phases(jobs, cap: int):
     size = max(1, cap // 2)
     block = {name: number // size for number, name in enumerate(names)}
     blocks = -(-len(names) // size)
-    by_pair = {}
+    by_pair: dict[tuple[int, ...], list[int]] = {}
     for index, job in enumerate(jobs):
         pair = tuple(sorted((block[job.a], block[job.b])))
         by_pair.setdefault(pair, []).append(index)
@@ -214,7 +218,8 @@ class PipelinedRunner(SerialRunner):
     def play(self, jobs, on_game=None):
         self.on_game = on_game
         self.jobs = jobs
-        self.running, self.records = {}, {}
+        self.running: dict = {}
+        self.records: dict = {}
         self.busy = self.pool.in_use = set()
         try:
             for agents, indices in phases(jobs, self.pool.cap):
@@ -225,7 +230,7 @@ class PipelinedRunner(SerialRunner):
         return [self.records[index] for index in range(len(jobs))]
 
     def _play_group(self, indices):
-        self.waiting = {}          # name -> indices of its games not started, in order
+        self.waiting: dict[str, deque[int]] = {}   # name -> its games not started, in order
         for index in indices:
             job = self.jobs[index]
             self.waiting.setdefault(job.a, deque()).append(index)
@@ -284,7 +289,9 @@ class PipelinedRunner(SerialRunner):
         """The games whose agents have both answered (or run out of time); waits on the
         pipes until there is at least one. poll(), not select(): any number of fds."""
         while True:
-            owners, deadline, ready = {}, None, []
+            owners: dict = {}
+            deadline: float | None = None
+            ready: list[int] = []
             poller = select.poll()
             for index, (_job, _steps, handles) in self.running.items():
                 waiting = False
@@ -298,12 +305,13 @@ class PipelinedRunner(SerialRunner):
                     ready.append(index)
             if ready or not owners:
                 return ready
+            assert deadline is not None  # set with every owner
             timeout = max(0.0, deadline - time.monotonic())
             for fd, events in poller.poll(timeout * 1000 + 1):
                 owners[fd].pump(fd, events)
 
 
-_FORKED = {}
+_FORKED: dict = {}   # what a forked worker inherits: its pool and the game's parameters
 
 
 def _forked_play(job):
@@ -329,7 +337,7 @@ class ForkRunner(SerialRunner):
     def __init__(self, pool: HandlePool, params, jobs: int):
         super().__init__(pool, params)
         self.jobs = jobs
-        self.workers = None
+        self.workers: multiprocessing.pool.Pool | None = None
 
     def play(self, jobs, on_game=None):
         if self.workers is None:

@@ -13,6 +13,12 @@ from .answers import InvalidAnswer, normalize
 from .errors import LoadError
 from .rules import Payoffs
 
+TYPE_CHECKING = False  # a host process imports no more than it must: not even typing
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from .builtins import Strategy
+
 MOVES_REPLY, INVALID_REPLY, ERROR_REPLY = "MOVES", "INVALID", "ERROR"
 
 
@@ -30,7 +36,7 @@ class AgentRuntime:
     def __init__(self, factory, hist_pair):
         self.factory = factory
         self.hist_pair = hist_pair
-        self.function = None
+        self.function: Callable[..., object] | LoadError | None = None
         self.hist: list = []
         self.mine = self.theirs = 0
         self.moves_per_turn = 3
@@ -67,6 +73,7 @@ class AgentRuntime:
         function = self.function
         if isinstance(function, LoadError):
             return ERROR_REPLY, f"reloading failed: {function}", None
+        assert function is not None  # start_game comes first
         try:
             answer = function(list(self.hist), [self.mine, self.theirs])
         except BaseException as error:  # SystemExit and KeyboardInterrupt are agent errors too
@@ -96,13 +103,15 @@ class StrategyRuntime:
 
     def __init__(self, builtin):
         self.builtin = builtin
-        self.strategy = None
+        self.strategy: Strategy | None = None
 
     def start_game(self, seed: int, moves_per_turn: int, payoffs: Payoffs) -> None:
         self.strategy = self.builtin.strategy(random.Random(seed), moves_per_turn)
 
     def record(self, mine: str, theirs: str) -> None:
+        assert self.strategy is not None  # start_game comes first
         self.strategy.observe(mine, theirs)
 
     def call(self) -> tuple[str, str, None]:
+        assert self.strategy is not None
         return MOVES_REPLY, self.strategy.answer(), None

@@ -56,7 +56,7 @@ class Launch:
     release: Callable | None = None    # call once the process has ended (its cgroup)
 
     def popen_options(self) -> dict:
-        options = {}
+        options: dict[str, object] = {}
         if self.preexec_fn is not None:
             options["preexec_fn"] = self.preexec_fn
         if self.pass_fds:
@@ -397,11 +397,13 @@ def _namespaces(found: Support) -> list[str]:
 def _inside_wrapper(found: Support) -> list[str]:
     if found.flavor == DEDICATED_USER:
         uid = str(_next_uid())
+        assert found.setpriv is not None  # the flavour is chosen only where setpriv is
         return [found.setpriv, "--reuid", uid, "--regid", uid, "--clear-groups",
                 "--inh-caps=-all", "--"]
     if found.counts_processes:
         # set inside the new user namespace, the limit counts only this sandbox's processes
         count = resource_limits.DEFAULT_PROCESSES
+        assert found.prlimit is not None  # counts_processes says so
         return [found.prlimit, f"--nproc={count}:{count}", "--"]
     return []
 

@@ -76,7 +76,7 @@ def run_tournament(specs, seed: int, settings: Settings = Settings(),
 def _first_state(entrants, settings) -> TournamentState:
     playing = [e.name for e in entrants
                if not (settings.disqualify_broken and e.status == LOAD_ERROR)]
-    dropped = {e.name: 0 for e in entrants if e.name not in playing}
+    dropped: dict[str, int | None] = {e.name: 0 for e in entrants if e.name not in playing}
     dropped.update({name: None for name in playing})
     return TournamentState(sorted(playing), dropped)
 

@@ -30,11 +30,12 @@ def trace_dict(game, seed: int, first: str | None = None) -> dict:
     names = {"a": game.a, "b": game.b}
     turns = []
     for number, turn in enumerate(game.turns, 1):
-        entry = {"turn": number, "faults": {}}
+        faults: dict[str, dict | None] = {}
+        entry: dict[str, object] = {"turn": number, "faults": faults}
         for key, side in (("a", left), ("b", right)):
             intended, played, fault = _side(turn, side)
             entry[key] = {"intended": list(intended), "played": list(played)}
-            entry["faults"][key] = ({"kind": fault.kind, "message": fault.message}
+            faults[key] = ({"kind": fault.kind, "message": fault.message}
                                     if fault else None)
         entry["score"] = list(_score(turn, left))
         turns.append(entry)

@@ -96,7 +96,7 @@ def _install_move_printer() -> None:
             return repr(obj)
         return original(obj)
 
-    hy_repr.prints_moves = True
+    hy_repr.prints_moves = True  # type: ignore[attr-defined]  # a mark read by getattr
     hy_repr.__doc__ = original.__doc__
     printer.hy_repr = hy.repr = hy_repr
 
@@ -134,7 +134,7 @@ def from_hy(value):
         return value.name
     for plain in (str, bool, int, float, complex, bytes):
         if isinstance(value, plain):
-            return plain(value)
+            return plain(value)  # type: ignore[arg-type]  # value is a `plain`
     return value
 
 

@@ -76,10 +76,11 @@ def _installed(module: str) -> str:
     """Where a library is installed and when it last changed ("" if it is not)."""
     try:
         spec = importlib.util.find_spec(module)
-        found = os.stat(spec.origin) if spec and spec.origin else None
+        origin = spec.origin if spec else None
+        found = os.stat(origin) if origin else None
     except (ImportError, ValueError, OSError):
         found = None
-    return f"{spec.origin}:{found.st_mtime_ns}:{found.st_size}" if found else ""
+    return f"{origin}:{found.st_mtime_ns}:{found.st_size}" if found else ""
 
 
 def cache_file(source: str) -> Path | None:
@@ -150,7 +151,8 @@ def _spare_require_the_source_lines(macros) -> None:
         return
 
     def stack(context=1):
-        frames, frame = [], sys._getframe(1)
+        frames: list[inspect.FrameInfo] = []
+        frame: types.FrameType | None = sys._getframe(1)
         while frame is not None:
             code = frame.f_code
             frames.append(inspect.FrameInfo(frame, code.co_filename, frame.f_lineno,
@@ -159,8 +161,7 @@ def _spare_require_the_source_lines(macros) -> None:
         return frames
 
     quick = types.ModuleType("inspect", inspect.__doc__)
-    quick.__dict__.update(vars(inspect))
-    quick.stack, quick.pdharness_quick_stack = stack, True
+    quick.__dict__.update(vars(inspect), stack=stack, pdharness_quick_stack=True)
     macros.inspect = quick
 
 

@@ -39,12 +39,13 @@ def missing_message() -> str:
 
 @lru_cache(maxsize=1)
 def version() -> str:
-    done = subprocess.run([program(), "--version"], capture_output=True, text=True, timeout=30)
+    done = subprocess.run([program() or "sbcl", "--version"], capture_output=True, text=True,
+                          timeout=30)
     return done.stdout.strip() or "unknown"
 
 
 def base_command() -> list[str]:
-    return [program(), "--noinform", "--disable-ldb",
+    return [program() or "sbcl", "--noinform", "--disable-ldb",
             "--control-stack-size", CONTROL_STACK, "--end-runtime-options",
             "--no-sysinit", "--no-userinit", "--disable-debugger"]
 
@@ -70,6 +71,7 @@ def _compile_server(target: Path) -> None:
     form = (f'(multiple-value-bind (fasl warnings failed) (compile-file "{_lisp_string(SERVER)}"'
             f' :output-file "{_lisp_string(scratch)}") (declare (ignore warnings))'
             f' (sb-ext:exit :code (if (and fasl (not failed)) 0 1)))')
+    failed: bool | Exception
     try:
         done = subprocess.run(base_command() + ["--non-interactive", "--eval", form],
                               capture_output=True, text=True, timeout=300)

@@ -266,7 +266,7 @@ class _Reader:
             self.lists_open -= 1
 
     def list_items(self):
-        items = []
+        items: list = []
         while True:
             self.skip_blank()
             if not self.peek():
@@ -537,7 +537,8 @@ class _Reader:
     def token(self) -> tuple[list[str], bool, list[int]]:
         """The characters of a token (unescaped ones upper-cased, as CL's readtable case
         :upcase does), whether any were escaped, and where its unescaped colons are."""
-        out, escaped, colons = [], False, []
+        out: list[str] = []
+        escaped, colons = False, []
         text = self.text
         while self.pos < len(text):
             c = text[self.pos]
@@ -691,7 +692,7 @@ def read_all_with_lines(text: str, features=FEATURES) -> list[Located]:
     """Every top-level form of TEXT with the line and column it starts at; `#+`/`#-` test
     FEATURES (names of keywords, as SBCL's `*features*` holds them)."""
     reader = _Reader(text, features)
-    forms = []
+    forms: list = []
     while True:
         reader.skip_blank()
         line, column = reader.where()

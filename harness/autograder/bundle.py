@@ -130,7 +130,9 @@ def pinned_requirements() -> list[str]:
     pinned = []
     for requirement in declared_requirements():
         name, _, marker = requirement.partition(";")
-        bare = re.match(r"[A-Za-z0-9_.-]+", name.strip()).group(0)
+        named = re.match(r"[A-Za-z0-9_.-]+", name.strip())
+        assert named is not None, requirement  # setup.cfg's requirements start with a name
+        bare = named.group(0)
         try:
             version = metadata.version(bare)
         except metadata.PackageNotFoundError:   # not needed here (a marker excludes it)

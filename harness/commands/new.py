@@ -59,5 +59,5 @@ def agent_name(last_names) -> str:
 def template(lang: str) -> str:
     from importlib import resources
 
-    return resources.files("harness").joinpath("templates", f"agent.{lang}.txt").read_text(
+    return (resources.files("harness") / "templates" / f"agent.{lang}.txt").read_text(
         encoding="utf-8")

@@ -150,8 +150,9 @@ def settings(options):
     from ..rules import GameLength
     from ..tournament import Settings
 
+    low, high = options["length"]
     return Settings(game=game_params(options),
-                    length=GameLength(*options["length"], options.get("horizon", "uniform"),
+                    length=GameLength(low, high, options.get("horizon", "uniform"),
                                       options.get("stop_prob")),
                     isolation=isolation(options),
                     jobs=options["jobs"],

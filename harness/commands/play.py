@@ -2,11 +2,15 @@
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING
 
 import click
 
 from ..completion import complete_agents
 from .options import GAME_LENGTH, MAX_GAME_LENGTH, bounded, game_options
+
+if TYPE_CHECKING:
+    from ..trace import TraceRows
 
 
 def _open(spec, isolation):
@@ -88,8 +92,8 @@ class _Stream:
     def __init__(self, first: str, with_output: bool):
         self.first = first
         self.with_output = with_output
-        self.rows = None
-        self.handles = []
+        self.rows: TraceRows | None = None
+        self.handles: list = []
         self.seen: dict[str, int] = {}
 
     def start(self, handles, turns, seed, params) -> None:
@@ -98,16 +102,17 @@ class _Stream:
 
         a, b = handles
         self.handles = [b, a] if self.first == b.name and self.first != a.name else [a, b]
-        self.rows = TraceRows(a.name, b.name, self.first, params.moves_per_turn)
+        rows = self.rows = TraceRows(a.name, b.name, self.first, params.moves_per_turn)
         flip = params.flip
         left, right = (line(h.name) for h in self.handles)
         echo(f"{left} vs {right}  seed {seed}  {turns} turns  flip {flip.start:g} "
              f"{flip.decay:g} ({flip.mode})  {params.moves_per_turn} moves/turn")
-        echo(self.rows.head())
+        echo(rows.head())
 
     def turn(self, record) -> None:
         from ..safe_text import echo
 
+        assert self.rows is not None  # start() came first
         echo(self.rows.row(len(record.played_a), record.turns[-1]))
         if self.with_output:
             for handle in self.handles:
@@ -128,6 +133,7 @@ class _Stream:
         if self.with_output:   # what arrived after the last turn's answer
             for handle in self.handles:
                 self._printed(handle, echo)
+        assert self.rows is not None
         echo("\n".join(self.rows.foot(game.score)))
 
 

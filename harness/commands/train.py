@@ -1,6 +1,8 @@
 """`pdharness train FILE --out MODEL.json`: a Q-table agent trained on a file's types."""
 from __future__ import annotations
 
+from typing import Any
+
 import click
 
 from ..agents import ISOLATION_MODES
@@ -77,7 +79,7 @@ def _training(experiment, file, **given):
     names = {f.name: f.type for f in fields(Training)}
     if not isinstance(table, dict) or set(table) - set(names):
         raise HarnessError(f"{file}: training holds only {', '.join(names)}")
-    values = {}
+    values: dict[str, Any] = {}   # int or float, as Training's fields want
     for name, value in table.items():
         wanted = float if name in ("alpha", "gamma", "epsilon") else int
         if isinstance(value, bool) or not isinstance(value, (int, float)) or \

@@ -15,8 +15,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..errors import HarnessError
+
+if TYPE_CHECKING:
+    from ..tournament import Settings
 
 TOP_LEVEL = ("types", "replicates", "conditions", "parameters", "seed", "training",
              "title", "description")
@@ -32,7 +36,7 @@ CONDITION_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9 _.+-]{0,39}")
 class Condition:
     name: str
     parameters: dict          # every parameter as the tournament options hold it
-    settings: object          # harness.tournament.Settings
+    settings: Settings
     types: list               # [harness.population.AgentType]
 
     def specs(self) -> list:

@@ -145,7 +145,7 @@ class ExperimentRecord:
 
         tournaments = self.connection.execute(
             "SELECT * FROM tournament ORDER BY condition, replicate").fetchall()
-        placings = {}
+        placings: dict[tuple[int, int], list[tuple]] = {}
         for row in self.connection.execute(
                 "SELECT * FROM placing ORDER BY condition, replicate, rank, agent"):
             placings.setdefault((row["condition"], row["replicate"]), []).append(

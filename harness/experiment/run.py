@@ -44,7 +44,8 @@ def placings(result) -> list:
     from ..population import type_of
     from ..results import fault_counts
 
-    cooperated, moves = {}, {}
+    cooperated: dict[str, int] = {}
+    moves: dict[str, int] = {}
     for game in result.games:
         for name, intended in ((game.a, game.intended_a), (game.b, game.intended_b)):
             text = "".join(intended)
@@ -86,6 +87,6 @@ def play(experiment, seed: int, record=None, jobs: int | None = None, on_done=No
 
         # fork: the workers inherit the experiment as read here (and __main__ is the CLI)
         with multiprocessing.get_context("fork").Pool(workers) as pool:
-            for unit in pool.imap_unordered(play_unit, units):
-                finished(unit)
+            for played in pool.imap_unordered(play_unit, units):
+                finished(played)
     return sorted(results, key=lambda unit: (unit.condition, unit.replicate))

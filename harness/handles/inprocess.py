@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import random
 import time
+from typing import TYPE_CHECKING
 
 from ..runtime import ERROR_REPLY, MOVES_REPLY, AgentRuntime
 from .base import (
@@ -21,6 +22,9 @@ from .base import (
     Reply,
     plain_reply,
 )
+
+if TYPE_CHECKING:
+    from ..builtins import Strategy
 
 
 class _InMonitor(ReadyHandle):
@@ -68,7 +72,7 @@ class BuiltinHandle(_InMonitor):
     def __init__(self, name: str, builtin):
         self.name = name
         self.builtin = builtin
-        self.strategy = None
+        self.strategy: Strategy | None = None
 
     def start_game(self, start: GameStart) -> None:
         self.strategy = self.builtin.strategy(random.Random(start.agent_seed),

@@ -62,9 +62,11 @@ class HostProcess:
         self.process = popen(
             argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
             env=env, start_new_session=True, close_fds=True, **(popen_options or {}))
-        self.request_fd = self.process.stdin.fileno()
-        self.reply_fd = self.process.stdout.fileno()
-        self.stderr_fd = self.process.stderr.fileno()
+        stdin, stdout, stderr = self.process.stdin, self.process.stdout, self.process.stderr
+        assert stdin is not None and stdout is not None and stderr is not None  # all PIPE
+        self.request_fd = stdin.fileno()
+        self.reply_fd = stdout.fileno()
+        self.stderr_fd = stderr.fileno()
         for fd in (self.request_fd, self.reply_fd, self.stderr_fd):
             os.set_blocking(fd, False)   # the monitor's ends only: the host's stay as they are
         self.outgoing = bytearray()      # request bytes the host has not taken yet
@@ -113,8 +115,9 @@ class HostProcess:
         while True:
             if self.replies.broken is not None:
                 raise _Violation(self.replies.broken)
-            if self.replies.reply is not None:
-                return self.replies.take()
+            reply = self.replies.take()
+            if reply is not None:
+                return reply
             if self.ended:
                 raise _Dead(self.exit_description())
             remaining = deadline - time.monotonic()
@@ -213,7 +216,8 @@ class HostProcess:
         self._drain_remaining()
         for stream in (self.process.stdin, self.process.stdout, self.process.stderr):
             try:
-                stream.close()
+                if stream is not None:
+                    stream.close()
             except OSError:
                 pass
 
@@ -351,7 +355,7 @@ class ProcessHandle:
         loaded before, and every game waits while it starts (slow loaders must not stall a
         tournament for minutes)."""
         try:
-            self.host = self._launch(min(self.start_timeout, max(3.0, 10 * self.timeout)))
+            host = self.host = self._launch(min(self.start_timeout, max(3.0, 10 * self.timeout)))
         except LoadError as error:
             if not self.restart_failed:  # recorded, so its status says crashed, and why
                 self.restart_failed = True
@@ -360,13 +364,14 @@ class ProcessHandle:
             return False
         self._send_game()
         for mine, theirs in played:
-            self.host.send(f"SYNC {mine} {theirs}\n")
+            host.send(f"SYNC {mine} {theirs}\n")
         return True
 
     def _send_game(self) -> None:
-        start = self.start
+        start, host = self.start, self.host
+        assert start is not None and host is not None  # a game has started, on a live host
         t, r, p, s = start.payoffs.as_tuple()
-        self.host.send(f"GAME {start.agent_seed} {start.moves_per_turn} {t} {r} {p} {s}\n")
+        host.send(f"GAME {start.agent_seed} {start.moves_per_turn} {t} {r} {p} {s}\n")
 
     def _lose_host(self) -> None:
         if self.host is not None:
@@ -396,6 +401,7 @@ class ProcessHandle:
         if self.host is None and not self._replace(self.turns[:-1] if last else []):
             self.out_for_game = True
             return
+        assert self.host is not None  # it was there or _replace started one
         self.host.ask(f"TURN {last[0]} {last[1]}\n" if last is not None else "TURN\n")
         self.deadline = time.monotonic() + self.timeout
 
@@ -422,11 +428,13 @@ class ProcessHandle:
         if self._given_up():  # a hung agent would cost the time limit on every turn
             return Reply(None, Fault(TIMEOUT, f"not asked: {GIVE_UP_AFTER} timeouts in a row "
                                               "this game"))
+        host = self.host
+        assert host is not None  # request() asked it, or the handle is out for the game
         try:
-            line = self.host.read_line(self.deadline)
+            line = host.read_line(self.deadline)
         except TimeoutError:
             # a host that stopped reading its requests cannot answer them either
-            what = "did not take its request" if self.host.outgoing else "no answer"
+            what = "did not take its request" if host.outgoing else "no answer"
             self._lose_host()
             self.timeouts_in_a_row += 1
             return Reply(None, Fault(TIMEOUT, f"{what} within {self.timeout:g} s; "
@@ -441,7 +449,7 @@ class ProcessHandle:
             self.out_for_game = True
             return Reply(None, Fault(INVALID, f"protocol violation: {violation}; process "
                                               "killed, default answer for the rest of the game"))
-        self.host.busy += time.monotonic() - (self.deadline - self.timeout)
+        host.busy += time.monotonic() - (self.deadline - self.timeout)
         reply = self._parse(line)
         # a timeout the host stopped itself (SBCL) counts toward giving up like our own
         stopped = reply.fault is not None and reply.fault.kind == TIMEOUT
@@ -449,12 +457,14 @@ class ProcessHandle:
         return reply
 
     def _parse(self, line: str) -> Reply:
+        assert self.start is not None  # replies come within a game
+        per_turn = self.start.moves_per_turn
         if line.startswith("MOVES "):  # by far the most common reply: no regex for it
             moves = line[6:]
-            if len(moves) == self.start.moves_per_turn and not moves.strip("CD"):
+            if len(moves) == per_turn and not moves.strip("CD"):
                 return plain_reply(moves)
         match = _MOVES.fullmatch(line)
-        if match and len(match.group(1)) == self.start.moves_per_turn:
+        if match and len(match.group(1)) == per_turn:
             return Reply(match.group(1), None, match.group(2))
         if line.startswith("TIMEOUT "):  # the host stopped the call itself (SBCL does)
             return Reply(None, Fault(TIMEOUT, one_line(line[len("TIMEOUT "):])))
@@ -482,7 +492,8 @@ class ProcessHandle:
             for stream in (self.host.process.stdin, self.host.process.stdout,
                            self.host.process.stderr):
                 try:
-                    stream.close()
+                    if stream is not None:
+                        stream.close()
                 except OSError:
                     pass
             self.host = None

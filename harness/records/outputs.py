@@ -56,7 +56,7 @@ def check_outputs(options) -> object:
 
 def deliver(result, options, roster=None, command: str | None = None,
             incomplete: str | None = None) -> None:
-    from ..formats import FORMATTERS
+    from ..formats import FORMATTERS, as_table
     from ..safe_text import echo
     from .grades import as_grades_csv
     from .report import write_report
@@ -68,7 +68,7 @@ def deliver(result, options, roster=None, command: str | None = None,
         text = as_grades_csv(result, roster)
     else:
         text = (FORMATTERS[chosen](result) if chosen != "table"
-                else FORMATTERS["table"](result, incomplete=incomplete))
+                else as_table(result, incomplete=incomplete))
         replicates = getattr(result, "replicates", None)
         if chosen == "table" and replicates is not None:
             text += "\n\n" + replicates.as_table()

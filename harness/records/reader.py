@@ -68,7 +68,8 @@ class Record:
 
     # -- rounds and games ------------------------------------------------------------------
     def rounds(self) -> list[RoundResult]:
-        scores, dropped = {}, {}
+        scores: dict[int, dict[str, int]] = {}
+        dropped: dict[int, list[str]] = {}
         for row in self.query("SELECT * FROM round_score ORDER BY round, agent"):
             scores.setdefault(row["round"], {})[row["agent"]] = row["score"]
             if row["dropped"]:

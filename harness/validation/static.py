@@ -95,12 +95,13 @@ def python_definitions(source: str, path: Path) -> Definitions:
             # Name = lambda hist, score: ..., or Name = make_agent(): a binding the loader
             # accepts if it is callable (which only running it tells)
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            lambda_ = isinstance(node.value, ast.Lambda)
+            value = node.value
+            lambda_ = isinstance(value, ast.Lambda)
             for target in targets:
                 if isinstance(target, ast.Name):
                     found.functions.append(Function(
                         target.id, target.id, node.lineno, bound_only=not lambda_,
-                        two_arguments=_takes_two(node.value.args) if lambda_ else False))
+                        two_arguments=(isinstance(value, ast.Lambda) and _takes_two(value.args))))
     return found
 
 

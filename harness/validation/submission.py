@@ -180,38 +180,38 @@ def check_name(verdict: Verdict, roster=None, declared: list[str] | None = None)
     from .naming import check_name as rule
 
     name = verdict.agent
+    assert name is not None  # both callers name the agent (by the file name at least)
     naming = rule(name)
     if naming.problems and naming.problems[0][0] == "name-format":
         verdict.problems.append(Problem(*naming.problems[0]))
         return
     if roster is not None:
-        _against_roster(verdict, roster)
+        _against_roster(verdict, name, roster)
         return
-    if declared and _against_declared(verdict, declared):
+    if declared and _against_declared(verdict, name, declared):
         return
     verdict.problems += [Problem(code, message) for code, message in naming.problems]
     verdict.warnings += naming.warnings
 
 
-def _against_declared(verdict: Verdict, declared: list[str]) -> bool:
+def _against_declared(verdict: Verdict, name: str, declared: list[str]) -> bool:
     """Whether the file's own `Team:` line settled the name (a problem or nothing)."""
     from .roster import Roster, Team
 
     team = Team(tuple(declared))
-    if Roster([team]).team_for(verdict.agent) is not None:
+    if Roster([team]).team_for(name) is not None:
         return True
-    if _same_team_other_order(Roster([team]), verdict.agent) is not None:
+    if _same_team_other_order(Roster([team]), name) is not None:
         verdict.problems.append(Problem(
-            "name-order", f"{verdict.agent}: the file's team ({', '.join(declared)}) in "
+            "name-order", f"{name}: the file's team ({', '.join(declared)}) in "
             f"alphabetical order is {team.agent_name}"))
         return True
     verdict.warnings.append(f"the file names its team {', '.join(declared)}, which does not "
-                            f"spell {verdict.agent}; the name was checked by its capitals")
+                            f"spell {name}; the name was checked by its capitals")
     return False
 
 
-def _against_roster(verdict: Verdict, roster) -> None:
-    name = verdict.agent
+def _against_roster(verdict: Verdict, name: str, roster) -> None:
     if roster.team_for(name) is not None:
         return  # the roster settles the split and the order
     reordered = _same_team_other_order(roster, name)
