@@ -148,6 +148,16 @@ def read_agent_file(path) -> bytes:
     return b"".join(chunks)
 
 
+def file_hash(path) -> str | None:
+    """The sha256 of an agent file read as `read_agent_file` does; None if it cannot be."""
+    import hashlib
+
+    try:  # never through a link, never blocked on a FIFO
+        return hashlib.sha256(read_agent_file(path)).hexdigest()
+    except LoadError:
+        return None
+
+
 def check_agent_file(path) -> None:
     """LoadError unless `path` is an agent file the harness will read (see open_agent_file)."""
     os.close(open_agent_file(path))

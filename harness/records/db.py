@@ -234,15 +234,3 @@ def settings_of(row):
                     jobs=row["jobs"], max_rounds=row["max_rounds"],
                     max_faults=row["max_faults"],
                     disqualify_broken=bool(row["disqualify_broken"]))
-
-
-def file_hash(path) -> str | None:
-    import hashlib
-
-    from ..agents import read_agent_file
-    from ..errors import LoadError
-
-    try:  # never through a link, never blocked on a FIFO
-        return hashlib.sha256(read_agent_file(path)).hexdigest()
-    except LoadError:
-        return None

@@ -251,8 +251,7 @@ def recorded_specs(record):
     (a changed agent would make the resumed run a different tournament)."""
     from pathlib import Path
 
-    from ..agents import AgentSpec
-    from .db import file_hash
+    from ..agents import AgentSpec, file_hash
 
     specs = []
     for row in record.agent_rows():
