@@ -50,12 +50,13 @@ def monitor(flip_params, game_length, agents, *, seed: int | None = None,
             jobs: int | None = None, max_rounds: int | None = None,
             max_faults: int | None = None, disqualify_broken: bool = False,
             agents_dir=None, horizon: str = "uniform",
-            stop_prob: float | None = None) -> Standings:
+            stop_prob: float | None = None, cluster: str | None = None) -> Standings:
     """Run the Levinson tournament. `agents` holds built-in names, agent names found in
     `agents_dir` (default: the bundled student_agents), paths, or Python functions (which
     always run in this process). Agent files run in the sandbox, as on the command line
     (`isolation="process"` or `"none"` to choose otherwise); where the sandbox is not
-    available, one warning on stderr says so and they run as plain processes."""
+    available, one warning on stderr says so and they run as plain processes. `cluster`:
+    the address of a Dask scheduler whose workers play the games (same result)."""
     from .handles.opening import Isolation
     from .rules import FlipParams, GameLength, GameParams, Payoffs
     from .seeds import fresh_seed
@@ -76,7 +77,7 @@ def monitor(flip_params, game_length, agents, *, seed: int | None = None,
         length=GameLength(int(low), int(high), horizon, stop_prob),
         isolation=Isolation(isolation, timeout, memory_limit_mib * 1024 * 1024),
         jobs=jobs, max_rounds=max_rounds, max_faults=max_faults,
-        disqualify_broken=disqualify_broken)
+        disqualify_broken=disqualify_broken, cluster=cluster)
     seed = fresh_seed() if seed is None else seed
     result = run_tournament(specs, seed, settings)
     standings = Standings(result.pairs())

@@ -22,6 +22,7 @@ class Settings:
     max_rounds: int | None = None
     max_faults: int | None = None        # disqualify after this many faults
     disqualify_broken: bool = False      # agents that do not load leave before round 1
+    cluster: str | None = None           # a Dask scheduler: the games play on its workers
 
 
 @dataclass
@@ -48,7 +49,7 @@ class Observer:
 def run_tournament(specs, seed: int, settings: Settings = Settings(),
                    observer: Observer | None = None,
                    state: TournamentState | None = None) -> TournamentResult:
-    from .runners import HandlePool, make_runner
+    from .runners import HandlePool
 
     observer = observer or Observer()
     pool = HandlePool(specs, settings.isolation)
@@ -59,7 +60,7 @@ def run_tournament(specs, seed: int, settings: Settings = Settings(),
     state = state or _first_state(entrants, settings)
     result.rounds, result.games = state.rounds, state.games
     observer.tournament_started(result)
-    runner = make_runner(pool, settings.game, settings.jobs)
+    runner = _runner(pool, settings)
     try:
         while _goes_on(state, settings):
             _play_round(state, seed, settings, runner, observer)
@@ -71,6 +72,16 @@ def run_tournament(specs, seed: int, settings: Settings = Settings(),
     result.standings = rank([e.name for e in entrants], state.rounds, state.dropped_in,
                             state.games, set(state.disqualified))
     return result
+
+
+def _runner(pool, settings):
+    if settings.cluster:
+        from .cluster.rounds import ClusterRunner
+
+        return ClusterRunner(pool, settings)
+    from .runners import make_runner
+
+    return make_runner(pool, settings.game, settings.jobs)
 
 
 def _first_state(entrants, settings) -> TournamentState:

@@ -5,6 +5,7 @@ import click
 
 from ..agents import ISOLATION_MODES
 from ..records.outputs import quiet_option
+from .options import cluster_option
 
 FORMATS = ("table", "json")
 
@@ -24,8 +25,9 @@ FORMATS = ("table", "json")
               help="Tournaments played at once (default: every core; same results).")
 @click.option("--isolation", type=click.Choice(ISOLATION_MODES), default=None,
               help="How agents run (default: the file's parameters, else sandbox).")
+@cluster_option
 @quiet_option
-def command(file, db, report, format, seed, jobs, isolation, quiet):
+def command(file, db, report, format, seed, jobs, isolation, cluster, quiet):
     """Run the experiment in FILE (JSON or TOML): its agent types, in every condition, as
     many times as its replicates say, and compare the conditions."""
     from ..experiment import plan, session
@@ -43,7 +45,7 @@ def command(file, db, report, format, seed, jobs, isolation, quiet):
         experiment.seed if experiment.seed is not None else fresh_seed())
     try:
         units = session.run(experiment, chosen, db=db, jobs=jobs, quiet=quiet,
-                            isolation=isolation, command=command_line())
+                            isolation=isolation, command=command_line(), cluster=cluster)
     except session.ExperimentInterrupted as stopped:
         _exit_interrupted(stopped)
     deliver(experiment, chosen, units, format, report)
@@ -67,14 +69,15 @@ def deliver(experiment, seed, units, format, report) -> None:
 
 
 def resume(record, jobs, format, report, quiet, isolation="sandbox",
-           allow_weaker=False) -> None:
+           allow_weaker=False, cluster=None) -> None:
     """`pdharness resume X.sqlite` for an experiment record."""
     from ..experiment import session
 
     _check_report_path(report)
     try:
         experiment, seed, units, note = session.resume(
-            record, jobs=jobs, quiet=quiet, isolation=isolation, allow_weaker=allow_weaker)
+            record, jobs=jobs, quiet=quiet, isolation=isolation, allow_weaker=allow_weaker,
+            cluster=cluster)
     except session.ExperimentInterrupted as stopped:
         _exit_interrupted(stopped)
     if note:

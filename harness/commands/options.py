@@ -106,6 +106,11 @@ game_options = compose(
                       "never grade with a seed students could know."),
 )
 
+cluster_option = click.option(
+    "--cluster", default=None, metavar="ADDRESS",
+    help="Play on the workers of this Dask scheduler (e.g. tcp://lab1:8786; needs "
+         "pip install 'pdharness[cluster]'); the result is the same.")
+
 tournament_options = compose(
     click.option("--length", nargs=2, type=GAME_LENGTH, default=(10, 50), show_default=True,
                  metavar="LMIN LMAX", help="Game length drawn per round, inclusive (the "
@@ -125,6 +130,7 @@ tournament_options = compose(
     click.option("--disqualify-broken", is_flag=True,
                  help="Agents that do not load leave before round 1 "
                       "(default: they play the default answer)."),
+    cluster_option,
 )
 
 
@@ -158,7 +164,8 @@ def settings(options):
                     jobs=options["jobs"],
                     max_rounds=options["max_rounds"],
                     max_faults=options["max_faults"],
-                    disqualify_broken=options["disqualify_broken"])
+                    disqualify_broken=options["disqualify_broken"],
+                    cluster=options.get("cluster"))
 
 
 def seed_of(options, graded: bool = False) -> int:

@@ -4,7 +4,7 @@ from __future__ import annotations
 import click
 
 from ..records.outputs import format_option, output_options, quiet_option
-from .options import JOBS, isolation_options
+from .options import JOBS, cluster_option, isolation_options
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
@@ -12,12 +12,13 @@ from .options import JOBS, isolation_options
 @click.option("--jobs", "-j", type=JOBS, default=None,
               help="Games played at once (default: as recorded; the result is the same).")
 @isolation_options
+@cluster_option
 @click.option("--allow-weaker-isolation", is_flag=True,
               help="Resume even with an --isolation weaker than the run was recorded with.")
 @format_option
 @output_options
 @quiet_option
-def command(record, jobs, allow_weaker_isolation, **options):
+def command(record, jobs, allow_weaker_isolation, cluster, **options):
     """Finish the run recorded in RECORD (made by `tournament --db`) from its last completed
     round, with the agents, parameters and seed it was started with, and print the result.
     It equals what the uninterrupted run would have given. Agent files must be where they
@@ -33,7 +34,8 @@ def command(record, jobs, allow_weaker_isolation, **options):
         from .experiment import resume
 
         return resume(record, jobs, options.get("format"), options.get("report"),
-                      options["quiet"], options["isolation"], allow_weaker_isolation)
+                      options["quiet"], options["isolation"], allow_weaker_isolation,
+                      cluster)
     from ..records import outputs, session
     from .options import isolation
 
@@ -41,7 +43,8 @@ def command(record, jobs, allow_weaker_isolation, **options):
     try:
         result, note = session.resume(record, isolation(options), jobs=jobs,
                                       quiet=options["quiet"],
-                                      allow_weaker=allow_weaker_isolation)
+                                      allow_weaker=allow_weaker_isolation,
+                                      cluster=cluster)
     except session.RecordInterrupted as stopped:
         outputs.exit_interrupted(stopped)
     if note:

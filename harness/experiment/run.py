@@ -57,9 +57,11 @@ def placings(result) -> list:
             for s in result.standings]
 
 
-def play(experiment, seed: int, record=None, jobs: int | None = None, on_done=None) -> list:
-    """Every tournament of the experiment not in `record` yet; returns all of them (those
-    recorded before included), in (condition, replicate) order."""
+def play(experiment, seed: int, record=None, jobs: int | None = None, on_done=None,
+         cluster: str | None = None) -> list:
+    """Every tournament of the experiment not in `record` yet, here or on the Dask
+    scheduler `cluster`; returns all of them (those recorded before included), in
+    (condition, replicate) order."""
     import os
 
     done = record.done() if record else set()
@@ -79,7 +81,11 @@ def play(experiment, seed: int, record=None, jobs: int | None = None, on_done=No
             on_done(len(results), total)
 
     workers = max(1, min(jobs or os.cpu_count() or 1, len(units) or 1))
-    if workers == 1:
+    if cluster:   # one task per tournament
+        from ..cluster.spread import play_units
+
+        play_units(experiment, seed, units, cluster, finished)
+    elif workers == 1:
         for unit in units:
             finished(play_unit(unit))
     else:

@@ -13,19 +13,20 @@ class ExperimentInterrupted(Exception):
 
 
 def run(experiment, seed: int, *, db=None, jobs=None, quiet=False, isolation=None,
-        command=None) -> list:
+        command=None, cluster=None) -> list:
     from .record import ExperimentRecord
 
     record = (ExperimentRecord.create(db, experiment, seed, isolation, command)
               if db else None)
     try:
-        return _play(experiment, seed, record, jobs, quiet)
+        return _play(experiment, seed, record, jobs, quiet, cluster)
     finally:
         if record:
             record.close()
 
 
-def resume(path, *, jobs=None, quiet=False, isolation="sandbox", allow_weaker=False):
+def resume(path, *, jobs=None, quiet=False, isolation="sandbox", allow_weaker=False,
+           cluster=None):
     """(experiment, seed, every tournament, note) for the experiment recorded in `path`.
     Agents run with the `isolation` asked now, never the record's (see
     harness.records.session.resume)."""
@@ -53,19 +54,19 @@ def resume(path, *, jobs=None, quiet=False, isolation="sandbox", allow_weaker=Fa
         if header["finished_at"]:
             return experiment, seed, record.units(), f"{path}: the experiment was already complete"
         before = len(record.done())
-        units = _play(experiment, seed, record, jobs, quiet)
+        units = _play(experiment, seed, record, jobs, quiet, cluster)
         return experiment, seed, units, f"{path}: resumed after {before} tournaments"
     finally:
         record.close()
 
 
-def _play(experiment, seed, record, jobs, quiet) -> list:
+def _play(experiment, seed, record, jobs, quiet, cluster=None) -> list:
     from ..records import progress
     from .run import play
 
     bar = progress.CountProgress("tournaments") if progress.wanted(quiet) else None
     try:
-        units = play(experiment, seed, record, jobs, bar)
+        units = play(experiment, seed, record, jobs, bar, cluster)
     except KeyboardInterrupt:
         if record is None:
             raise

@@ -139,9 +139,14 @@ def _play(number: int) -> ReplicateRun:
 def run_replicates(specs, seed: int, settings, count: int, jobs: int | None = None,
                    on_done=None) -> Summary:
     """`count` tournaments, `jobs` at a time (each one plays its games one by one, so the
-    machine's cores go to whole tournaments); on_done(done, count) after each."""
+    machine's cores go to whole tournaments), or on `settings.cluster`; on_done(done,
+    count) after each."""
     import os
 
+    if settings.cluster:   # one task per replicate
+        from ..cluster.spread import play_replicates
+
+        return summarize(play_replicates(specs, seed, settings, count, on_done))
     workers = max(1, min(jobs or os.cpu_count() or 1, count))
     _WORK.update(specs=specs, seed=seed, settings=replace(settings, jobs=1))
     numbers = range(1, count + 1)

@@ -60,7 +60,7 @@ def run(specs, seed: int, settings, *, db=None, quiet: bool = False, replicates:
 
 
 def resume(path, isolation, *, jobs: int | None = None, quiet: bool = False,
-           allow_weaker: bool = False):
+           allow_weaker: bool = False, cluster: str | None = None):
     """Finish the run recorded in `path`; (result, note for the user or None).
 
     A record is a file anyone may have edited: how agents are confined (`isolation`: mode,
@@ -77,7 +77,7 @@ def resume(path, isolation, *, jobs: int | None = None, quiet: bool = False,
         check_confinement(record, isolation, allow_weaker)
         specs = recorded_specs(record)
         settings = replace(record.settings, isolation=isolation,
-                           jobs=jobs or record.settings.jobs)
+                           jobs=jobs or record.settings.jobs, cluster=cluster)
         games = record.games()
         check_games(record, games)
         state = recorded_state(record, games)

@@ -1,0 +1,292 @@
+"""`--cluster ADDRESS`: tournaments, replicates and experiments on a real Dask cluster
+(a LocalCluster of two worker processes, started here on ports the OS chooses) give
+exactly the local result; a worker killed mid-run changes nothing; a worker that lacks
+what the run needs refuses it, naming itself; what workers answer is checked."""
+from __future__ import annotations
+
+import functools
+import json
+import os
+import signal
+import sqlite3
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings as hsettings, strategies as st
+
+from harness.errors import HarnessError
+
+from conftest import AGENTS, ROOT, run_cli
+
+distributed = pytest.importorskip("distributed") if os.environ.get("CI", "").lower() != \
+    "true" else __import__("distributed")   # CI installs the `test` extra: never a skip
+
+STUDENTS = ROOT / "student_agents"
+MIXED = [STUDENTS / "AdamsBrown.py", STUDENTS / "GarciaHoffman.hy",
+         STUDENTS / "BrownChen.lisp", "titfortat", "random"]
+
+
+def local_cluster(**worker_options):
+    return distributed.LocalCluster(n_workers=worker_options.pop("n_workers", 2),
+                                    processes=True, threads_per_worker=1, scheduler_port=0,
+                                    dashboard_address=None, **worker_options)
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    with local_cluster() as running:
+        yield running
+
+
+def tournament(agents, seed, cluster=None, isolation="process", observer=None, **options):
+    from harness.api import agent_specs
+    from harness.handles.opening import Isolation
+    from harness.rules import GameLength, GameParams
+    from harness.tournament import Settings, run_tournament
+
+    settings = Settings(game=GameParams(timeout=30.0), length=GameLength(5, 12),
+                        isolation=Isolation(isolation, 30.0), cluster=cluster, **options)
+    return run_tournament(agent_specs([str(a) for a in agents], []), seed, settings,
+                          observer)
+
+
+def everything(result) -> dict:
+    """The run's JSON and every move of every game."""
+    from harness.formats import result_dict
+
+    return {"json": result_dict(result),
+            "moves": [(g.round, g.a, g.b, g.seed, g.intended_a, g.played_a, g.intended_b,
+                       g.played_b, g.running_a, g.running_b, sorted(g.fault_at.items()),
+                       g.warnings) for g in result.games],
+            "statuses": [(e.name, e.status, e.message) for e in result.entrants]}
+
+
+# -- the same result -------------------------------------------------------------------------
+def test_python_hy_and_lisp_in_the_sandbox_play_as_locally(cluster, sbcl, bwrap):
+    local = tournament(MIXED, 7, isolation="sandbox")
+    remote = tournament(MIXED, 7, cluster.scheduler_address, isolation="sandbox")
+    assert len(remote.rounds) >= 2 and {e.spec.language for e in remote.entrants} >= \
+        {"python", "hy", "lisp", "builtin"}
+    assert everything(remote) == everything(local)
+
+
+def test_replicates_are_the_local_replicates(cluster):
+    from harness.api import agent_specs
+    from harness.records.replicates import run_replicates
+
+    specs = agent_specs(["titfortat", "grudger", "random", "pavlov",
+                         str(AGENTS / "core" / "Gambler.py")], [])
+    from harness.handles.opening import Isolation
+    from harness.rules import GameLength, GameParams
+    from harness.tournament import Settings
+
+    settings = Settings(game=GameParams(timeout=30.0), length=GameLength(5, 12),
+                        isolation=Isolation("process", 30.0))
+    local = run_replicates(specs, 11, settings, 3, jobs=1)
+    remote = run_replicates(specs, 11, replace(settings, cluster=cluster.scheduler_address),
+                            3)
+    assert remote.as_dict() == local.as_dict() and remote.runs == local.runs
+
+
+def test_an_experiment_is_the_local_experiment(cluster):
+    from harness.experiment import plan
+    from harness.experiment.run import play
+
+    experiment = plan.load(AGENTS / "experiments" / "minimal.json", "none")  # built-ins
+    local = play(experiment, 3, jobs=1)
+    remote = play(experiment, 3, cluster=cluster.scheduler_address)
+    assert len(remote) == 8 and remote == local
+
+
+def test_the_command_line_records_and_prints_what_a_local_run_does(cluster, tmp_path):
+    args = ["tournament", "titfortat", "grudger", "random", AGENTS / "core" / "Gambler.py",
+            "--seed", "5", "--isolation", "process", "--timeout", "30", "--length", "5", "9",
+            "--replicates", "3", "--format", "json"]
+    status, out, err = run_cli(*args, "--db", tmp_path / "local.sqlite")
+    assert status == 0, err
+    status, out_cluster, err = run_cli(*args, "--db", tmp_path / "cluster.sqlite",
+                                       "--cluster", cluster.scheduler_address)
+    assert status == 0, err
+    assert json.loads(out_cluster) == json.loads(out)
+    for query in ("SELECT * FROM game", "SELECT number, game_length FROM round",
+                  "SELECT * FROM replicate", "SELECT * FROM fault", "SELECT * FROM move",
+                  "SELECT name, status, message FROM agent"):
+        rows = [sqlite3.connect(tmp_path / f"{name}.sqlite").execute(
+            f"{query} ORDER BY 1, 2").fetchall() for name in ("local", "cluster")]
+        assert rows[0] == rows[1] and rows[0] or query == "SELECT * FROM fault", query
+
+
+# -- workers that die or cannot do the work --------------------------------------------------
+def test_a_worker_killed_mid_round_changes_nothing(cluster):
+    from harness.tournament import Observer
+
+    agents = ["titfortat", "grudger", "random", "pavlov", "cooperate", "defect",
+              "titfortwotats", AGENTS / "core" / "Gambler.py", AGENTS / "core" / "Counter.py"]
+    watcher = distributed.Client(cluster.scheduler_address, set_as_default=False)
+    killed = []
+
+    class KillOnFirstGame(Observer):
+        def game_finished(self, game):
+            if killed:
+                return
+            busy = [where for where, keys in watcher.processing().items() if keys]
+            if busy:   # a worker with a task under way: kill its process
+                pid = watcher.run(os.getpid, workers=busy[:1])[busy[0]]
+                os.kill(pid, signal.SIGKILL)
+                killed.append(busy[0])
+
+    try:
+        remote = tournament(agents, 13, cluster.scheduler_address,
+                            observer=KillOnFirstGame())
+        watcher.wait_for_workers(2, timeout=120)   # the nanny starts it again
+    finally:
+        watcher.close()
+    assert killed, "no worker had a task under way to kill"
+    assert everything(remote) == everything(tournament(agents, 13))
+
+
+@pytest.fixture(scope="module")
+def without_sbcl(tmp_path_factory):
+    """A worker whose PATH has no sbcl (the harness finds SBCL on the PATH)."""
+    empty = tmp_path_factory.mktemp("path-without-sbcl")
+    with local_cluster(n_workers=1, env={"PATH": str(empty)}) as running:
+        yield running
+
+
+def test_a_worker_without_sbcl_refuses_lisp_agents_naming_itself(without_sbcl, sbcl):
+    worker = next(iter(without_sbcl.scheduler_info["workers"]))
+    with pytest.raises(HarnessError) as refused:
+        tournament(["titfortat", STUDENTS / "BrownChen.lisp"], 1,
+                   without_sbcl.scheduler_address)
+    message = str(refused.value)
+    assert worker in message and "SBCL" in message and "\n" not in message
+    # what it can do safely, it does
+    assert tournament(["titfortat", "random"], 1, without_sbcl.scheduler_address).standings
+
+
+def test_the_command_line_says_the_refusal_in_one_line(without_sbcl, sbcl):
+    status, out, err = run_cli("tournament", "titfortat", STUDENTS / "BrownChen.lisp",
+                               "--isolation", "process", "--seed", "1",
+                               "--cluster", without_sbcl.scheduler_address)
+    assert status == 2 and "Traceback" not in err
+    assert any("refuses" in line and "SBCL" in line for line in err.splitlines())
+
+
+def test_an_unreachable_scheduler_is_one_line():
+    import socket
+
+    with socket.socket() as unused:   # a port nothing listens on
+        unused.bind(("127.0.0.1", 0))
+        port = unused.getsockname()[1]
+    with pytest.raises(HarnessError, match="cannot reach the scheduler"):
+        tournament(["titfortat", "random"], 1, f"tcp://127.0.0.1:{port}")
+
+
+# -- what travels, checked (no cluster needed) -----------------------------------------------
+def test_an_agent_file_that_arrives_changed_is_refused(tmp_path):
+    from harness.agents import file_spec
+    from harness.cluster.shipment import DamagedParcel, Shipment, pack, unpack
+
+    shipment = pack([file_spec(AGENTS / "core" / "Gambler.py")])
+    (spec,) = unpack(shipment)
+    assert Path(spec.source).read_bytes() == (AGENTS / "core" / "Gambler.py").read_bytes()
+    assert spec.entry == "Gambler"
+    digest = shipment.agents[0].sha256
+    damaged = Shipment(shipment.agents, {digest: shipment.files[digest] + b"\n# changed"})
+    with pytest.raises(DamagedParcel):
+        unpack(damaged)
+
+
+def test_a_python_function_cannot_travel():
+    from harness.agents import callable_spec
+    from harness.cluster.shipment import pack
+
+    with pytest.raises(HarnessError, match="cannot run on a cluster"):
+        pack([callable_spec(lambda hist, score: "CCC", "Inline")])
+
+
+@functools.lru_cache(maxsize=1)
+def _a_game():
+    """(job, params, game): one real game between two built-ins."""
+    from harness.agents import builtin_spec
+    from harness.game import play_game
+    from harness.handles.opening import Isolation, open_handle
+    from harness.rounds import round_robin
+    from harness.rules import GameParams
+
+    params = GameParams()
+    job = round_robin(["random", "titfortat"], 1, 6, 99)[0]
+    handles = [open_handle(builtin_spec(name), Isolation("none")) for name in (job.a, job.b)]
+    return job, params, play_game(*handles, job.length, job.seed, params, job.round)
+
+
+def test_a_game_crosses_as_plain_data_and_is_played_again_the_same():
+    from harness.cluster import wire
+
+    job, params, game = _a_game()
+    again = wire.game_in(wire.loads(wire.dumps(wire.game_out(game))), job, params)
+    assert again == game
+
+
+@pytest.mark.parametrize("change", [
+    lambda g: g.update(score=[g["score"][0] + 1, g["score"][1]]),
+    lambda g: g.update(a="someone"),
+    lambda g: g.update(seed=g["seed"] + 1),
+    lambda g: g["intended_a"].append("CCC"),
+    lambda g: g["intended_b"].__setitem__(0, "CCX"),
+    lambda g: g.update(faults=[["a", 99, "crash", "x"]]),
+    lambda g: g.update(faults=[["a", 0, "mystery", "x"]]),
+    lambda g: g.update(warnings={"c": "x"}),
+    lambda g: g.pop("warnings"),
+])
+def test_a_game_that_is_not_the_one_asked_for_is_refused(change):
+    from harness.cluster import wire
+
+    job, params, game = _a_game()
+    data = wire.game_out(game)
+    change(data)
+    with pytest.raises(wire.BadAnswer):
+        wire.game_in(data, job, params)
+
+
+JSONISH = st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_size=8),
+                       lambda inner: st.lists(inner, max_size=4) |
+                       st.dictionaries(st.text(max_size=8), inner, max_size=4), max_leaves=20)
+
+
+@hsettings(max_examples=200, deadline=None)
+@given(st.dictionaries(st.sampled_from(["round", "a", "b", "length", "seed", "score",
+                                        "intended_a", "intended_b", "faults", "warnings"]),
+                       JSONISH), st.lists(JSONISH, max_size=3), JSONISH)
+def test_any_answer_is_a_game_or_refused(fields, standings, notes):
+    from harness.cluster import wire
+
+    job, params, game = _a_game()
+    data = {**wire.game_out(game), **fields}
+    try:
+        assert wire.game_in(data, job, params).a == job.a
+    except wire.BadAnswer:
+        pass
+    for reader in (lambda: wire.standings_in(standings, {"random", "titfortat"}),
+                   lambda: wire.outputs_in(notes, {"random", "titfortat"})):
+        try:
+            reader()
+        except wire.BadAnswer:
+            pass
+
+
+@hsettings(max_examples=100, deadline=None)
+@given(st.sets(st.text("abcdefgh", min_size=1, max_size=3), min_size=2, max_size=30),
+       st.integers(1, 40))
+def test_chunks_split_a_round_exactly_among_few_agents_each(names, pieces):
+    from harness.cluster.rounds import chunks
+    from harness.rounds import round_robin
+
+    jobs = round_robin(names, 1, 10, 1)
+    parts = chunks(jobs, pieces)
+    assert sorted(i for part in parts for i in part) == list(range(len(jobs)))
+    assert all(part for part in parts)
+    if len(parts) > 1:   # each chunk among two blocks of agents, never all of them
+        largest = max(len({n for i in part for n in (jobs[i].a, jobs[i].b)}) for part in parts)
+        assert largest <= 2 * -(-len(names) // 2)
