@@ -173,9 +173,10 @@ def test_the_command_line_says_the_refusal_in_one_line(without_sbcl, sbcl):
     assert any("refuses" in line and "SBCL" in line for line in err.splitlines())
 
 
-def test_an_unreachable_scheduler_is_one_line():
+def test_an_unreachable_scheduler_is_one_line(monkeypatch):
     import socket
 
+    monkeypatch.setattr("harness.cluster.engine.CONNECT_SECONDS", 2)
     with socket.socket() as unused:   # a port nothing listens on
         unused.bind(("127.0.0.1", 0))
         port = unused.getsockname()[1]
