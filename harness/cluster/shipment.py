@@ -96,9 +96,10 @@ def _spec(parcel: Parcel, files):
     content = files.get(parcel.sha256)
     if content is None or hashlib.sha256(content).hexdigest() != parcel.sha256:
         raise DamagedParcel(f"agent {parcel.name}: its file arrived damaged (SHA-256 differs)")
-    if not _plain_name(parcel.file_name):
+    name = parcel.file_name
+    if name is None or not _plain_name(name):
         raise DamagedParcel(f"agent {parcel.name}: unusable file name")
-    path = Path(_worker_folder()) / parcel.sha256 / parcel.file_name
+    path = Path(_worker_folder()) / parcel.sha256 / name
     _write_once(path, content)
     if parcel.language == "builtin":   # a Q-table agent: its model file
         return AgentSpec(parcel.name, "builtin", QTABLE_PREFIX + str(path))

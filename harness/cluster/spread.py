@@ -34,11 +34,11 @@ def play_replicates(specs, seed: int, settings, count: int, on_done=None) -> lis
 def play_units(experiment, seed: int, units, address: str, finished) -> None:
     """The experiment's (condition, replicate) cells `units`, one task each; `finished`
     gets each UnitResult as it comes back."""
+    from ..experiment.run import UnitResult, unit_seed
     from ..population import type_of
     from .engine import open_cluster
     from .shipment import pack
     from .worker import play_tournament
-    from ..experiment.run import UnitResult, unit_seed
 
     if not units:
         return
@@ -52,7 +52,7 @@ def play_units(experiment, seed: int, units, address: str, finished) -> None:
                  for number, replicate in units]
         tasks = [(play_tournament, (shipments[number], each,
                                     conditions[number - 1].settings, cluster.needed, True), 1)
-                 for (number, _replicate), each in zip(units, seeds)]
+                 for (number, _replicate), each in zip(units, seeds, strict=True)]
         for index, answer in cluster.run(tasks):
             number, replicate = units[index]
             names = [spec.name for spec in conditions[number - 1].specs()]

@@ -24,7 +24,7 @@ def fingerprint() -> str:
 
     digest = hashlib.sha256()
     for package in (harness, lisp_bridge):
-        root = Path(package.__file__).resolve().parent
+        root = Path(str(package.__file__)).resolve().parent
         for path in sorted(root.rglob("*")):
             if path.suffix in (".py", ".lisp", ".txt", ".html") and path.is_file():
                 digest.update(str(path.relative_to(root.parent)).encode())
