@@ -26,8 +26,9 @@ def game_out(game) -> dict:
     return {"round": game.round, "a": game.a, "b": game.b, "length": game.length,
             "seed": game.seed, "score": list(game.score),
             "intended_a": list(game.intended_a), "intended_b": list(game.intended_b),
-            "faults": [[side, index, fault.kind, fault.message]
-                       for (side, index), fault in sorted(game.fault_at.items())],
+            "faults": [[side, index, fault.kind, fault.message]   # in turn order, a then b
+                       for (side, index), fault in sorted(game.fault_at.items(),
+                                                          key=lambda item: item[0][::-1])],
             "warnings": dict(game.warnings)}
 
 
@@ -52,7 +53,7 @@ def game_in(data, job, params):
     """The GameRecord of `job` from a worker's `data`, played again here; BadAnswer
     unless it is that game, with moves that are moves and the score the worker found."""
     from ..game import play_game
-    from ..records.session import _Replay
+    from ..records.session import _replay   # the handle a resume replays a record with
 
     fields = _fields(data, ("round", "a", "b", "length", "seed", "score", "intended_a",
                             "intended_b", "faults", "warnings"), "a game")
@@ -72,7 +73,7 @@ def game_in(data, job, params):
     for (side, index) in faults:
         if intended[side][index] != params.default_moves:
             raise BadAnswer(f"{job.a} vs {job.b}: a faulty turn without the default answer")
-    game = play_game(_Replay(job.a, intended["a"]), _Replay(job.b, intended["b"]),
+    game = play_game(_replay(job.a, intended["a"]), _replay(job.b, intended["b"]),
                      job.length, job.seed, params, job.round)
     if fields["score"] != list(game.score):
         raise BadAnswer(f"{job.a} vs {job.b}: a score the moves do not give")
