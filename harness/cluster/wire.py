@@ -53,7 +53,7 @@ def game_in(data, job, params):
     """The GameRecord of `job` from a worker's `data`, played again here; BadAnswer
     unless it is that game, with moves that are moves and the score the worker found."""
     from ..game import play_game
-    from ..records.session import _replay   # the handle a resume replays a record with
+    from ..records.session import _replay  # the handle a resume replays a record with
 
     fields = _fields(data, ("round", "a", "b", "length", "seed", "score", "intended_a",
                             "intended_b", "faults", "warnings"), "a game")
