@@ -30,7 +30,8 @@ MIXED = [STUDENTS / "AdamsBrown.py", STUDENTS / "GarciaHoffman.hy",
 def local_cluster(**worker_options):
     return distributed.LocalCluster(n_workers=worker_options.pop("n_workers", 2),
                                     processes=True, threads_per_worker=1, scheduler_port=0,
-                                    dashboard_address=None, **worker_options)
+                                    dashboard_address=None, worker_dashboard_address=None,
+                                    **worker_options)
 
 
 @pytest.fixture(scope="module")
@@ -64,8 +65,11 @@ def everything(result) -> dict:
 
 # -- the same result -------------------------------------------------------------------------
 def test_python_hy_and_lisp_in_the_sandbox_play_as_locally(cluster, sbcl, bwrap):
+    import harness
+
     local = tournament(MIXED, 7, isolation="sandbox")
-    remote = tournament(MIXED, 7, cluster.scheduler_address, isolation="sandbox")
+    remote = harness.monitor((0.25, 0.1), (5, 12), [str(a) for a in MIXED], seed=7,
+                             timeout=30.0, cluster=cluster.scheduler_address).result
     assert len(remote.rounds) >= 2 and {e.spec.language for e in remote.entrants} >= \
         {"python", "hy", "lisp", "builtin"}
     assert everything(remote) == everything(local)
