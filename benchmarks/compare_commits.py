@@ -59,7 +59,7 @@ def parse(output: str) -> dict[str, list[float]]:
                    if text.replace(",", "")]
         if not numbers or "load average" in line:
             continue
-        template = NUMBER.sub(SLOT, line.rstrip())
+        template = " ".join(NUMBER.sub(SLOT, line).split())  # alignment spaces vary with numbers
         key, copy = template, 1
         while key in lines:
             copy += 1

@@ -176,9 +176,11 @@ def measure(runs, repeat: int):
             samples[label] = (matches, [])
     for repetition in range(repeat):
         shift = repetition % len(runs)
-        for labels, _matches, run in runs[shift:] + runs[:shift]:
+        for labels, matches, run in runs[shift:] + runs[:shift]:
             for label, seconds in zip(labels, run(), strict=True):
                 samples[label][1].append(seconds)
+                print(f"  {label}: {matches / seconds:,.1f} matches/s", file=sys.stderr,
+                      flush=True)
         print(f"  repetition {repetition + 1}/{repeat} done, {load()}", file=sys.stderr,
               flush=True)
     return samples
