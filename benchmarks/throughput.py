@@ -22,19 +22,26 @@ all rows alike and one lucky run decides nothing. The load average is printed wi
 - Axelrod Match loop: the same 190 pairs as ours through bare `Match.play`, its fastest
   path (fresh `Match` objects, players reset by Axelrod as it does between matches).
 
+The ratios are not a ratio of two medians taken minutes apart: the two Axelrod references
+are run before the first of our runs and again after each one, and each of our runs is
+divided by the geometric mean of the reference runs just before and just after it; the
+median of those ratios is shown (the references thus run more often than ours; their
+rows show the median of all their runs).
+
 Axelrod runs in a process of its own (started, and `import axelrod` done, before any
 measurement), so its 300 MB of imports do not make the monitor's forks dearer. Axelrod's
 Tournament is serial: `processes=N` starts workers that each re-import the library
 (~20 s), so the ratios are shown for our one-job rows only.
 
     pip install '.[bench]'                   # Axelrod 4.13 (see FACTS.md)
-    python benchmarks/throughput.py          # every row, median of 3
+    python benchmarks/throughput.py          # every row, median of 3 (long on a busy machine)
     python benchmarks/throughput.py --modes none process --kinds files --jobs 1 --repeat 5
     python benchmarks/throughput.py --no-axelrod --modes none --turns 50   # a short run
 """
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import statistics
 import subprocess
@@ -167,20 +174,56 @@ def load() -> str:
     return "load average " + " ".join(f"{value:.1f}" for value in os.getloadavg())
 
 
-def measure(runs, repeat: int):
-    """Each run is (labels, matches, function returning seconds per label). Returns
-    {label: (matches, [seconds, ...])}, the runs interleaved and rotated per repetition."""
-    samples = {}
-    for labels, matches, _run in runs:
-        for label in labels:
-            samples[label] = (matches, [])
+REFERENCES = {"Tournament": "Axelrod Tournament, serial, result set",
+              "Match loop": "Axelrod bare Match.play loop"}
+
+
+class Samples:
+    """Seconds per row, and each of our runs' rate over the references' rates measured
+    just before and just after it (their geometric mean): a ratio taken in the same
+    minute, which a load that drifts over the whole benchmark does not bend."""
+
+    def __init__(self):
+        self.matches, self.seconds, self.ratios = {}, {}, {}
+
+    def add(self, label: str, matches: int, seconds: float) -> float:
+        self.matches[label] = matches
+        self.seconds.setdefault(label, []).append(seconds)
+        print(f"  {label}: {matches / seconds:,.1f} matches/s", file=sys.stderr, flush=True)
+        return matches / seconds
+
+    def add_ratio(self, label: str, reference: str, ratio: float) -> None:
+        self.ratios.setdefault(label, {}).setdefault(reference, []).append(ratio)
+
+
+def measure(runs, references, repeat: int) -> Samples:
+    """`runs` and `references` are (labels, matches, function returning seconds per label).
+    Each repetition runs every one of ours once, rotated one further each time, with the
+    references run before the first and after each of ours."""
+    samples = Samples()
+
+    def run_references() -> dict[str, float]:
+        rates = {}
+        for labels, matches, run in references:
+            for label, seconds in zip(labels, run(), strict=True):
+                rates[label] = samples.add(label, matches, seconds)
+        for name, label in REFERENCES.items():  # the references against each other too
+            for other in rates:
+                samples.add_ratio(other, name, rates[other] / rates[label])
+        return rates
+
+    before = run_references() if references else {}
     for repetition in range(repeat):
         shift = repetition % len(runs)
         for labels, matches, run in runs[shift:] + runs[:shift]:
-            for label, seconds in zip(labels, run(), strict=True):
-                samples[label][1].append(seconds)
-                print(f"  {label}: {matches / seconds:,.1f} matches/s", file=sys.stderr,
-                      flush=True)
+            figures = run()
+            after = run_references() if references else {}
+            for label, seconds in zip(labels, figures, strict=True):
+                rate = samples.add(label, matches, seconds)
+                for name, reference in REFERENCES.items():
+                    samples.add_ratio(label, name,
+                                      rate / math.sqrt(before[reference] * after[reference]))
+            before = after
         print(f"  repetition {repetition + 1}/{repeat} done, {load()}", file=sys.stderr,
               flush=True)
     return samples
@@ -218,7 +261,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as folder:
         agents = {"built-ins": [name for name, _cls, _args in PAIRS],
                   "files": write_agent_files(Path(folder))}
-        runs = []
+        runs, references = [], []
         for mode in options.modes:
             for kind in options.kinds:
                 for jobs in jobs_values:
@@ -226,37 +269,39 @@ def main() -> None:
                     runs.append(((f"{label} games only", f"{label} whole run"), OUR_MATCHES,
                                  lambda a=agents[kind], m=mode, j=jobs: ours(a, m, j, turns)))
         if axelrod is not None:
-            runs.append((("Axelrod Tournament, serial, result set",),
-                         AXELROD_TOURNAMENT_MATCHES,
-                         lambda: [axelrod.seconds("tournament", turns)]))
-            runs.append((("Axelrod bare Match.play loop",), OUR_MATCHES,
-                         lambda: [axelrod.seconds("match", turns)]))
-        samples = measure(runs, options.repeat)
+            references = [((REFERENCES["Tournament"],), AXELROD_TOURNAMENT_MATCHES,
+                           lambda: [axelrod.seconds("tournament", turns)]),
+                          ((REFERENCES["Match loop"],), OUR_MATCHES,
+                           lambda: [axelrod.seconds("match", turns)])]
+        samples = measure(runs, references, options.repeat)
     if axelrod is not None:
         axelrod.close()
     report(samples, turns, options.repeat, cores)
 
 
-def report(samples, turns: int, repeat: int, cores: int) -> None:
-    rates = {label: sorted(matches * turns / seconds for seconds in times)
-             for label, (matches, times) in samples.items()}
-    references = {name: statistics.median(rates[label]) for name, label in
-                  (("Tournament", "Axelrod Tournament, serial, result set"),
-                   ("Match loop", "Axelrod bare Match.play loop")) if label in rates}
+def report(samples: Samples, turns: int, repeat: int, cores: int) -> None:
+    ours_first = sorted(samples.seconds, key=lambda label: label.startswith("Axelrod"))
+    rates = {label: sorted(samples.matches[label] * turns / seconds
+                           for seconds in samples.seconds[label]) for label in ours_first}
+    names = [name for name, label in REFERENCES.items() if label in rates]
     print(f"workload: 20 strategies, one round robin, {turns} turns, 1 move/turn, noise "
           f"{NOISE}; median of {repeat} interleaved runs, {cores} cores; {load()} at the end")
-    header = "".join(f"  vs {name:>10}" for name in references)
+    if names:
+        print("ratios: the median of each run's rate over the Axelrod rates measured just "
+              "before and after it")
+    header = "".join(f"  vs {name:>10}" for name in names)
     print(f"{'':<50} {'moves/s':>9} {'min..max':>17} {'ms/match':>9}{header}")
     for label, values in rates.items():
         median = statistics.median(values)
         serial = " -j1 " in label or label.startswith("Axelrod")
-        ratios = "".join(f"  {median / ref:12.2f}x" if serial else f"  {'':>12} "
-                         for ref in references.values())
+        ratios = "".join(
+            f"  {statistics.median(samples.ratios[label][name]):12.2f}x" if serial
+            else f"  {'':>12} " for name in names)
         print(f"{label:<50} {median:>9,.0f} {values[0]:>8,.0f}..{values[-1]:<8,.0f}"
               f"{turns * 1000 / median:>9.2f}{ratios}")
     parallel = sorted({label.split()[3] for label in rates
                        if label.startswith("pdharness") and " -j1 " not in label})
-    if references and parallel:
+    if names and parallel:
         print(f"(no ratio for {', '.join(parallel)}: Axelrod's figures are serial, one core)")
 
 
