@@ -220,7 +220,7 @@ def measure(runs, references, repeat: int) -> Samples:
             after = run_references() if references else {}
             for label, seconds in zip(labels, figures, strict=True):
                 rate = samples.add(label, matches, seconds)
-                for name, reference in REFERENCES.items():
+                for name, reference in REFERENCES.items() if references else ():
                     samples.add_ratio(label, name,
                                       rate / math.sqrt(before[reference] * after[reference]))
             before = after
