@@ -12,8 +12,8 @@ from functools import lru_cache
 from typing import Generator, NamedTuple
 
 from . import seeds
-from .handles.base import AgentHandle, Fault, GameStart, Reply
-from .rules import FLIPPED, GameParams
+from .handles.base import TIMEOUT, AgentHandle, Fault, GameStart, Reply
+from .rules import FLIPPED, NOT_ASKED, TIMEOUTS_IN_A_ROW, GameParams
 
 
 class Turn(NamedTuple):
@@ -132,7 +132,9 @@ def game_steps(handle_a: AgentHandle, handle_b: AgentHandle, length: int, seed: 
                params: GameParams, round_number: int = 0,
                on_turn=None) -> Generator[None, None, GameRecord]:
     """The game as a generator: it pauses after asking both agents for a turn, so a runner
-    can wait on many games' agents at once; its return value is the GameRecord."""
+    can wait on many games' agents at once; its return value is the GameRecord. An agent
+    that timed out TIMEOUTS_IN_A_ROW times in a row is not asked again (rules.py): its
+    handle gets no request until the game ends."""
     record = GameRecord(round_number, handle_a.name, handle_b.name, length, seed)
     per_turn, payoffs = params.moves_per_turn, params.payoffs
     table = {m + t: points for (m, t), points in payoffs.table().items()}
@@ -146,11 +148,16 @@ def game_steps(handle_a: AgentHandle, handle_b: AgentHandle, length: int, seed: 
     handle_b.start_game(GameStart(seeds.agent_seed(seed, "b"), per_turn, payoffs))
     last_a = last_b = None
     score_a = score_b = 0
+    timeouts_a = timeouts_b = 0   # in a row
     for turn in range(length):
-        handle_a.request(last_a)
-        handle_b.request(last_b)
+        asks_a, asks_b = timeouts_a < TIMEOUTS_IN_A_ROW, timeouts_b < TIMEOUTS_IN_A_ROW
+        if asks_a:
+            handle_a.request(last_a)
+        if asks_b:
+            handle_b.request(last_b)
         yield
-        reply_a, reply_b = handle_a.collect(), handle_b.collect()
+        reply_a = handle_a.collect() if asks_a else _NOT_ASKED
+        reply_b = handle_b.collect() if asks_b else _NOT_ASKED
         intended_a = reply_a.moves or default
         intended_b = reply_b.moves or default
         played_a = noise_a.apply(intended_a, turn)
@@ -170,10 +177,16 @@ def game_steps(handle_a: AgentHandle, handle_b: AgentHandle, length: int, seed: 
         played_bs.append(played_b)
         running_a.append(score_a)
         running_b.append(score_b)
-        if reply_a.fault is not None:
+        if reply_a.fault is None:
+            timeouts_a = 0
+        else:
             fault_at["a", turn] = reply_a.fault
-        if reply_b.fault is not None:
+            timeouts_a = timeouts_a + 1 if reply_a.fault.kind == TIMEOUT else 0
+        if reply_b.fault is None:
+            timeouts_b = 0
+        else:
             fault_at["b", turn] = reply_b.fault
+            timeouts_b = timeouts_b + 1 if reply_b.fault.kind == TIMEOUT else 0
         if reply_a.warning or reply_b.warning:
             _note_warning(record, "a", reply_a)
             _note_warning(record, "b", reply_b)
@@ -184,6 +197,9 @@ def game_steps(handle_a: AgentHandle, handle_b: AgentHandle, length: int, seed: 
     handle_b.end_game()
     record.score = (score_a, score_b)
     return record
+
+
+_NOT_ASKED = Reply(None, Fault(TIMEOUT, NOT_ASKED))
 
 
 def _note_warning(record: GameRecord, side: str, reply: Reply) -> None:

@@ -97,3 +97,30 @@ def test_hist_and_score_agree_with_the_rules_every_call(mode):
 def test_files_that_do_not_load_say_why(mode, name, reason):
     with pytest.raises(LoadError, match=reason):
         open_handle(file_spec(CORE / f"{name}.py"), Isolation(mode))
+
+
+@pytest.mark.parametrize("path", [CORE / "Dawdler.py", AGENTS / "hy" / "HyDawdler.hy"])
+def test_an_agent_in_the_monitor_late_three_times_in_a_row_is_not_asked_again_that_game(
+        path, capfd):
+    """In `none` mode a late call cannot be stopped, only found late when it returns: the
+    3-timeouts rule holds there too, so a slow agent costs three late calls a game, not
+    one per turn. Its next game asks it again."""
+    params = GameParams(flip=FlipParams(0.0, 0.0), timeout=0.05)
+    agent = open_handle(file_spec(path), Isolation("none", params.timeout))
+    other = open_handle(builtin_spec("titfortat"), Isolation("none", params.timeout))
+    capfd.readouterr()
+    try:
+        first, second = sorted([agent, other], key=lambda handle: handle.name)
+        side = "a" if first is agent else "b"
+        records = [play_game(first, second, 6, seed, params) for seed in (1, 2)]
+    finally:
+        agent.close()
+        other.close()
+    for record in records:
+        assert kinds(record, side) == ["timeout"] * 6
+        messages = [fault.message for _turn, fault in record.faults(side)]
+        assert all(m.startswith("answered after ") for m in messages[:3])
+        assert messages[3:] == ["not asked: 3 timeouts in a row this game"] * 3
+        assert [t.intended_a if side == "a" else t.intended_b for t in record.turns] == [
+            "CCC"] * 6
+    assert capfd.readouterr().out.count(f"{path.stem} called") == 3 * 2

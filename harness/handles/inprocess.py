@@ -2,6 +2,8 @@
 
 A call that returns after the time limit is a `timeout` fault (its answer is discarded),
 but a call that never returns cannot be stopped here: that is what the process modes are for.
+Three such late calls in a row and the game stops asking the agent until its next game, as
+in the process modes (rules.TIMEOUTS_IN_A_ROW, applied by harness/game.py).
 """
 from __future__ import annotations
 

@@ -33,7 +33,6 @@ from .base import (
 )
 from .replies import ReplyReader
 
-GIVE_UP_AFTER = 3   # timeouts in a row after which an agent is not asked again that game
 OUTPUT_CAP = 64 * 1024
 READ_CHUNK = 65536
 
@@ -292,8 +291,8 @@ class ProcessHandle:
         self.host: HostProcess | None = None
         self.start: GameStart | None = None
         self.turns: list[tuple[str, str]] = []
-        self.timeouts_in_a_row = 0
         self.out_for_game = False
+        self.asked = False          # a request is out and its answer not collected yet
         self.deadline = 0.0
         self.restart_failed = False          # once: later games play the default silently
         self.unreported: Fault | None = None  # a fault to give at the next collect
@@ -383,7 +382,7 @@ class ProcessHandle:
         self.start = start
         self.turns = []
         self.out_for_game = False
-        self.timeouts_in_a_row = 0
+        self.asked = False
         if self.host is not None and self.host.worn_out():
             self.host.quit()
             self.host = None
@@ -395,7 +394,7 @@ class ProcessHandle:
     def request(self, last: Last) -> None:
         if last is not None:
             self.turns.append(last)
-        if self.out_for_game or self._given_up():
+        if self.out_for_game:
             return
         # the TURN below carries the last turn: the new process is told the ones before it
         if self.host is None and not self._replace(self.turns[:-1] if last else []):
@@ -404,11 +403,13 @@ class ProcessHandle:
         assert self.host is not None  # it was there or _replace started one
         self.host.ask(f"TURN {last[0]} {last[1]}\n" if last is not None else "TURN\n")
         self.deadline = time.monotonic() + self.timeout
+        self.asked = True
 
     # -- waiting on many handles at once (harness/runners.py) -------------------------------
     def waiting_on(self) -> dict[int, int]:
         host = self.host
-        if self.out_for_game or self._given_up() or host is None or host.ready():
+        # not asked this turn: out for the game, or given up on by the game (rules.py)
+        if not self.asked or host is None or host.ready():
             return {}
         if time.monotonic() >= self.deadline:
             return {}
@@ -418,16 +419,11 @@ class ProcessHandle:
         if self.host is not None:
             self.host.take(fd, events)
 
-    def _given_up(self) -> bool:
-        return self.timeouts_in_a_row >= GIVE_UP_AFTER
-
     def collect(self) -> Reply:
         if self.out_for_game:
             fault, self.unreported = self.unreported, None
             return SILENT_DEFAULT if fault is None else Reply(None, fault)
-        if self._given_up():  # a hung agent would cost the time limit on every turn
-            return Reply(None, Fault(TIMEOUT, f"not asked: {GIVE_UP_AFTER} timeouts in a row "
-                                              "this game"))
+        self.asked = False
         host = self.host
         assert host is not None  # request() asked it, or the handle is out for the game
         try:
@@ -436,7 +432,6 @@ class ProcessHandle:
             # a host that stopped reading its requests cannot answer them either
             what = "did not take its request" if host.outgoing else "no answer"
             self._lose_host()
-            self.timeouts_in_a_row += 1
             return Reply(None, Fault(TIMEOUT, f"{what} within {self.timeout:g} s; "
                                               "process killed and replaced"))
         except _Dead as death:
@@ -450,11 +445,7 @@ class ProcessHandle:
             return Reply(None, Fault(INVALID, f"protocol violation: {violation}; process "
                                               "killed, default answer for the rest of the game"))
         host.busy += time.monotonic() - (self.deadline - self.timeout)
-        reply = self._parse(line)
-        # a timeout the host stopped itself (SBCL) counts toward giving up like our own
-        stopped = reply.fault is not None and reply.fault.kind == TIMEOUT
-        self.timeouts_in_a_row = self.timeouts_in_a_row + 1 if stopped else 0
-        return reply
+        return self._parse(line)
 
     def _parse(self, line: str) -> Reply:
         assert self.start is not None  # replies come within a game
