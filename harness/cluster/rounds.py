@@ -37,10 +37,13 @@ class ClusterRunner:
     a local run); it closes them, and workers open their own copies."""
 
     def __init__(self, pool, settings):
+        import uuid
+
         from .engine import open_cluster
         from .shipment import pack
 
         self.pool, self.settings = pool, settings
+        self.run = uuid.uuid4().hex   # names this tournament's processes on the workers
         playable = [spec for name, spec in pool.specs.items() if name not in pool.broken]
         try:
             self.shipment = pack(playable)
@@ -64,7 +67,7 @@ class ClusterRunner:
             broken = {name: self.pool.broken[name] for name in names
                       if name in self.pool.broken}
             tasks.append((play_games, (self.shipment.only(names), worker_settings, part,
-                                       broken, self.cluster.needed), len(part)))
+                                       broken, self.cluster.needed, self.run), len(part)))
         records, outputs = {}, {}
         for number, answer in self.cluster.run(tasks):
             games, outputs[number] = self._checked(answer, [jobs[i] for i in parts[number]])
@@ -98,4 +101,21 @@ class ClusterRunner:
         pass   # nothing of theirs is open in the monitor
 
     def close(self) -> None:
-        self.cluster.close()
+        """Close the agents' processes on every worker, keeping what they printed."""
+        from . import wire
+        from .worker import release
+
+        try:
+            answers = self.cluster.client.run(release, self.run)
+        except Exception:  # workers gone: their processes went with them
+            answers = {}
+        finally:
+            self.cluster.close()
+        names = set(self.pool.specs)
+        for where in sorted(answers):
+            try:
+                said = wire.outputs_in(wire.loads(answers[where]).get("outputs", {}), names)
+            except wire.BadAnswer:
+                continue   # only what agents printed: nothing of the result
+            for name, output in said.items():
+                self.pool.outputs.setdefault(name, []).append(output)

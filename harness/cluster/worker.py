@@ -8,11 +8,16 @@ Agents run as in a local run: the same handles, sandbox, limits and time limit.
 from __future__ import annotations
 
 import hashlib
+import threading
 from dataclasses import replace
 from functools import lru_cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from . import wire
+
+if TYPE_CHECKING:
+    from ..runners import HandlePool
 
 
 @lru_cache(maxsize=1)
@@ -89,28 +94,86 @@ def _answer(needed: dict, work) -> str:
         return wire.dumps({"worker": where, "error": line(f"{type(error).__name__}: {error}")})
 
 
-def play_games(shipment, settings, jobs, known_broken: dict, needed: dict) -> str:
-    """A chunk of a round: the games `jobs` among the shipment's agents."""
-    return _answer(needed, lambda: _games(shipment, settings, jobs, known_broken))
+def play_games(shipment, settings, jobs, known_broken: dict, needed: dict,
+               run: str) -> str:
+    """A chunk of a round of the tournament `run`: the games `jobs` among the shipment's
+    agents."""
+    return _answer(needed, lambda: _games(shipment, settings, jobs, known_broken, run))
 
 
-def _games(shipment, settings, jobs, known_broken) -> dict:
-    from ..runners import HandlePool, PipelinedRunner, SerialRunner
+# Each worker thread keeps the agents' processes of the tournament it plays, from chunk to
+# chunk and round to round, as a local run keeps them: an agent's process starts once per
+# thread, not once per chunk (every game is a fresh agent all the same). A new tournament
+# on the thread, or the monitor's `release` at the end, closes them.
+_pools: dict[int, tuple[str, HandlePool]] = {}
+_pools_lock = threading.Lock()
+
+
+def _pool(run: str, shipment, isolation, known_broken):
+    from ..runners import HandlePool
     from .shipment import unpack
 
-    pool = HandlePool(unpack(shipment), settings.isolation)
+    thread = threading.get_ident()
+    with _pools_lock:
+        held = _pools.get(thread)
+    if held is not None and held[0] != run:
+        _close(thread)
+        held = None
+    if held is None:
+        held = (run, HandlePool([], isolation))
+        with _pools_lock:
+            _pools[thread] = held
+    pool = held[1]
+    for spec in unpack(shipment):
+        pool.specs.setdefault(spec.name, spec)
     pool.broken.update(known_broken)   # as the monitor found them: never loaded again
+    return pool
+
+
+def _close(thread: int) -> dict[str, str]:
+    """Close the thread's pool; what its agents printed."""
+    with _pools_lock:
+        held = _pools.pop(thread, None)
+    if held is None:
+        return {}
+    pool = held[1]
+    pool.close()
+    return _outputs(pool)
+
+
+def _outputs(pool) -> dict[str, str]:
+    """What the pool's closed processes printed since last asked."""
+    said = {name: pool.output(name) for name in pool.outputs if pool.output(name)}
+    pool.outputs.clear()
+    return said
+
+
+def release(run: str, dask_worker=None) -> str:
+    """For `client.run` at the end of tournament `run`: close its agents' processes on this
+    worker; what they printed, as a JSON text."""
+    with _pools_lock:
+        threads = [thread for thread, (token, _pool) in _pools.items() if token == run]
+    outputs: dict[str, str] = {}
+    for thread in threads:
+        for name, output in _close(thread).items():
+            outputs[name] = outputs.get(name, "") + output
+    return wire.dumps({"outputs": outputs})
+
+
+def _games(shipment, settings, jobs, known_broken, run) -> dict:
+    from ..runners import PipelinedRunner, SerialRunner
+
+    pool = _pool(run, shipment, settings.isolation, known_broken)
     # agents in processes: many games at once on this thread, as a local run plays them;
     # in the worker's own process (`none`): one at a time (the cluster is the parallelism)
     runner = (SerialRunner if settings.isolation.mode == "none" else PipelinedRunner)(
         pool, settings.game)
     try:
         games = runner.play(jobs)
-    finally:
-        pool.close()
-    return {"games": [wire.game_out(game) for game in games],
-            "outputs": {name: pool.output(name) for name in pool.outputs
-                        if pool.output(name)}}
+    except BaseException:
+        _close(threading.get_ident())
+        raise
+    return {"games": [wire.game_out(game) for game in games], "outputs": _outputs(pool)}
 
 
 def play_tournament(shipment, seed: int, settings, needed: dict,
