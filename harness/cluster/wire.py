@@ -131,7 +131,7 @@ def standings_in(rows, names, extra: int = 0) -> list[list]:
         if not isinstance(row, list) or len(row) != 4 + extra:
             raise BadAnswer("a standing of the wrong shape")
         agent, rank, score, dropped_in = row[:4]
-        if agent not in names or agent in seen:
+        if not isinstance(agent, str) or agent not in names or agent in seen:
             raise BadAnswer("standings of other agents")
         seen.add(agent)
         whole(rank, "a rank", 1, len(names))
