@@ -79,7 +79,7 @@ def main() -> None:
         chunks = sum(min(6, len(r["scores"]) * (len(r["scores"]) - 1) // 2)
                      for r in result["rounds"])
         per_game = local * 2 / games          # CPU-seconds of a game (2 cores busy)
-        per_task = max(0.0, remote - local) / chunks
+        per_task = (remote - local) / chunks   # below zero: lost in this machine's noise
         print(f"tournament, {options.agents} agents ({options.isolation}), {rounds} rounds, "
               f"{games} games: local --jobs 2 {local:.1f} s, LocalCluster 2x1 {remote:.1f} s"
               f" ({remote / local:.2f}x); {per_game * 1000:.0f} ms per game-core, "
@@ -93,7 +93,7 @@ def main() -> None:
         remote_r, again_r = run(replicate_field + common + extra, address)
         assert again_r == result_r, "the cluster's replicates differ"
         one = local_r * 2 / (options.replicates + 1)   # a tournament's core-seconds
-        per_replicate = max(0.0, remote_r - local_r) / options.replicates
+        per_replicate = (remote_r - local_r) / options.replicates
         print(f"replicates, {options.replicates} of {options.replicate_agents} agents: "
               f"local --jobs 2 {local_r:.1f} s, LocalCluster 2x1 {remote_r:.1f} s "
               f"({remote_r / local_r:.2f}x); {one:.1f} core-s per tournament, overhead "
@@ -104,7 +104,7 @@ def main() -> None:
         threads = 8 * k
         tournament = sum(_round_time(n, per_game, per_task, threads)
                          for n in _field_sizes(result))
-        replicates = options.replicates * one / threads + per_replicate
+        replicates = options.replicates * one / threads + max(0.0, per_replicate)
         print(f"  k={k:>2}: tournament ~{tournament:.1f} s, {options.replicates} replicates "
               f"~{replicates:.1f} s")
 
@@ -117,7 +117,7 @@ def _round_time(agents: int, per_game: float, per_task: float, threads: int) -> 
     games = agents * (agents - 1) // 2
     chunks = min(games, 3 * threads)
     share = games * per_game / threads
-    return share + chunks * per_task / threads + share / 3 / max(1, chunks // threads)
+    return share + chunks * max(0.0, per_task) / threads + share / 3 / max(1, chunks // threads)
 
 
 if __name__ == "__main__":
