@@ -103,7 +103,7 @@ def test_an_experiment_is_the_local_experiment(cluster):
     assert len(remote) == 8 and remote == local
 
 
-def test_the_command_line_records_and_prints_what_a_local_run_does(cluster, tmp_path):
+def test_the_command_line_records_prints_and_resumes_as_a_local_run_does(cluster, tmp_path):
     args = ["tournament", "titfortat", "grudger", "random", AGENTS / "core" / "Gambler.py",
             "--seed", "5", "--isolation", "process", "--timeout", "30", "--length", "5", "9",
             "--replicates", "3", "--format", "json"]
@@ -119,6 +119,19 @@ def test_the_command_line_records_and_prints_what_a_local_run_does(cluster, tmp_
         rows = [sqlite3.connect(tmp_path / f"{name}.sqlite").execute(
             f"{query} ORDER BY 1, 2").fetchall() for name in ("local", "cluster")]
         assert rows[0] == rows[1] and rows[0] or query == "SELECT * FROM fault", query
+    # a run stopped after round 1, before its replicates, finished on the cluster
+    from test_records_resume import cut_back
+
+    stopped = tmp_path / "stopped.sqlite"
+    stopped.write_bytes((tmp_path / "local.sqlite").read_bytes())
+    cut_back(stopped, 1)
+    with sqlite3.connect(stopped) as connection:
+        connection.execute("DELETE FROM replicate")
+    status, resumed, err = run_cli("resume", stopped, "--isolation", "process", "--timeout",
+                                   "30", "--format", "json", "--cluster",
+                                   cluster.scheduler_address)
+    assert status == 0, err
+    assert json.loads(resumed) == json.loads(out)
 
 
 # -- workers that die or cannot do the work --------------------------------------------------
