@@ -27,7 +27,7 @@ from pathlib import Path
 began = time.perf_counter()
 import hy
 hy_import = time.perf_counter() - began
-from lisp_bridge import hy_loader
+from harness.lang import hy_loading as hy_loader
 path = Path(sys.argv[1])
 if sys.argv[2] == "host":
     hy_loader.serve_read_only()

@@ -33,10 +33,11 @@ def lisp_forms(text: str):
 
 
 def monitor_form(text: str):
+    from harness.commands.options import MAX_GAME_LENGTH
     from lisp_bridge.monitor_call import MonitorFormError, parse_monitor_call
 
     try:
-        parse_monitor_call(f"(monitor '(.25 .1) '(10 50) '(#'random {text}))")
+        parse_monitor_call(f"(monitor '(.25 .1) '(10 50) '(#'random {text}))", MAX_GAME_LENGTH)
     except MonitorFormError:
         pass
 

@@ -51,6 +51,7 @@ def main() -> None:
     repeats = parser.parse_args().repeats
 
     from harness.agents import file_spec
+    from harness.cache import cache_dir
     from harness.handles.base import GameStart
     from harness.handles.opening import Isolation, open_handle
     from harness.rules import Payoffs
@@ -60,7 +61,7 @@ def main() -> None:
         raise SystemExit(sbcl.missing_message())
     path = Path(tempfile.mkdtemp()) / "BenchTft.lisp"
     path.write_text(AGENT)
-    sbcl.server_fasl()  # compiled once per machine; not part of a host's start
+    sbcl.server_fasl(cache_dir())  # compiled once per machine; not part of a host's start
     starts = []
     for _ in range(11):  # the first also pays for the monitor's imports
         began = time.perf_counter()

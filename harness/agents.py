@@ -6,28 +6,35 @@ game talks to, in the isolation mode asked for.
 from __future__ import annotations
 
 import os
-import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Sequence
 
-from .errors import AgentNotFound, HarnessError, LoadError
+from .errors import AgentNotFound, HarnessError
 
 ISOLATION_MODES = ("sandbox", "process", "none")
-MAX_AGENT_BYTES = 1024 * 1024   # an agent file larger than this is refused as a load error
 
 
 @dataclass(frozen=True)
 class AgentSpec:
     name: str
-    language: str                 # python, hy, lisp, builtin, callable
+    # a language of harness.lang's registry for an agent file; else the agent's kind,
+    # "builtin" or "callable" (as records and JSON write it)
+    language: str
     source: str                   # a path, "builtin" or "callable"
     function: Callable | None = field(default=None, compare=False, repr=False)
 
     @property
+    def is_file(self) -> bool:
+        """An agent file, in one of the languages; not a built-in or a callable."""
+        from .lang import LANGUAGES
+
+        return self.language in LANGUAGES
+
+    @property
     def path(self) -> Path | None:
         """The agent's file (or a Q-table agent's model file)."""
-        if self.language in ("python", "hy", "lisp"):
+        if self.is_file:
             return Path(self.source)
         from .strategy_specs import model_path
 
@@ -37,7 +44,7 @@ class AgentSpec:
     def entry(self) -> str:
         """The name the agent's file defines, which a population's copies (`type#1`, ...)
         do not carry in their own names."""
-        return Path(self.source).stem if self.language in ("python", "hy", "lisp") else self.name
+        return Path(self.source).stem if self.is_file else self.name
 
 
 def bundled_agents_dir() -> Path:
@@ -51,18 +58,18 @@ def builtin_spec(name: str) -> AgentSpec:
 
 
 def file_spec(path: Path) -> AgentSpec:
-    from .languages import BY_SUFFIX
+    from .lang import BY_SUFFIX, listed_suffixes
 
     language = BY_SUFFIX.get(path.suffix)
     if language is None:
-        raise AgentNotFound(f"{path}: not an agent file (expected .py, .hy or .lisp)")
+        raise AgentNotFound(f"{path}: not an agent file (expected {listed_suffixes()})")
     return AgentSpec(path.stem, language.name, str(path))
 
 
 def is_agent_file(path: Path) -> bool:
     """Named like an agent and not a folder. Links, FIFOs and devices count too, so that
     loading refuses them with a load error that says why (never a silent skip)."""
-    from .languages import BY_SUFFIX
+    from .lang import BY_SUFFIX
 
     return (path.suffix in BY_SUFFIX and not path.name.startswith(("_", "."))
             and _lexists(path) and not path.is_dir())
@@ -76,101 +83,8 @@ def _lexists(path: Path) -> bool:
         return False
 
 
-# -- reading an agent's file, which may be anything a student's archive can hold -------------
-_KINDS = ((stat.S_ISLNK, "a symbolic link"), (stat.S_ISFIFO, "a FIFO (named pipe)"),
-          (stat.S_ISSOCK, "a socket"), (stat.S_ISCHR, "a character device"),
-          (stat.S_ISBLK, "a block device"), (stat.S_ISDIR, "a folder"))
-
-
-def _not_plain(path, mode: int) -> LoadError:
-    if stat.S_ISLNK(mode):
-        from .wording import unusable_path
-
-        broken = unusable_path(str(path))  # worded as every command words a broken link
-        if broken:
-            return LoadError(broken)
-    kind = next((name for test, name in _KINDS if test(mode)), "not a regular file")
-    return LoadError(f"{path}: is {kind}, not a plain file; an agent must be a regular file "
-                     "(copy the file itself into the folder)")
-
-
-def _too_large(path, size: int) -> LoadError:
-    return LoadError(f"{path}: {size} bytes; an agent file may hold at most "
-                     f"{MAX_AGENT_BYTES // 1024} KiB")
-
-
-def open_agent_file(path) -> int:
-    """A read-only descriptor of the agent file at `path`, which must be a regular file of
-    at most MAX_AGENT_BYTES; else LoadError. Never follows a symbolic link (the monitor may
-    be root: a link to /etc/shadow must not be read) nor blocks on a FIFO: the check is
-    made on the opened file (fstat), so the path cannot be swapped in between."""
-    try:
-        mode = os.lstat(path).st_mode  # a device is not even opened (opening one may act)
-    except OSError as error:
-        raise LoadError(f"{path}: cannot read: {error.strerror}") from error
-    if not stat.S_ISREG(mode):
-        raise _not_plain(path, mode)
-    flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
-    try:
-        fd = os.open(path, flags)
-    except OSError as error:
-        raise LoadError(f"{path}: cannot read: {error.strerror}") from error
-    try:
-        found = os.fstat(fd)
-        if not stat.S_ISREG(found.st_mode):
-            raise _not_plain(path, found.st_mode)
-        if found.st_size > MAX_AGENT_BYTES:
-            raise _too_large(path, found.st_size)
-    except BaseException:
-        os.close(fd)
-        raise
-    return fd
-
-
-def read_agent_file(path) -> bytes:
-    """The bytes of an agent file, checked as `open_agent_file` does (and capped even if it
-    grows while read)."""
-    fd = open_agent_file(path)
-    try:
-        chunks, size = [], 0
-        while size <= MAX_AGENT_BYTES:
-            chunk = os.read(fd, MAX_AGENT_BYTES + 1 - size)
-            if not chunk:
-                break
-            chunks.append(chunk)
-            size += len(chunk)
-    except OSError as error:
-        raise LoadError(f"{path}: cannot read: {error.strerror}") from error
-    finally:
-        os.close(fd)
-    if size > MAX_AGENT_BYTES:
-        raise _too_large(path, size)
-    return b"".join(chunks)
-
-
-def file_hash(path) -> str | None:
-    """The sha256 of an agent file read as `read_agent_file` does; None if it cannot be."""
-    import hashlib
-
-    try:  # never through a link, never blocked on a FIFO
-        return hashlib.sha256(read_agent_file(path)).hexdigest()
-    except LoadError:
-        return None
-
-
-def check_agent_file(path) -> None:
-    """LoadError unless `path` is an agent file the harness will read (see open_agent_file)."""
-    os.close(open_agent_file(path))
-
-
 def folder_specs(folder: Path) -> list[AgentSpec]:
     return [file_spec(path) for path in sorted(folder.iterdir()) if is_agent_file(path)]
-
-
-def _suffixes():
-    from .languages import BY_SUFFIX
-
-    return BY_SUFFIX
 
 
 def find_builtin(name: str) -> str | None:
@@ -191,9 +105,13 @@ def resolve_one(argument: str, search: Sequence[Path] = ()) -> list[AgentSpec]:
     if path.is_dir():
         specs = folder_specs(path)
         if not specs:
-            raise AgentNotFound(f"{path}: folder holds no agent files (.py, .hy, .lisp)")
+            from .lang import listed_suffixes
+
+            raise AgentNotFound(f"{path}: folder holds no agent files ({listed_suffixes('')})")
         return specs
-    if path.is_file() or (path.exists() and path.suffix in _suffixes()):
+    from .lang import BY_SUFFIX
+
+    if path.is_file() or (path.exists() and path.suffix in BY_SUFFIX):
         return [file_spec(path)]  # not a regular file (a FIFO...): a load error says so
     builtin = find_builtin(argument)
     if builtin:

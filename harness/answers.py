@@ -9,7 +9,6 @@ at most one item past the expected length.
 """
 from __future__ import annotations
 
-import sys
 from itertools import islice
 
 _EXACT = {"C": "C", "D": "D"}
@@ -38,12 +37,10 @@ def _known_text(value) -> str | None:
     """How a value of a type we know exactly prints; None for anything else."""
     if type(value) in (str, int, float, bool, type(None)):
         return repr(value)
-    models = sys.modules.get("hy.models")  # a Hy value can only come from a loaded Hy
-    if models is not None and type(value) is models.Keyword and type(value.name) is str:
-        return ":" + value.name
-    if models is not None and type(value) is models.Symbol:
-        return "'" + str.__str__(value)
-    return None
+    from .lang import LANGUAGES
+
+    return next((text for language in LANGUAGES.values()
+                 if (text := language.describe_value(value)) is not None), None)
 
 
 def _move(item) -> tuple[str, bool]:
@@ -62,13 +59,11 @@ def _move(item) -> tuple[str, bool]:
 
 
 def _other_spelling(item):
-    """Hy keywords (`:C`) and the like; extended by lisp_bridge for Lisp data."""
-    name = getattr(type(item), "__module__", "")
-    if name.startswith("hy."):
-        from lisp_bridge.hy_data import move_from_hy  # only when a Hy value shows up
+    """A move only a language's values spell (a Hy keyword `:C`), or None."""
+    from .lang import LANGUAGES
 
-        return move_from_hy(item)
-    return None
+    return next((move for language in LANGUAGES.values()
+                 if (move := language.spelled_move(item)) is not None), None)
 
 
 def normalize(answer, moves_per_turn: int) -> tuple[str, str | None]:

@@ -5,7 +5,6 @@ of (name, score) pairs best first. The list also carries `.seed` and the full `.
 """
 from __future__ import annotations
 
-import sys
 from os import PathLike
 from pathlib import Path
 
@@ -58,14 +57,14 @@ def monitor(flip_params, game_length, agents, *, seed: int | None = None,
     available, one warning on stderr says so and they run as plain processes. `cluster`:
     the address of a Dask scheduler whose workers play the games (same result)."""
     from .handles.opening import Isolation
+    from .lang import LANGUAGES
     from .rules import FlipParams, GameLength, GameParams, Payoffs
     from .seeds import fresh_seed
     from .tournament import Settings, run_tournament
 
-    if sys.modules.get("hy") is not None:  # from Hy? quoted forms to plain values
-        from lisp_bridge.hy_data import from_hy
-
-        flip_params, game_length, agents = map(from_hy, (flip_params, game_length, agents))
+    for language in LANGUAGES.values():  # from Hy? quoted forms to plain values
+        flip_params, game_length, agents = map(language.plain_data,
+                                               (flip_params, game_length, agents))
     flip_start, flip_decay = _pair(flip_params, "flip_params")
     low, high = _pair(game_length, "game_length")
     search = [Path(agents_dir)] if agents_dir is not None else [bundled_agents_dir()]
@@ -81,9 +80,7 @@ def monitor(flip_params, game_length, agents, *, seed: int | None = None,
     seed = fresh_seed() if seed is None else seed
     result = run_tournament(specs, seed, settings)
     standings = Standings(result.pairs())
-    if sys.modules.get("hy") is not None:  # from Hy? it prints as a Lisp list
-        from lisp_bridge.hy_data import register_standings_printer
-
-        register_standings_printer(Standings)
+    for language in LANGUAGES.values():  # from Hy? it prints as a Lisp list
+        language.present(Standings)
     standings.seed, standings.result = seed, result
     return standings

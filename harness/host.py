@@ -1,4 +1,5 @@
-"""The agent host: `python -m harness.host LANGUAGE SOURCE NAME`.
+"""The agent host: `python -m harness.host KIND SOURCE NAME`, KIND a language of
+harness.lang the Python host serves, or "builtin".
 
 Serves one Python, Hy or built-in agent over the line protocol of docs/DESIGN.md, as a
 zygote (harness/zygote.py): this process never runs agent code. A throwaway child compiles
@@ -43,45 +44,38 @@ class Agent:
     """What the zygote knows of the agent: how to prepare it (in a throwaway child: this
     runs agent code) and how a game's child makes a runtime from what preparing gave."""
 
-    def __init__(self, language: str, source: str, name: str):
-        self.language, self.path, self.name = language, Path(source), name
+    def __init__(self, kind: str, source: str, name: str):
+        self.kind, self.path, self.name = kind, Path(source), name
         # what every game's child uses, imported once here (no agent code runs), so that
         # no game pays for importing it again
-        from . import answers, languages, pyload, rules, runtime  # noqa: F401
+        from . import answers, lang, pyload, rules, runtime  # noqa: F401
 
-        if language == "builtin":
+        self.language = lang.LANGUAGES.get(kind)   # None for a built-in
+        if self.language is None:
             from . import builtins  # noqa: F401
-        if language == "hy":
-            from lisp_bridge.hy_loader import hist_pairs, import_runtime
-
-            import_runtime(self.path)
-            hist_pairs()
+        else:
+            self.language.preload_in_host(self.path)
 
     def prepare(self) -> bytes:
         """The compiled code (marshal), after loading it once; LoadError if it does not."""
-        if self.language == "builtin":  # a name or a strategy table's key
+        if self.language is None:  # a built-in: a name or a strategy table's key
             from .builtins import strategy_for
 
             strategy_for(self.name)
             return b""
-        if self.language == "hy":
-            from lisp_bridge.hy_loader import load_checked_code
-        else:
-            from .pyload import load_checked_code
-        return marshal.dumps(load_checked_code(self.path, self.name))
+        return marshal.dumps(self.language.checked_code(self.path, self.name))
 
     def runtime(self, compiled: bytes):
         from .runtime import AgentRuntime, StrategyRuntime
 
-        if self.language == "builtin":
+        if self.language is None:
             from .builtins import strategy_for
 
             return StrategyRuntime(strategy_for(self.name))
-        from .languages import LANGUAGES
         from .pyload import code_factory
 
         factory = code_factory(marshal.loads(compiled), self.path, self.name, check=False)
-        return AgentRuntime(factory, LANGUAGES[self.language].pairs())
+        return AgentRuntime(factory, self.language.pairs())
 
 
 # -- the zygote ---------------------------------------------------------------------------------
@@ -324,7 +318,7 @@ def _end_like(status: int) -> NoReturn:
 
 
 def _site_folders() -> None:
-    """Started with -S (harness/languages.py): the site folders (not the user's), without
+    """Started with -S (harness/lang/python_process.py): the site folders (not the user's), without
     their .pth files, so that installed libraries (hy, hyrule, what agents import) are
     found."""
     if not sys.flags.no_site:
@@ -339,9 +333,9 @@ def main(argv: list[str]) -> int:
     token = os.environ.pop("PDH_TOKEN", "")
     requests, replies = _take_protocol_streams()
     zygote.become_zygote()
-    language, source, name = argv
+    kind, source, name = argv
     try:
-        agent = Agent(language, source, name)
+        agent = Agent(kind, source, name)
     except BaseException as error:  # Hy missing, say: the agent cannot load here
         from .runtime import describe_exception, one_line
 
@@ -353,7 +347,7 @@ def main(argv: list[str]) -> int:
         return 1
     host.compiled = compiled
     host.send(b"READY")
-    if language == "builtin":
+    if agent.language is None:
         host.serve_builtin()
     else:
         host.serve()

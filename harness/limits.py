@@ -11,12 +11,11 @@ everything else, whatever the agent's language:
   everyone else's, i.e. inside the sandbox (see harness/sandbox.py). The kernel never
   applies it to root, and for any other user it counts all of the user's processes.
 
-SBCL reserves its whole heap (the "dynamic space") up front, so under an address-space
-limit it must be told a smaller heap, or it cannot start: `fit_runtime` does that.
+A language whose runtime reserves memory up front fits its own host command under the
+limit (SBCL's heap: harness/lang/lisp.py).
 """
 from __future__ import annotations
 
-import os
 import resource
 import signal
 from dataclasses import dataclass
@@ -28,10 +27,6 @@ DEFAULT_PROCESSES = 32           # tasks (threads count) of one sandboxed agent
 DEFAULT_FILE_SIZE = 16 * MIB
 DEFAULT_OPEN_FILES = 256
 
-# What SBCL maps besides its heap (core, other spaces, stacks, GC tables), measured on
-# SBCL 2.2.9: about 210 MiB plus 2.5% of the heap. Leave room for the host's own mallocs.
-SBCL_OVERHEAD = 256 * MIB
-SBCL_SMALLEST_HEAP = 64 * MIB
 
 
 @dataclass(frozen=True)
@@ -102,53 +97,3 @@ def _parent_death_signal():
         return None
     set_parent_death_signal, sigkill = 1, int(signal.SIGKILL)  # PR_SET_PDEATHSIG
     return lambda: prctl(set_parent_death_signal, sigkill, 0, 0, 0)
-
-
-# -- SBCL ------------------------------------------------------------------------------------
-def sbcl_heap_mib(memory: int | None) -> int | None:
-    """The --dynamic-space-size (MiB) that lets SBCL start under `memory` bytes of address
-    space, or None when there is no limit. Below about 320 MiB SBCL cannot start at all."""
-    if not memory:
-        return None
-    heap = int((memory - SBCL_OVERHEAD) * 0.9)
-    return max(heap, SBCL_SMALLEST_HEAP) // MIB
-
-
-def is_sbcl(argv: list[str]) -> bool:
-    return bool(argv) and os.path.basename(argv[0]).startswith("sbcl")
-
-
-def fit_runtime(argv: list[str], memory: int | None) -> list[str]:
-    """The host's argv, with SBCL's heap made to fit under the address-space limit.
-
-    A smaller --dynamic-space-size already on the command line is kept; runtime options come
-    first on SBCL's command line, so a missing one goes right after the program name.
-    """
-    heap = sbcl_heap_mib(memory)
-    if heap is None or not is_sbcl(argv):
-        return list(argv)
-    argv = list(argv)
-    if "--dynamic-space-size" in argv:
-        at = argv.index("--dynamic-space-size") + 1
-        given = _megabytes(argv[at]) if at < len(argv) else None
-        if given is not None and given <= heap:
-            return argv
-        argv[at:at + 1] = [f"{heap}MB"]
-        return argv
-    return [argv[0], "--dynamic-space-size", f"{heap}MB", *argv[1:]]
-
-
-def _megabytes(text: str) -> float | None:
-    """SBCL's size syntax: a number of megabytes, or with a KB/MB/GB suffix."""
-    units = {"KB": 1 / 1024, "MB": 1, "GB": 1024, "K": 1 / 1024, "M": 1, "G": 1024}
-    upper = text.strip().upper()
-    for suffix in sorted(units, key=len, reverse=True):
-        if upper.endswith(suffix):
-            number, scale = upper[:-len(suffix)], units[suffix]
-            break
-    else:
-        number, scale = upper, 1
-    try:
-        return float(number) * scale
-    except ValueError:
-        return None

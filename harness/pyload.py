@@ -12,7 +12,7 @@ from .private_random import fresh_namespace
 
 def read_source(path: Path) -> str:
     """The text of an agent file: a regular file (no link, FIFO or device), capped in size."""
-    from .agents import read_agent_file
+    from .agent_files import read_agent_file
 
     data = read_agent_file(path)
     try:

@@ -100,7 +100,7 @@ def _model_of(content, path) -> Model:
 # -- what the agents are, for the fingerprint ------------------------------------------------
 def definition(spec) -> str:
     """What an agent *is*, whatever its name: two copies of a type share it."""
-    from .agents import file_hash as sha256_of
+    from .agent_files import file_hash as sha256_of
 
     if spec.language == "builtin":
         if spec.path is not None:          # a Q-table: its model's contents

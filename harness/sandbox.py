@@ -4,9 +4,10 @@ What the agent's process gets (docs/readme/untrusted.md says it for users):
 - its own PID, IPC, UTS and network namespaces: it sees and can signal only its own
   processes, and has no network but an isolated loopback;
 - a read-only view of only what the host needs: /usr (system libraries, SBCL), the Python
-  installation and the site folders that hold hy and hyrule, the harness and lisp_bridge
-  packages, the harness's cache, and a read-only copy of its own file at the file's path
-  (not the folder around it, so no other submission);
+  installation and its site folders, what the agent's language adds (harness/lang: SBCL
+  elsewhere, the folders of hy and hyrule), the harness and lisp_bridge packages, the
+  harness's cache, and a read-only copy of its own file at the file's path (not the
+  folder around it, so no other submission);
 - a private, empty, size-limited /tmp, a minimal /dev, its own /proc, no capabilities, a
   new session (no terminal to inject input into), SIGKILL when the monitor dies;
 - a minimal environment, and the resource limits of harness/limits.py.
@@ -118,7 +119,7 @@ def _plain(memory):
         per_agent = confinement.per_agent(memory)
         preexec = resource_limits.preexec(limits, die_with_parent=True,
                                           first=per_agent.enter, last=filtered)
-        return Launch(per_agent.command(resource_limits.fit_runtime(argv, memory)),
+        return Launch(per_agent.command(argv),
                       dict(env, **per_agent.env), preexec, cpu_seconds=limits.cpu_seconds,
                       release=per_agent.release)
 
@@ -150,7 +151,7 @@ def _sandboxed(spec, memory, found: Support):
 
     def launch(argv, env):
         per_agent = confinement.per_agent(memory)
-        argv = per_agent.command(resource_limits.fit_runtime(argv, memory))
+        argv = per_agent.command(argv)
         fds: tuple[int, ...] = ()
         try:
             data_fd = views.open_agent_file()
@@ -186,12 +187,12 @@ class _Views:
     @classmethod
     def of(cls, spec) -> "_Views":
         cache = _cache_dir()
-        roots = _system_roots() + _python_roots() + _package_roots() + _lisp_roots(spec)
+        roots = _system_roots() + _python_roots() + _package_roots() + _language_roots(spec)
         if cache:
             roots.append(cache)
         roots = _outermost(roots)
         agent_file = None
-        if getattr(spec, "language", None) in ("python", "hy", "lisp"):
+        if spec.is_file:
             agent_file = os.path.abspath(spec.source)
         hidden = []
         for folder in (*_bundled_agents_dirs(),
@@ -204,7 +205,7 @@ class _Views:
     def open_agent_file(self) -> int | None:
         if self.agent_file is None:
             return None
-        from .agents import open_agent_file
+        from .agent_files import open_agent_file
 
         return open_agent_file(self.agent_file)  # a regular file, checked on this very fd
 
@@ -220,8 +221,7 @@ def _system_roots() -> list[str]:
 
 
 def _python_roots() -> list[str]:
-    """The interpreter, its standard library and the site folders hy and hyrule live in."""
-    import importlib.util
+    """The interpreter, its standard library and its site folders."""
     import sysconfig
 
     roots = {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix}
@@ -229,47 +229,30 @@ def _python_roots() -> list[str]:
     roots.update(paths[key] for key in ("stdlib", "platstdlib", "purelib", "platlib")
                  if key in paths)
     roots.add(os.path.realpath(_python_executable()))
-    for module in ("hy", "hyrule", "funcparserlib"):
-        try:
-            found = importlib.util.find_spec(module)
-        except (ImportError, ValueError):
-            found = None
-        if found is not None and found.origin:
-            roots.add(os.path.dirname(os.path.dirname(os.path.abspath(found.origin))))
     return [root for root in roots if root and os.path.exists(root)]
 
 
 def _python_executable() -> str:
-    from .languages import python_executable
+    from .lang.python_process import python_executable
 
     return python_executable()
 
 
 def _package_roots() -> list[str]:
     """The harness and lisp_bridge packages, not the folder that holds them."""
-    from .languages import package_root
+    from .lang.python_process import package_root
 
     root = package_root()
     return [path for path in (os.path.join(root, "harness"), os.path.join(root, "lisp_bridge"))
             if os.path.isdir(path)]
 
 
-def _lisp_roots(spec) -> list[str]:
-    """SBCL lives under /usr when installed from Debian; elsewhere bind its runtime and
-    its home (the folder with sbcl.core and contribs)."""
-    if getattr(spec, "language", None) != "lisp":
-        return []
-    roots = []
-    program = shutil.which("sbcl")
-    if program:
-        program = os.path.realpath(program)
-        roots.append(program)
-        home = os.path.join(os.path.dirname(os.path.dirname(program)), "lib", "sbcl")
-        if os.path.isdir(home):
-            roots.append(home)
-    if os.environ.get("SBCL_HOME") and os.path.isdir(os.environ["SBCL_HOME"]):
-        roots.append(os.path.abspath(os.environ["SBCL_HOME"]))
-    return roots
+def _language_roots(spec) -> list[str]:
+    """What the host of the agent's language needs besides Python (SBCL, Hy's libraries)."""
+    from .lang import LANGUAGES
+
+    language = LANGUAGES.get(spec.language)
+    return language.sandbox_roots() if language is not None else []
 
 
 def _cache_dir() -> str | None:
@@ -495,7 +478,7 @@ def _try(candidate: Support) -> str:
     from .agents import builtin_spec
 
     views = _Views.of(builtin_spec("cooperate"))
-    from .languages import host_environment, python_code_command
+    from .lang.python_process import host_environment, python_code_command
 
     probe = python_code_command("import harness.host, sys; sys.stdout.write('ok')")
 

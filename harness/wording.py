@@ -5,8 +5,6 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-AGENT_SUFFIXES = (".py", ".hy", ".lisp")
-
 
 def unusable_path(argument: str) -> str | None:
     """Why ARGUMENT, meant as a file or folder, cannot be used; None when it is one."""
@@ -22,8 +20,10 @@ def unusable_path(argument: str) -> str | None:
 
 def looks_like_a_path(argument: str) -> bool:
     """A path rather than a name: it has a folder separator or an agent file suffix."""
+    from .lang import SUFFIXES
+
     return (os.sep in argument or "/" in argument or argument.startswith((".", "~"))
-            or Path(argument).suffix.lower() in AGENT_SUFFIXES)
+            or Path(argument).suffix.lower() in SUFFIXES)
 
 
 def unknown_agent(argument: str, searched=()) -> str:

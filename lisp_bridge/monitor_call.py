@@ -5,13 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 
-from harness.errors import HarnessError
-
 from .sexpr import LispSyntaxError, Symbol, dumps_or_repr, read_one, short
 
 
-class MonitorFormError(HarnessError):
-    """The form is Lisp, but not a monitor call we can run."""
+class MonitorFormError(ValueError):
+    """The form is not a monitor call we can run; the message is one line."""
 
 
 @dataclass(frozen=True)
@@ -34,19 +32,17 @@ def _unquote(form):
     return form
 
 
-def _numbers(form, what: str, kind):
-    """Two numbers for FLIPPARAMS (kind float) or GAMELENGTH (kind int), each within what the
-    command line accepts: a number too large for a float is a problem of the form, not an
-    overflow later."""
-    from harness.commands.options import MAX_GAME_LENGTH
-
+def _numbers(form, what: str, kind, longest: int):
+    """Two numbers for FLIPPARAMS (kind float) or GAMELENGTH (kind int, at most LONGEST),
+    each within what the command line accepts: a number too large for a float is a problem
+    of the form, not an overflow later."""
     values = _unquote(form)
     if not (isinstance(values, list) and len(values) == 2 and all(map(_is_real, values))):
         raise MonitorFormError(f"{what} must be a list of two numbers, like '(.25 .1)")
     if kind is int:
-        if not all(v == int(v) and 1 <= v <= MAX_GAME_LENGTH for v in values):
+        if not all(v == int(v) and 1 <= v <= longest for v in values):
             raise MonitorFormError(f"{what} must be two whole numbers from 1 to "
-                                   f"{MAX_GAME_LENGTH}, like '(10 50)")
+                                   f"{longest}, like '(10 50)")
         return tuple(int(v) for v in values)
     if not all(abs(v) <= 1e9 for v in values):
         raise MonitorFormError(f"{what} must be two numbers of a sensible size, like "
@@ -71,7 +67,8 @@ def _agent_name(form) -> str:
     raise MonitorFormError(f"not an agent: {short(dumps_or_repr(form))} (write #'name)")
 
 
-def parse_monitor_call(text: str) -> MonitorCall:
+def parse_monitor_call(text: str, longest_game: int) -> MonitorCall:
+    """The call in TEXT, its gameLength at most LONGEST_GAME turns; else MonitorFormError."""
     try:
         form = read_one(text)
     except LispSyntaxError as error:
@@ -84,6 +81,6 @@ def parse_monitor_call(text: str) -> MonitorCall:
     agents = _unquote(form[3])
     if not isinstance(agents, list) or not agents:
         raise MonitorFormError("agents must be a list, like '(#'random #'titfortat)")
-    return MonitorCall(_numbers(form[1], "flipParams", float),
-                       _numbers(form[2], "gameLength", int),
+    return MonitorCall(_numbers(form[1], "flipParams", float, longest_game),
+                       _numbers(form[2], "gameLength", int, longest_game),
                        [_agent_name(agent) for agent in agents])

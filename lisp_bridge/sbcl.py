@@ -3,7 +3,8 @@
 The server is compiled once into the harness cache, keyed by SBCL's version and the
 server's source, so a host is ready in milliseconds. It is compiled here, in the monitor,
 from our own source only; the agent's file is compiled inside the host (and so inside the
-sandbox), never out here: compiling Lisp runs code (macros, eval-when).
+sandbox), never out here: compiling Lisp runs code (macros, eval-when). Where the cache
+is, is the caller's to say (harness/lang/lisp.py); what goes wrong is an SbclError.
 """
 from __future__ import annotations
 
@@ -16,12 +17,19 @@ import threading
 from functools import lru_cache
 from pathlib import Path
 
-from harness.errors import LoadError
-
 SERVER = Path(__file__).resolve().parent / "sbcl_host.lisp"
 MISSING = "SBCL is not installed: apt-get install sbcl"
 CONTROL_STACK = "8MB"
+MIB = 1024 * 1024
+# What SBCL maps besides its heap (core, other spaces, stacks, GC tables), measured on
+# SBCL 2.2.9: about 210 MiB plus 2.5% of the heap. Leave room for the host's own mallocs.
+OVERHEAD = 256 * MIB
+SMALLEST_HEAP = 64 * MIB
 _compiling = threading.Lock()
+
+
+class SbclError(Exception):
+    """SBCL is missing, or our server does not compile; the message is one line."""
 
 
 def program() -> str | None:
@@ -44,19 +52,33 @@ def version() -> str:
     return done.stdout.strip() or "unknown"
 
 
-def base_command() -> list[str]:
-    return [program() or "sbcl", "--noinform", "--disable-ldb",
+def heap_mib(memory: int | None) -> int | None:
+    """The --dynamic-space-size (MiB) that lets SBCL start under `memory` bytes of address
+    space, or None when there is no limit. SBCL reserves its whole heap up front, so under
+    an address-space limit it must be told a smaller one; below about 320 MiB it cannot
+    start at all."""
+    if not memory:
+        return None
+    heap = int((memory - OVERHEAD) * 0.9)
+    return max(heap, SMALLEST_HEAP) // MIB
+
+
+def base_command(memory: int | None = None) -> list[str]:
+    """SBCL's argv before its toplevel options, its heap fit under MEMORY bytes of address
+    space (runtime options come first on SBCL's command line)."""
+    heap = heap_mib(memory)
+    fitted = ["--dynamic-space-size", f"{heap}MB"] if heap is not None else []
+    return [program() or "sbcl", *fitted, "--noinform", "--disable-ldb",
             "--control-stack-size", CONTROL_STACK, "--end-runtime-options",
             "--no-sysinit", "--no-userinit", "--disable-debugger"]
 
 
-def server_fasl() -> Path:
-    """The compiled server, compiled on first use (atomically: hosts start in parallel)."""
-    from harness.cache import cache_dir
-
+def server_fasl(cache: Path) -> Path:
+    """The compiled server, compiled on first use into CACHE/sbcl (atomically: hosts start
+    in parallel)."""
     source = SERVER.read_bytes()
     key = hashlib.sha256(version().encode() + b"\0" + source).hexdigest()[:16]
-    target = cache_dir() / "sbcl" / f"host-{key}.fasl"
+    target = cache / "sbcl" / f"host-{key}.fasl"
     with _compiling:
         if not target.exists():
             _compile_server(target)
@@ -83,7 +105,7 @@ def _compile_server(target: Path) -> None:
         if os.path.exists(scratch):
             os.unlink(scratch)
         said = (done.stdout + done.stderr) if done else str(failed)
-        raise LoadError("cannot compile the SBCL host lisp_bridge/sbcl_host.lisp: "
+        raise SbclError("cannot compile the SBCL host lisp_bridge/sbcl_host.lisp: "
                         + " ".join(said[-400:].split()))
     os.chmod(scratch, 0o644)  # a sandboxed host runs under a user id of its own
     os.replace(scratch, target)
@@ -93,10 +115,11 @@ def _lisp_string(path) -> str:
     return str(path).replace("\\", "\\\\").replace('"', '\\"')
 
 
-def host_command(path: Path, name: str) -> list[str]:
-    """The argv of an SBCL host serving the agent NAME defined in PATH."""
+def host_command(path: Path, name: str, cache: Path, memory: int | None) -> list[str]:
+    """The argv of an SBCL host serving the agent NAME defined in PATH (the server's fasl
+    kept in CACHE), able to start under MEMORY bytes of address space."""
     if not available():
-        raise LoadError(missing_message())
-    return base_command() + ["--load", str(server_fasl()),
+        raise SbclError(missing_message())
+    return base_command(memory) + ["--load", str(server_fasl(cache)),
                              "--eval", "(pdharness-host:main)",
                              "--end-toplevel-options", str(path), name]

@@ -1,8 +1,9 @@
 """The `*features*` of the SBCL that will load Lisp agents, for reading `#+`/`#-` as it will.
 
 SBCL is asked once (its own reader prints the list, nothing of an agent's runs) and the
-answer is cached in the harness cache, keyed by SBCL's version. Without SBCL the reader
-falls back to the features of a typical SBCL on 64-bit Linux, and says it is guessing.
+answer is cached in the folder the caller names, keyed by SBCL's version. Without SBCL
+the reader falls back to the features of a typical SBCL on 64-bit Linux, and says it is
+guessing.
 """
 from __future__ import annotations
 
@@ -12,6 +13,8 @@ import subprocess
 import tempfile
 from dataclasses import dataclass
 from functools import lru_cache
+from pathlib import Path
+from typing import Callable
 
 ASK = "(progn (let ((*package* (find-package :keyword))) (prin1 *features*)) (terpri))"
 
@@ -23,16 +26,15 @@ class Features:
 
 
 @lru_cache(maxsize=1)
-def sbcl_features() -> Features:
+def sbcl_features(cache: Callable[[], Path]) -> Features:
+    """The features, kept under the folder `cache()` gives (asked only when SBCL is here)."""
     from lisp_bridge import sbcl
     from lisp_bridge.sexpr import FEATURES
 
     if not sbcl.available():
         return Features(FEATURES, exact=False)
-    from harness.cache import cache_dir
-
     key = hashlib.sha256(sbcl.version().encode()).hexdigest()[:16]
-    cached = cache_dir() / "sbcl" / f"features-{key}.txt"
+    cached = cache() / "sbcl" / f"features-{key}.txt"
     try:
         return Features(_parse(cached.read_text(encoding="utf-8")), exact=True)
     except (OSError, ValueError):

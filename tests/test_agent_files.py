@@ -7,7 +7,7 @@ import stat
 
 import pytest
 
-from harness.agents import MAX_AGENT_BYTES, read_agent_file
+from harness.agent_files import MAX_AGENT_BYTES, read_agent_file
 from harness.errors import LoadError
 
 from conftest import run_cli

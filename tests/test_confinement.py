@@ -18,7 +18,7 @@ from hypothesis import given, settings, strategies as st
 from harness import cgroups, seccomp
 from harness.agents import builtin_spec
 from harness.handles.opening import Isolation, open_handle
-from harness.languages import host_environment
+from harness.lang.python_process import host_environment
 
 from conftest import ROOT
 from test_sandbox import MIB, inside_json

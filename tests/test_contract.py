@@ -32,16 +32,16 @@ NEEDS = {"lisp": "sbcl"}
 
 
 def contract_languages():
-    """The languages agents can be written in: the harness's registry without built-ins
-    (our own strategies, no files)."""
-    from harness.languages import LANGUAGES
+    """The languages agents can be written in: the harness's registry (built-ins are a kind
+    of agent, not a language)."""
+    from harness.lang import LANGUAGES
 
-    return [language for language in LANGUAGES.values() if language.suffix]
+    return list(LANGUAGES.values())
 
 
 def modes_of(language):
     """`none` only for a language that can run inside the monitor's Python process."""
-    return [mode for mode in MODES if mode != "none" or language.in_monitor]
+    return [mode for mode in MODES if mode != "none" or language.runs_in_monitor]
 
 
 # -- what each agent must do ---------------------------------------------------------------
@@ -152,7 +152,7 @@ def tools(request):
 def test_every_language_has_every_contract_agent():
     for language in contract_languages():
         for kind in KINDS:
-            assert (CONTRACT / language.name / f"{kind}{language.suffix}").is_file(), \
+            assert (CONTRACT / language.name / f"{kind}{language.suffixes[0]}").is_file(), \
                 f"{language.name} has no contract agent {kind}"
 
 
@@ -161,7 +161,7 @@ def play(language, mode, kind, plan, limit, opponent_name="random"):
     built-in in the monitor: [(record, the agent's side)], and what the agent printed
     through its host (in the monitor its prints go to the monitor's own output)."""
     found = next(lang for lang in contract_languages() if lang.name == language)
-    agent = open_handle(file_spec(CONTRACT / language / f"{kind}{found.suffix}"),
+    agent = open_handle(file_spec(CONTRACT / language / f"{kind}{found.suffixes[0]}"),
                         Isolation(mode, limit))
     opponent = open_handle(builtin_spec(opponent_name), Isolation("none", limit))
     return play_games(agent, opponent, plan, PARAMS), agent.captured_output()

@@ -38,13 +38,14 @@ def test_the_lisp_reader_returns_forms_or_a_syntax_error(text):
 @FUZZ
 @given(lisp_texts(), st.sampled_from(["flip", "length", "agents"]))
 def test_the_monitor_form_is_a_call_or_a_one_line_form_error(text, where):
+    from harness.commands.options import MAX_GAME_LENGTH
     from lisp_bridge.monitor_call import MonitorFormError, parse_monitor_call
 
     slots = {"flip": "'(.25 .1)", "length": "'(10 50)", "agents": "'(#'random)"}
     slots[where] = text
     try:
         call = parse_monitor_call(f"(monitor {slots['flip']} {slots['length']} "
-                                  f"{slots['agents']})")
+                                  f"{slots['agents']})", MAX_GAME_LENGTH)
     except MonitorFormError as error:
         assert one_line(str(error)) and len(str(error)) < 500
     else:

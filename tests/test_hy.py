@@ -13,8 +13,8 @@ import pytest
 from harness.agents import file_spec
 from harness.errors import LoadError
 from harness.handles.opening import Isolation, open_handle
+from harness.lang import hy_loading as hy_loader
 from harness.rules import FlipParams, GameParams
-from lisp_bridge import hy_loader
 from lisp_bridge.hy_data import C, D, hist_pair
 
 from conftest import AGENTS, ROOT, intended_moves, play_one, run_cli

@@ -2,6 +2,7 @@
 import pytest
 from hypothesis import given, strategies as st
 
+from harness.commands.options import MAX_GAME_LENGTH
 from lisp_bridge.monitor_call import MonitorFormError, parse_monitor_call
 from lisp_bridge.sexpr import (
     Char,
@@ -74,7 +75,8 @@ def test_syntax_errors_name_their_line(text, line, needle):
 
 
 def test_a_monitor_call_becomes_parameters():
-    call = parse_monitor_call("(monitor '(.25 .1) '(10 50) (list #'random 'titfortat x))")
+    call = parse_monitor_call("(monitor '(.25 .1) '(10 50) (list #'random 'titfortat x))",
+                              MAX_GAME_LENGTH)
     assert call.flip == (0.25, 0.1) and call.length == (10, 50)
     assert call.agents == ["random", "titfortat", "x"]
 
@@ -88,7 +90,7 @@ def test_a_monitor_call_becomes_parameters():
 ])
 def test_malformed_calls_are_clear_errors(text, needle):
     with pytest.raises(MonitorFormError, match=needle):
-        parse_monitor_call(text)
+        parse_monitor_call(text, MAX_GAME_LENGTH)
 
 
 def test_the_monitor_command_prints_a_lisp_list_on_one_line():

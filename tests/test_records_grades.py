@@ -80,7 +80,7 @@ def test_an_lms_group_export_is_a_roster_too(tmp_path):
 
 def test_a_misordered_name_still_finds_its_team():
     from harness.records.roster import Roster
-    from harness.validation.naming import Roster as CourseRoster, Team
+    from harness.validation.roster import Roster as CourseRoster, Team
 
     roster = Roster(CourseRoster([Team(("Levinson", "Khosmood"))]))
     assert roster.members("KhosmoodLevinson") == ["Levinson", "Khosmood"]

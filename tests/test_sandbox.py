@@ -22,7 +22,8 @@ from harness import limits, sandbox
 from harness.agents import builtin_spec, file_spec
 from harness.game import play_game
 from harness.handles.opening import Isolation, open_handle
-from harness.languages import host_environment, python_host_command
+from harness.lang import LANGUAGES
+from harness.lang.python_process import host_environment, python_host_command
 from harness.rules import FlipParams, GameParams
 
 from conftest import ROOT, run_cli
@@ -276,32 +277,31 @@ def test_limits_never_ask_for_more_than_the_monitor_may_have():
     assert json.loads(done.stdout) == [[resource.RLIMIT_NOFILE, 50, 50]]
 
 
-def test_sbcl_gets_a_heap_that_fits_under_the_address_space_limit():
-    assert limits.fit_runtime(["python3", "-m", "x"], 1 << 30) == ["python3", "-m", "x"]
-    assert limits.fit_runtime(["sbcl", "--noinform"], None) == ["sbcl", "--noinform"]
-    heap = limits.sbcl_heap_mib(1 << 30)
+def test_sbcl_gets_a_heap_that_fits_under_the_address_space_limit(sbcl):
+    from lisp_bridge import sbcl
+
+    heap = sbcl.heap_mib(1 << 30)
     assert 512 <= heap <= 1024 - 200
-    assert limits.fit_runtime(["/usr/bin/sbcl", "--noinform"], 1 << 30) == [
-        "/usr/bin/sbcl", "--dynamic-space-size", f"{heap}MB", "--noinform"]
-    assert limits.fit_runtime(["sbcl", "--dynamic-space-size", "8GB", "--x"], 1 << 30) == [
-        "sbcl", "--dynamic-space-size", f"{heap}MB", "--x"]
-    assert limits.fit_runtime(["sbcl", "--dynamic-space-size", "200MB"], 1 << 30) == [
-        "sbcl", "--dynamic-space-size", "200MB"]
-    assert limits.fit_runtime(["sbcl", "--dynamic-space-size", "300"], 1 << 30) == [
-        "sbcl", "--dynamic-space-size", "300"]
+    assert sbcl.heap_mib(None) is None
+    # runtime options come first on SBCL's command line: right after the program
+    assert sbcl.base_command(1 << 30)[1:3] == ["--dynamic-space-size", f"{heap}MB"]
+    assert "--dynamic-space-size" not in sbcl.base_command(None)
+    agent = Path(__file__).parent / "agents" / "lisp" / "LispCounter.lisp"
+    argv = LANGUAGES["lisp"].host_command(str(agent), "LispCounter", 1 << 30)
+    assert argv[1:3] == ["--dynamic-space-size", f"{heap}MB"]
 
 
 @pytest.mark.parametrize("memory_mib", [400, 1024, 4096])
 def test_sbcl_starts_under_the_address_space_limit(sbcl, memory_mib):
+    from lisp_bridge.sbcl import base_command, heap_mib
+
     memory = memory_mib * MIB
-    argv = limits.fit_runtime(
-        ["sbcl", "--noinform", "--disable-ldb", "--non-interactive", "--no-sysinit",
-         "--no-userinit", "--eval", "(progn (princ (sb-ext:dynamic-space-size)) (terpri))"],
-        memory)
+    argv = base_command(memory) + [
+        "--non-interactive", "--eval", "(progn (princ (sb-ext:dynamic-space-size)) (terpri))"]
     done = subprocess.run(argv, capture_output=True, text=True, timeout=120,
                           preexec_fn=limits.preexec(limits.Limits(memory=memory)))
     assert done.returncode == 0, done.stderr
-    assert int(done.stdout.split()[-1]) == limits.sbcl_heap_mib(memory) * MIB
+    assert int(done.stdout.split()[-1]) == heap_mib(memory) * MIB
 
 
 def play_three_turns(handle_a, handle_b):

@@ -10,6 +10,7 @@ import pytest
 from harness.agents import file_spec
 from harness.errors import LoadError
 from harness.handles.opening import Isolation, open_handle
+from harness.lang import LANGUAGES
 from harness.rules import FlipParams, GameParams
 
 from conftest import AGENTS, ROOT, intended_moves, play_one, run_cli
@@ -317,18 +318,19 @@ def test_a_mixed_python_hy_and_lisp_tournament_in_the_sandbox(bwrap):
 # -- the compiled server ------------------------------------------------------------------
 def test_the_server_fasl_is_keyed_by_sbcl_version_and_source(tmp_path, monkeypatch):
     import lisp_bridge.sbcl as sbcl
+    from harness.cache import cache_dir
 
-    first = sbcl.server_fasl()
-    assert first == sbcl.server_fasl() and first.stat().st_size > 0
+    first = sbcl.server_fasl(cache_dir())
+    assert first == sbcl.server_fasl(cache_dir()) and first.stat().st_size > 0
     built = first.stat().st_mtime_ns
     changed = tmp_path / "sbcl_host.lisp"
     changed.write_text(sbcl.SERVER.read_text() + "\n;; a change\n")
     monkeypatch.setattr(sbcl, "SERVER", changed)
-    second = sbcl.server_fasl()
+    second = sbcl.server_fasl(cache_dir())
     assert second != first and second.exists()
     assert first.stat().st_mtime_ns == built  # the old one was not rebuilt
     monkeypatch.setattr(sbcl, "version", lambda: "SBCL 99.0")
-    assert sbcl.server_fasl() not in (first, second)
+    assert sbcl.server_fasl(cache_dir()) not in (first, second)
 
 
 def test_a_server_that_does_not_compile_is_one_clear_load_error(tmp_path, monkeypatch):
@@ -338,7 +340,7 @@ def test_a_server_that_does_not_compile_is_one_clear_load_error(tmp_path, monkey
     broken.write_text("(defpackage :pdharness-host (:use :common-lisp))\n(defun main (\n")
     monkeypatch.setattr(sbcl, "SERVER", broken)
     with pytest.raises(LoadError) as caught:
-        sbcl.server_fasl()
+        LANGUAGES["lisp"].host_command(str(LISP / "LispChecker.lisp"), "LispChecker", None)
     assert "cannot compile the SBCL host" in str(caught.value)
     assert "\n" not in str(caught.value)
     from harness.cache import cache_dir

@@ -8,13 +8,12 @@ from hypothesis import given, strategies as st
 from harness.errors import HarnessError
 from harness.validation.naming import (
     AMBIGUOUS_PREFIXES,
-    Roster,
-    Team,
     agent_name_of,
     check_name,
     declared_team,
     name_for,
 )
+from harness.validation.roster import Roster, Team
 
 from conftest import AGENTS, run_cli
 

@@ -50,7 +50,7 @@ python3 -m pip install --no-cache-dir $PIP_OPTIONS {requirements}
 # validate one template agent per language (this also proves the harness works here).
 SOURCE="${{AUTOGRADER_ROOT:-/autograder}}/source"
 WARM="$(mktemp -d)"
-for LANGUAGE in py hy lisp; do
+for LANGUAGE in {new_choices}; do
     PYTHONPATH="$SOURCE/{vendored}" python3 -m harness new Gradescope Warmup \\
         --lang "$LANGUAGE" --dir "$WARM/$LANGUAGE" > /dev/null
     PYTHONPATH="$SOURCE/{vendored}" python3 -m harness validate --timeout 10 "$WARM/$LANGUAGE"
@@ -64,6 +64,7 @@ def write_bundle(folder: Path, settings: dict, roster: Path | None = None) -> Pa
     the zip to upload."""
     from .. import __version__
     from ..errors import HarnessError
+    from ..lang import LANGUAGES
 
     try:
         folder.mkdir(parents=True, exist_ok=True)
@@ -72,6 +73,7 @@ def write_bundle(folder: Path, settings: dict, roster: Path | None = None) -> Pa
             version=__version__, vendored=VENDORED), executable=True))
         files.append(_write(folder / "setup.sh", SETUP_SH.format(
             version=__version__, vendored=VENDORED, apt=APT_PACKAGES,
+            new_choices=" ".join(language.new_choice for language in LANGUAGES.values()),
             requirements=" ".join(f"'{r}'" for r in pinned_requirements())),
             executable=True))
         settings = dict(settings, harness_version=__version__)

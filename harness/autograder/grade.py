@@ -15,6 +15,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..lang import listed_suffixes
 from .bundle import SETTINGS_FILE
 
 ROOT_VARIABLE = "AUTOGRADER_ROOT"
@@ -34,7 +35,7 @@ class Check:
     needs: str | None = None  # the check that must pass before this one means anything
 
 
-ONE_FILE = "One agent file (.py, .hy or .lisp)"
+ONE_FILE = f"One agent file ({listed_suffixes()})"
 CHECKS = (
     Check(ONE_FILE, 1, frozenset()),
     Check("Name: spells the team, matches the file", 3, frozenset({
@@ -126,7 +127,7 @@ def submitted_files(folder: Path) -> tuple[list[Path], str]:
                           if p.is_file()) if folder.is_dir() else []
         return [], ("No agent file in the upload (uploaded: "
                     f"{', '.join(uploaded) or 'nothing'}). Upload one file named after your "
-                    "team, ending in .py, .hy or .lisp, e.g. KhosmoodLevinson.py.")
+                    f"team, ending in {listed_suffixes()}, e.g. KhosmoodLevinson.py.")
 
 
 def checks(verdicts, missing: str, points: float) -> list[dict]:

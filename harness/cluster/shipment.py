@@ -42,7 +42,7 @@ class Shipment:
 def pack(specs) -> Shipment:
     """The shipment of `specs`; HarnessError for an agent that cannot travel (a Python
     function given to the API lives only in this process)."""
-    from ..agents import read_agent_file
+    from ..agent_files import read_agent_file
 
     parcels, files = [], {}
     for spec in specs:

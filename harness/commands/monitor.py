@@ -28,15 +28,19 @@ def command(form, agents_dir, **options):
     replace --flip and --length; the other options of `tournament` apply."""
     from pathlib import Path
 
-    from lisp_bridge.monitor_call import parse_monitor_call
+    from lisp_bridge.monitor_call import MonitorFormError, parse_monitor_call
 
     from ..agents import bundled_agents_dir, resolve
     from ..errors import HarnessError
+    from .options import MAX_GAME_LENGTH
     from .tournament import run_and_print
 
     if agents_dir and not Path(agents_dir).is_dir():
         raise HarnessError(f"--agents {agents_dir}: no such folder")
-    call = parse_monitor_call(_form_from_stdin() if form == "-" else form)
+    try:
+        call = parse_monitor_call(_form_from_stdin() if form == "-" else form, MAX_GAME_LENGTH)
+    except MonitorFormError as error:
+        raise HarnessError(str(error)) from error
     search = [Path(agents_dir)] if agents_dir else [bundled_agents_dir()]
     specs = resolve(call.agents, search)
     _note_replaced(call)

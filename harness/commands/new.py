@@ -1,14 +1,17 @@
-"""`pdharness new LASTNAME... --lang py|hy|lisp`: a correctly named agent to start from."""
+"""`pdharness new LASTNAME... --lang py|hy|lisp`: a correctly named agent to start from
+(each language of harness/lang gives its choice, suffix and template)."""
 from __future__ import annotations
 
 import click
 
-SUFFIXES = {"py": ".py", "hy": ".hy", "lisp": ".lisp"}
+from ..lang import LANGUAGES
+
+BY_CHOICE = {language.new_choice: language for language in LANGUAGES.values()}
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
 @click.argument("last_names", nargs=-1, required=True, metavar="LASTNAME...")
-@click.option("--lang", type=click.Choice(list(SUFFIXES)), default="py", show_default=True,
+@click.option("--lang", type=click.Choice(list(BY_CHOICE)), default="py", show_default=True,
               help="The language to write the agent in.")
 @click.option("--dir", "folder", type=click.Path(file_okay=False), default=".",
               show_default=True, help="Where to write the file.")
@@ -25,11 +28,12 @@ def command(last_names, lang, folder):
     from ..validation.naming import sort_key
 
     name = agent_name(last_names)
-    target = Path(folder) / f"{name}{SUFFIXES[lang]}"
+    language = BY_CHOICE[lang]
+    target = Path(folder) / f"{name}{language.suffixes[0]}"
     if target.exists():
         raise HarnessError(f"{target} already exists; not overwriting it")
     team = ", ".join(sorted(last_names, key=sort_key))
-    text = template(lang).replace("{name}", name).replace("{team}", team)
+    text = language.template().replace("{name}", name).replace("{team}", team)
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
         with open(target, "x", encoding="utf-8") as file:   # "x": never overwrite
@@ -55,9 +59,3 @@ def agent_name(last_names) -> str:
                                "apostrophes and spaces are dropped)")
     return name_for(last_names)
 
-
-def template(lang: str) -> str:
-    from importlib import resources
-
-    return (resources.files("harness") / "templates" / f"agent.{lang}.txt").read_text(
-        encoding="utf-8")

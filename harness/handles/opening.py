@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 from ..agents import AgentSpec
 from .base import PollableHandle
@@ -18,48 +19,58 @@ class Isolation:
 
 
 def open_handle(spec: AgentSpec, isolation: Isolation) -> PollableHandle:
-    from ..languages import LANGUAGES
-
+    """A handle for the agent: a callable or (in `none` mode) a built-in or a file its
+    language loads in the monitor runs here; anything else in a host process of its own."""
     if spec.language == "callable":
-        from lisp_bridge.hy_loader import defined_in_hy
+        from ..lang import language_of_function
 
-        language = LANGUAGES["hy" if defined_in_hy(spec.function) else "python"]
-        return _in_monitor(spec.name, lambda rng, per_turn: spec.function, language, isolation)
-    language = LANGUAGES[spec.language]
+        language = language_of_function(spec.function)
+        return _in_monitor(spec.name, lambda rng, per_turn: spec.function, language.pairs(),
+                           isolation)
     if spec.path is not None:  # no link, FIFO, device or huge file, in every mode alike
-        from ..agents import check_agent_file
+        from ..agent_files import check_agent_file
 
         check_agent_file(spec.path)
-    if isolation.mode == "none" and spec.language == "builtin":
-        from .inprocess import BuiltinHandle
+    if not spec.is_file:  # a built-in
+        if isolation.mode == "none":
+            from ..builtins import strategy_for
+            from .inprocess import BuiltinHandle
 
-        return BuiltinHandle(spec.name, language.load(None, _entry(spec)))
-    if isolation.mode == "none" and language.in_monitor:
-        return _in_monitor(spec.name, language.load(spec.path, spec.entry), language, isolation)
-    return _in_process_of_its_own(spec, language, isolation)
+            return BuiltinHandle(spec.name, strategy_for(_entry(spec)))
+        return _in_process_of_its_own(spec, _builtin_host_command(spec), isolation)
+    from ..lang import LANGUAGES
+
+    language = LANGUAGES[spec.language]
+    if isolation.mode == "none" and language.runs_in_monitor:
+        factory = language.load(Path(spec.source), spec.entry)
+        return _in_monitor(spec.name, factory, language.pairs(), isolation)
+    argv = language.host_command(spec.source, spec.entry, isolation.memory_limit)
+    return _in_process_of_its_own(spec, argv, isolation)
 
 
 def _entry(spec) -> str:
-    """What the loader looks up: a built-in's name or strategy key, a file's agent name."""
-    if spec.language == "builtin":
-        from ..strategy_specs import strategy_key
+    """What a built-in's host looks up: its name or strategy table's key."""
+    from ..strategy_specs import strategy_key
 
-        return strategy_key(spec)
-    return spec.entry
+    return strategy_key(spec)
 
 
-def _in_monitor(name, factory, language, isolation) -> PollableHandle:
+def _builtin_host_command(spec) -> list[str]:
+    from ..lang.python_process import python_host_command
+
+    return python_host_command("builtin", "builtin", _entry(spec))
+
+
+def _in_monitor(name, factory, pairs, isolation) -> PollableHandle:
     from .inprocess import InProcessHandle
 
-    return InProcessHandle(name, factory, language.pairs(), isolation.timeout)
+    return InProcessHandle(name, factory, pairs, isolation.timeout)
 
 
-def _in_process_of_its_own(spec, language, isolation) -> PollableHandle:
-    from ..languages import host_environment
+def _in_process_of_its_own(spec, argv, isolation) -> PollableHandle:
+    from ..lang.python_process import host_environment
     from .process import ProcessHandle
 
-    source = spec.source if spec.language != "builtin" else "builtin"
-    argv = language.host_command(source, _entry(spec))
     return ProcessHandle(spec.name, argv, host_environment(""), isolation.timeout,
                          wrap=_launcher(spec, isolation))
 

@@ -69,7 +69,7 @@ def evidence(result) -> dict:
 
 def source_hash(entrant) -> str | None:
     """The sha256 the record kept for the agent's file, else the file's as it is now."""
-    from ..agents import file_hash
+    from ..agent_files import file_hash
 
     kept = getattr(entrant, "sha256", None)
     if kept:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..agents import file_hash
+from ..agent_files import file_hash
 from ..tournament import Observer
 from . import db
 

@@ -1,6 +1,6 @@
 """Which students wrote which agent, for the grades (`--roster FILE`).
 
-The roster is read by `pdharness validate`'s own reader (harness/validation/naming.py), so
+The roster is read by `pdharness validate`'s own reader (harness/validation/roster.py), so
 both commands accept the same files (team per row, or an LMS group export). An agent
 matches the team whose sorted last names spell its name; a submission whose names are in
 the wrong order (which validate reports) is still matched by its members.
@@ -30,6 +30,6 @@ class Roster:
 def load_roster(path) -> Roster:
     from pathlib import Path
 
-    from ..validation.naming import Roster as CourseRoster
+    from ..validation.roster import Roster as CourseRoster
 
     return Roster(CourseRoster.read(Path(path)))

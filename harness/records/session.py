@@ -251,7 +251,8 @@ def recorded_specs(record):
     (a changed agent would make the resumed run a different tournament)."""
     from pathlib import Path
 
-    from ..agents import AgentSpec, file_hash
+    from ..agent_files import file_hash
+    from ..agents import AgentSpec
 
     specs = []
     for row in record.agent_rows():

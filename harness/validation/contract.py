@@ -96,6 +96,8 @@ def _readable(fault) -> str:
 
 def quote_call(spec, game, side: str, turn: int) -> str:
     """The call as the agent's language writes it, e.g. (ChenDiaz '((C C) (D C)) '(3 8))."""
+    from ..lang import LANGUAGES, PYTHON
+
     played_mine = game.played_a if side == "a" else game.played_b
     played_theirs = game.played_b if side == "a" else game.played_a
     pairs = [(m, t)
@@ -105,30 +107,14 @@ def quote_call(spec, game, side: str, turn: int) -> str:
     running_mine = game.running_a if side == "a" else game.running_b
     running_theirs = game.running_b if side == "a" else game.running_a
     score = (running_mine[turn - 2], running_theirs[turn - 2]) if turn > 1 else (0, 0)
-    return CALL_STYLES.get(spec.language, _python_call)(spec.name, pairs, score)
+    language = LANGUAGES.get(spec.language, PYTHON)  # a built-in or callable: as Python
+    hist = _shown([language.quote_pair(*pair) for pair in pairs], language.pair_separator)
+    return language.quote_call(spec.name, hist, score)
 
 
-def _shown(pairs, write_pair, separator: str) -> str:
-    if len(pairs) <= SHOWN_PAIRS + 1:
-        return separator.join(write_pair(p) for p in pairs)
-    earlier = len(pairs) - SHOWN_PAIRS
-    return separator.join([f"...{earlier} earlier pairs..."]
-                          + [write_pair(p) for p in pairs[-SHOWN_PAIRS:]])
-
-
-def _python_call(name, pairs, score) -> str:
-    hist = _shown(pairs, lambda p: f"('{p[0]}', '{p[1]}')", ", ")
-    return f"{name}([{hist}], [{score[0]}, {score[1]}])"
-
-
-def _hy_call(name, pairs, score) -> str:
-    hist = _shown(pairs, lambda p: f"({p[0]} {p[1]})", " ")  # as Hy prints the pairs
-    return f"({name} [{hist}] [{score[0]} {score[1]}])"
-
-
-def _lisp_call(name, pairs, score) -> str:
-    hist = _shown(pairs, lambda p: f"({p[0]} {p[1]})", " ")
-    return f"({name} '({hist}) '({score[0]} {score[1]}))"
-
-
-CALL_STYLES = {"python": _python_call, "hy": _hy_call, "lisp": _lisp_call}
+def _shown(written: list[str], separator: str) -> str:
+    """The pairs as written, the earliest left out past SHOWN_PAIRS (and one more)."""
+    if len(written) <= SHOWN_PAIRS + 1:
+        return separator.join(written)
+    earlier = len(written) - SHOWN_PAIRS
+    return separator.join([f"...{earlier} earlier pairs..."] + written[-SHOWN_PAIRS:])

@@ -13,8 +13,7 @@ continue the same name (McDonald, DeLaCruz, OBrien): every reading of such a nam
 when the readings disagree about the order the name gets a warning, when none of them is in
 order it is a `name-order` problem.
 
-The roster (`--roster FILE`) is read by `roster.py`; `Roster` and `Team` are re-exported
-here because other parts of the harness (grades) import them from this module.
+The roster (`--roster FILE`) is read by `roster.py`, which builds on this module.
 """
 from __future__ import annotations
 
@@ -197,13 +196,3 @@ def _team_line(line: str) -> str | None:
     while end > 1 and not listed[end - 1].isalnum():
         end -= 1
     return listed[:end] or None
-
-
-def __getattr__(attribute: str):
-    """`Roster` and `Team` live in roster.py (which imports this module); other parts of the
-    harness import them from here."""
-    if attribute in ("Roster", "Team"):
-        from . import roster
-
-        return getattr(roster, attribute)
-    raise AttributeError(f"module {__name__!r} has no attribute {attribute!r}")

@@ -3,12 +3,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..lang import LANGUAGES, listed_suffixes
+
 CODES = ("name-format", "name-order", "file-name-mismatch", "no-agent", "several-agents",
          "helper-not-prefixed", "syntax-error", "load-error", "bad-answer", "timeout",
          "exception", "duplicate-name", "not-on-roster")
 
-# A hint per code; a dict gives one per language ("python", "hy", "lisp")
-HINTS: dict[str, str | dict[str, str]] = {
+# A hint per code; a language's own hint for a code (Language.hints) comes first
+HINTS: dict[str, str] = {
     "name-format": "Name the agent after the team: each member's last name, capitalized, "
                    "run together, letters only (KhosmoodLevinson). `pdharness new` writes "
                    "a correctly named file.",
@@ -18,13 +20,8 @@ HINTS: dict[str, str | dict[str, str]] = {
                   "the top, `Team: Muñoz, Smith-Jones` (as `pdharness new` does), or check "
                   "with --roster.",
     "file-name-mismatch": "Name the file exactly like the agent function inside it, "
-                          "capitals included, ending in .py, .hy or .lisp.",
-    "no-agent": {
-        "python": "Define the agent at the top level: def KhosmoodLevinson(hist, score):",
-        "hy": "Define the agent at the top level: (defn KhosmoodLevinson [hist score] ...)",
-        "lisp": "Define the agent at the top level: (defun KhosmoodLevinson (hist score) ...)",
-        "": "Submit a .py, .hy or .lisp file defining a function named after the file.",
-    },
+                          f"capitals included, ending in {listed_suffixes()}.",
+    "no-agent": f"Submit a {listed_suffixes()} file defining a function named after the file.",
     "several-agents": "Submit one agent per file; start every helper's name with the "
                       "agent's name (KhosmoodLevinsonCount).",
     "helper-not-prefixed": "Start every name the file defines with the agent's name "
@@ -35,12 +32,7 @@ HINTS: dict[str, str | dict[str, str]] = {
                     "further up); the file must load as written.",
     "load-error": "Make the file load on its own, with no other files and no input: fix "
                   "the error at the line shown.",
-    "bad-answer": {
-        "python": 'Return exactly 3 moves, each "C" or "D": return ["C", "C", "D"]',
-        "hy": "Return exactly 3 moves, each 'C or 'D: ['C 'C 'D]",
-        "lisp": "Return a list of exactly 3 moves, the symbols C or D: (list 'C 'C 'D)",
-        "": "Return exactly 3 moves, each C or D.",
-    },
+    "bad-answer": "Return exactly 3 moves, each C or D.",
     "timeout": "Answer every call within the time limit: look for a loop that does not end "
                "or work that grows with the history.",
     "exception": "Your agent raised an error during a game, on the call shown: handle that "
@@ -59,10 +51,9 @@ class Problem:
     message: str
 
     def hint(self, language: str | None = None) -> str:
-        hint = HINTS.get(self.code, "")
-        if isinstance(hint, dict):
-            return hint.get(language or "", hint[""])
-        return hint
+        """The hint, in LANGUAGE's own terms where it has them."""
+        own = LANGUAGES[language].hints if language in LANGUAGES else {}
+        return own.get(self.code) or HINTS.get(self.code, "")
 
     def as_dict(self) -> dict:
         return {"code": self.code, "message": self.message}

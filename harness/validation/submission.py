@@ -12,11 +12,8 @@ from dataclasses import dataclass, field
 from itertools import permutations
 from pathlib import Path
 
+from ..lang import SUFFIXES, listed_suffixes, meant_suffix
 from .problems import Problem
-
-AGENT_SUFFIXES = (".py", ".hy", ".lisp")
-# Files that are meant as agents but that the harness would never load
-NEAR_MISSES = {".lsp": ".lisp", ".cl": ".lisp", ".l": ".lisp", ".ipynb": ".py"}
 
 
 @dataclass
@@ -52,7 +49,7 @@ def submission_files(arguments, recursive: bool = False) -> list[Path]:
         if path.is_dir():
             files += _in_folder(path, recursive)
         elif path.exists() and (path.is_file() or path.is_symlink()
-                                or path.suffix in AGENT_SUFFIXES):
+                                or path.suffix in SUFFIXES):
             files.append(path)  # a link, FIFO or device: a load error says it is refused
         else:
             from ..wording import unusable_path
@@ -65,7 +62,8 @@ def submission_files(arguments, recursive: bool = False) -> list[Path]:
             seen.add(key)
             unique.append(path)
     if not unique:
-        raise HarnessError(f"no agent files (.py, .hy, .lisp) in {', '.join(map(str, arguments))}")
+        raise HarnessError(f"no agent files ({listed_suffixes('')}) in "
+                           f"{', '.join(map(str, arguments))}")
     return unique
 
 
@@ -77,7 +75,7 @@ def _in_folder(folder: Path, recursive: bool) -> list[Path]:
         if path.is_dir() and not path.is_symlink():  # a linked folder may loop
             if recursive:
                 found += _in_folder(path, recursive)
-        elif path.suffix in AGENT_SUFFIXES or _meant_as(path):
+        elif path.suffix in SUFFIXES or _meant_as(path):
             found.append(path)
     return found
 
@@ -85,13 +83,13 @@ def _in_folder(folder: Path, recursive: bool) -> list[Path]:
 def _meant_as(path: Path) -> str | None:
     """The suffix a misnamed agent file should have (KhosmoodLevinson.lsp -> .lisp)."""
     suffixes = [s.lower() for s in path.suffixes]
-    if path.suffix in AGENT_SUFFIXES:
+    if path.suffix in SUFFIXES:
         return None
-    if suffixes and suffixes[-1] in NEAR_MISSES:
-        return NEAR_MISSES[suffixes[-1]]
-    if len(suffixes) > 1 and suffixes[-1] == ".txt" and suffixes[-2] in AGENT_SUFFIXES:
+    if suffixes and meant_suffix(suffixes[-1]):
+        return meant_suffix(suffixes[-1])
+    if len(suffixes) > 1 and suffixes[-1] == ".txt" and suffixes[-2] in SUFFIXES:
         return suffixes[-2]
-    if suffixes and suffixes[-1] in AGENT_SUFFIXES:   # .PY, .Lisp
+    if suffixes and suffixes[-1] in SUFFIXES:   # .PY, .Lisp
         return suffixes[-1]
     return None
 
@@ -104,7 +102,7 @@ def read_submission(path: Path, roster=None) -> Verdict:
     from .naming import declared_team
     from .static import check_file
 
-    if path.suffix not in AGENT_SUFFIXES:
+    if path.suffix not in SUFFIXES:
         return _not_an_agent_file(path, roster)
     spec = file_spec(path)
     verdict = Verdict(path, path.stem, spec.language)
@@ -126,15 +124,16 @@ def read_text(path: Path, language: str, warnings: list[str]) -> str:
     1 MiB: a link, a FIFO or a device is a load error, never waited on). Python and Hy must
     be UTF-8, as their loaders require; SBCL reads a Lisp file as UTF-8 whatever it holds,
     so a Lisp file that is not is read the same way, with a warning, and playing it shows
-    whether SBCL loads it."""
-    from ..agents import read_agent_file
+    whether SBCL loads it (Language.utf8_only)."""
+    from ..agent_files import read_agent_file
     from ..errors import LoadError
+    from ..lang import LANGUAGES
 
     data = read_agent_file(path)
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as error:
-        if language != "lisp":
+        if LANGUAGES[language].utf8_only:
             raise LoadError(
                 f"{path}: not UTF-8 text ({error.reason} at byte {error.start})") from error
         line = data.count(b"\n", 0, error.start) + 1
@@ -148,10 +147,10 @@ def _not_an_agent_file(path: Path, roster) -> Verdict:
     stem = path.name.split(".")[0]
     meant = _meant_as(path)
     advice = (f"rename it {stem}{meant}" if meant
-              else "an agent is a .py, .hy or .lisp file")
+              else f"an agent is a {listed_suffixes()} file")
     verdict = Verdict(path, stem, None, [Problem(
-        "file-name-mismatch", f"{path.name}: the harness loads only files ending in .py, .hy "
-        f"or .lisp; {advice}")])
+        "file-name-mismatch", f"{path.name}: the harness loads only files ending in "
+        f"{listed_suffixes()}; {advice}")])
     if stem:
         check_name(verdict, roster)
     return verdict

@@ -30,10 +30,10 @@ import types
 from contextlib import contextmanager
 from pathlib import Path
 
-from harness.errors import LoadError
-from harness.pyload import code_factory, read_source
+from ..errors import LoadError
+from ..pyload import code_factory, read_source
 
-_writes_cache = True   # False in a host process (lisp_bridge.hy_host): read the cache only
+_writes_cache = True   # False in a host process (Hy.preload_in_host): read the cache only
 
 
 def serve_read_only() -> None:
@@ -44,7 +44,7 @@ def serve_read_only() -> None:
 
 # -- the harness cache ---------------------------------------------------------------------
 def _cache_root() -> Path | None:
-    from harness.cache import cache_dir
+    from ..cache import cache_dir
 
     try:
         return cache_dir()
@@ -88,7 +88,7 @@ def cache_file(source: str) -> Path | None:
     compiler, and on hyrule, whose macros expand into the code."""
     import hy
 
-    from harness.cache import compiled_agents_dir
+    from ..cache import compiled_agents_dir
 
     try:
         folder = compiled_agents_dir() / "hy"
@@ -138,7 +138,7 @@ def hist_pairs():
     imported with Hy one thread at a time."""
     _import_hy()
     with compiling:
-        from .hy_data import hist_pair
+        from lisp_bridge.hy_data import hist_pair
     return hist_pair
 
 
@@ -208,7 +208,7 @@ def static_reader(source: str = ""):
     other `#tag` (hyrule's #%, a reader macro the file defines) reads the form after it as
     data, `(pdharness-unread-reader-macro "tag" form)`, where a compile would have run the
     macro. SOURCE is not needed (kept for callers that pass it)."""
-    from . import cl
+    from lisp_bridge import cl
 
     reader = hy_reader()
     reader.reader_macros = _OpaqueReaderMacros({**reader.reader_macros,
@@ -347,14 +347,14 @@ def warm_library_cache() -> None:
     _filled.add(prefix)
     if _stamp(prefix).exists():
         return
-    from harness.languages import python_code_command
+    from .python_process import python_code_command
 
     # isolated, from /: nothing in the folder the monitor runs from, or on a PYTHONPATH
-    # pointing there, is imported (see harness.languages); the rest of the monitor's
+    # pointing there, is imported (see harness.lang.python_process); the rest of the monitor's
     # environment says where the cache is
     env = {name: value for name, value in os.environ.items() if name != "PYTHONPATH"}
     try:
-        subprocess.run(python_code_command("import lisp_bridge.hy_loader as loader; "
+        subprocess.run(python_code_command("import harness.lang.hy_loading as loader; "
                                            "loader.fill_library_cache()"),
                        env=env, stdin=subprocess.DEVNULL, capture_output=True, timeout=300,
                        check=False, cwd="/")

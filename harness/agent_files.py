@@ -1,0 +1,96 @@
+"""Opening an agent's file safely: it may be anything a student's archive can hold (a link
+to /etc/shadow, a FIFO, a device, a huge file), and the monitor may be root. Only a regular
+file of at most MAX_AGENT_BYTES is read, checked on the opened descriptor itself."""
+from __future__ import annotations
+
+import os
+import stat
+
+from .errors import LoadError
+
+MAX_AGENT_BYTES = 1024 * 1024   # an agent file larger than this is refused as a load error
+
+_KINDS = ((stat.S_ISLNK, "a symbolic link"), (stat.S_ISFIFO, "a FIFO (named pipe)"),
+          (stat.S_ISSOCK, "a socket"), (stat.S_ISCHR, "a character device"),
+          (stat.S_ISBLK, "a block device"), (stat.S_ISDIR, "a folder"))
+
+
+def _not_plain(path, mode: int) -> LoadError:
+    if stat.S_ISLNK(mode):
+        from .wording import unusable_path
+
+        broken = unusable_path(str(path))  # worded as every command words a broken link
+        if broken:
+            return LoadError(broken)
+    kind = next((name for test, name in _KINDS if test(mode)), "not a regular file")
+    return LoadError(f"{path}: is {kind}, not a plain file; an agent must be a regular file "
+                     "(copy the file itself into the folder)")
+
+
+def _too_large(path, size: int) -> LoadError:
+    return LoadError(f"{path}: {size} bytes; an agent file may hold at most "
+                     f"{MAX_AGENT_BYTES // 1024} KiB")
+
+
+def open_agent_file(path) -> int:
+    """A read-only descriptor of the agent file at `path`, which must be a regular file of
+    at most MAX_AGENT_BYTES; else LoadError. Never follows a symbolic link (the monitor may
+    be root: a link to /etc/shadow must not be read) nor blocks on a FIFO: the check is
+    made on the opened file (fstat), so the path cannot be swapped in between."""
+    try:
+        mode = os.lstat(path).st_mode  # a device is not even opened (opening one may act)
+    except OSError as error:
+        raise LoadError(f"{path}: cannot read: {error.strerror}") from error
+    if not stat.S_ISREG(mode):
+        raise _not_plain(path, mode)
+    flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
+    try:
+        fd = os.open(path, flags)
+    except OSError as error:
+        raise LoadError(f"{path}: cannot read: {error.strerror}") from error
+    try:
+        found = os.fstat(fd)
+        if not stat.S_ISREG(found.st_mode):
+            raise _not_plain(path, found.st_mode)
+        if found.st_size > MAX_AGENT_BYTES:
+            raise _too_large(path, found.st_size)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def read_agent_file(path) -> bytes:
+    """The bytes of an agent file, checked as `open_agent_file` does (and capped even if it
+    grows while read)."""
+    fd = open_agent_file(path)
+    try:
+        chunks, size = [], 0
+        while size <= MAX_AGENT_BYTES:
+            chunk = os.read(fd, MAX_AGENT_BYTES + 1 - size)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+    except OSError as error:
+        raise LoadError(f"{path}: cannot read: {error.strerror}") from error
+    finally:
+        os.close(fd)
+    if size > MAX_AGENT_BYTES:
+        raise _too_large(path, size)
+    return b"".join(chunks)
+
+
+def file_hash(path) -> str | None:
+    """The sha256 of an agent file read as `read_agent_file` does; None if it cannot be."""
+    import hashlib
+
+    try:  # never through a link, never blocked on a FIFO
+        return hashlib.sha256(read_agent_file(path)).hexdigest()
+    except LoadError:
+        return None
+
+
+def check_agent_file(path) -> None:
+    """LoadError unless `path` is an agent file the harness will read (see open_agent_file)."""
+    os.close(open_agent_file(path))
