@@ -230,7 +230,3 @@ def strategy_for(key: str) -> Builtin:
 
         return parse_table_key(key).builtin()
     return BUILTINS[key]
-
-
-def describe_builtins() -> dict[str, str]:
-    return {name: (factory.__doc__ or "").strip() for name, factory in BUILTINS.items()}

@@ -95,10 +95,6 @@ def csv_rows(result) -> list[dict]:
     return rows
 
 
-def as_csv(result) -> str:
-    return write_csv(CSV_COLUMNS, csv_rows(result))
-
-
 def write_csv(columns, rows, line_end: str = "\n") -> str:
     """Every CSV pdharness writes goes through here: `rows` are dicts (by column) or
     sequences, and each cell is escaped and neutralized (safe_text.csv_cell), so no
@@ -165,4 +161,5 @@ def as_table(result, incomplete=None) -> str:
     return "\n".join(lines)
 
 
-FORMATTERS = {"table": as_table, "json": as_json, "lisp": as_lisp, "csv": as_csv}
+# csv is written by records.grades.as_grades_csv (the standings with the roster's columns)
+FORMATTERS = {"table": as_table, "json": as_json, "lisp": as_lisp}

@@ -72,9 +72,6 @@ class HandlePool:
         """What the agent's handles printed, those closed so far (close() closes all)."""
         return "".join(self.outputs.get(name, []))
 
-    def is_open(self, name) -> bool:
-        return name in self.handles
-
     def handle(self, name: str) -> PollableHandle:
         with self.lock:
             handle = self.handles.get(name)

@@ -122,3 +122,18 @@ def play_games(agent, other, games, params):
         agent.close()
         other.close()
     return played
+
+
+def pytest_collection_modifyitems(items):
+    """Markers from the fixtures a test uses (directly or through another fixture): `sbcl`
+    and `sandbox` for what it needs, and `slow` for both, since every SBCL image or
+    bubblewrap sandbox started costs the better part of a second. `pytest -m "not slow"` is
+    the quick loop (CONTRIBUTING.md)."""
+    for item in items:
+        used = set(getattr(item, "fixturenames", ()))
+        if "sbcl" in used:
+            item.add_marker(pytest.mark.sbcl)
+        if "bwrap" in used:
+            item.add_marker(pytest.mark.sandbox)
+        if used & {"sbcl", "bwrap"}:
+            item.add_marker(pytest.mark.slow)

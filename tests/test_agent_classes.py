@@ -12,6 +12,8 @@ from harness.rules import FlipParams, GameParams
 
 from conftest import AGENTS, run_cli
 
+pytestmark = pytest.mark.slow  # every test here starts processes (the CLI, agent hosts)
+
 CLASSES = AGENTS / "classes"
 QUIET = GameParams(flip=FlipParams(0.0, 0.0), moves_per_turn=3)
 

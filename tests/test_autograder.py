@@ -16,6 +16,8 @@ import pytest
 
 from conftest import AGENTS, run_cli
 
+pytestmark = pytest.mark.slow  # every test here starts processes (the CLI, agent hosts)
+
 VALIDATE = AGENTS / "validate"
 VISIBILITIES = {"hidden", "after_due_date", "after_published", "visible"}
 

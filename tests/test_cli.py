@@ -8,6 +8,8 @@ import pytest
 
 from conftest import IN_CI, ROOT, run_cli
 
+pytestmark = pytest.mark.slow  # every test here starts processes (the CLI, agent hosts)
+
 
 def test_the_console_script_runs_a_tournament_of_the_bundled_agents(tmp_path):
     script = shutil.which("pdharness")

@@ -23,6 +23,8 @@ from harness.lang.python_process import host_environment
 from conftest import ROOT
 from test_sandbox import MIB, inside_json
 
+pytestmark = pytest.mark.slow  # every test here starts processes (the CLI, agent hosts)
+
 # -- the filter, on the kernel of this machine --------------------------------------------------
 PROBE = r"""
 import ctypes, errno, fcntl, json, os, sys, threading

@@ -12,6 +12,8 @@ from harness.errors import HarnessError
 
 from conftest import AGENTS, run_cli, stop_when
 
+pytestmark = pytest.mark.slow  # every test here starts processes (the CLI, agent hosts)
+
 FILES = AGENTS / "experiments"
 MINIMAL = FILES / "minimal.json"
 SLOW = FILES / "slow.json"

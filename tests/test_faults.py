@@ -9,6 +9,8 @@ from harness.rules import FlipParams, GameParams
 
 from conftest import AGENTS, play_one
 
+pytestmark = pytest.mark.slow  # every test here starts processes (the CLI, agent hosts)
+
 QUIET = GameParams(flip=FlipParams(0.0, 0.0), timeout=0.5)
 CORE = AGENTS / "core"
 

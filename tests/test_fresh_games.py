@@ -27,6 +27,8 @@ import pytest
 from conftest import ROOT, run_cli
 from test_hostile import HOSTILE
 
+pytestmark = pytest.mark.slow  # every test here starts processes (the CLI, agent hosts)
+
 IN_MEMORY = ["GameCounter.py", "ModuleStasher.py", "EnvCounter.py", "ThreadCounter.py",
              "GrandchildCounter.py", "HyGameCounter.hy", "LispGameCounter.lisp",
              "LispUserCounter.lisp"]

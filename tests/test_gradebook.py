@@ -11,6 +11,8 @@ from hypothesis import given, settings, strategies as st
 
 from conftest import AGENTS, run_cli
 
+pytestmark = pytest.mark.slow  # every test here starts processes (the CLI, agent hosts)
+
 ROSTERS = AGENTS / "validate" / "rosters"
 TEAMS = {"KhosmoodLevinson": '"DDD"', "MunozSmithJones": '"CCC"'}
 

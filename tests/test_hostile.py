@@ -28,6 +28,8 @@ from harness import sandbox
 
 from conftest import AGENTS, IN_CI, ROOT
 
+pytestmark = pytest.mark.slow  # every test here starts processes (the CLI, agent hosts)
+
 HOSTILE = AGENTS / "hostile"
 # agents that carry state from game to game: played in tests/test_fresh_games.py
 CARRIERS = {"GameCounter", "ModuleStasher", "EnvCounter", "ThreadCounter",

@@ -18,6 +18,8 @@ from harness import sandbox
 from conftest import IN_CI
 from test_hostile import HOSTILE, RunReader, run_tournament
 
+pytestmark = pytest.mark.slow  # every test here starts processes (the CLI, agent hosts)
+
 LISP_HOSTILE = ["LispLooper", "LispStubborn", "LispErrorer", "LispStackSmasher",
                 "LispHeapHog", "LispPrinter", "LispStdoutWriter", "LispExiter", "LispKeyring",
                 "LispForker"]

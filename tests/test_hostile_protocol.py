@@ -27,6 +27,8 @@ from harness.rules import FlipParams, GameParams
 
 from conftest import AGENTS, IN_CI
 
+pytestmark = pytest.mark.slow  # every test here starts processes (the CLI, agent hosts)
+
 HOSTILE = AGENTS / "hostile"
 ROGUE_HOST = AGENTS / "rogue" / "host.py"
 VIOLATION = "protocol violation: "

@@ -19,6 +19,8 @@ from lisp_bridge.hy_data import C, D, hist_pair
 
 from conftest import AGENTS, ROOT, intended_moves, play_one, run_cli
 
+pytestmark = pytest.mark.slow  # every test here starts processes (the CLI, agent hosts)
+
 HY = AGENTS / "hy"
 BUNDLED = ROOT / "student_agents"
 NOISY = GameParams(flip=FlipParams(0.3, 0.0))

@@ -8,7 +8,11 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 from conftest import ROOT
+
+pytestmark = pytest.mark.slow  # every test here starts processes (the CLI, agent hosts)
 
 PLANTED = sorted(set(sys.stdlib_module_names) | {
     "hy", "hyrule", "funcparserlib", "sitecustomize", "usercustomize", "harness",

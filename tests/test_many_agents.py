@@ -23,6 +23,8 @@ from harness.runners import FDS_KEPT_FREE, FDS_PER_HOST, phases
 
 from conftest import ROOT
 
+pytestmark = pytest.mark.slow  # every test here starts processes (the CLI, agent hosts)
+
 
 def agent_files(tmp_path, agents: int) -> list[str]:
     folder = tmp_path / "agents"

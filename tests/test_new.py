@@ -5,6 +5,8 @@ import pytest
 
 from conftest import run_cli
 
+pytestmark = pytest.mark.slow  # every test here starts processes (the CLI, agent hosts)
+
 LANGUAGES = ["py", "hy", "lisp"]
 LANGUAGE_NAMES = {"py": "python", "hy": "hy", "lisp": "lisp"}
 

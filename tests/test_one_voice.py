@@ -12,6 +12,8 @@ import pytest
 
 from conftest import ROOT, run_cli
 
+pytestmark = pytest.mark.slow  # every test here starts processes (the CLI, agent hosts)
+
 GOOD = "def KhosmoodLevinson(hist, score):\n    return ['C', 'C', 'C']\n"
 
 

@@ -6,7 +6,11 @@ from __future__ import annotations
 import json
 import sqlite3
 
+import pytest
+
 from conftest import AGENTS, run_cli
+
+pytestmark = pytest.mark.slow  # every test here starts processes (the CLI, agent hosts)
 
 FIELD = ("titfortat", "defect", "random", "grudger", "pavlov", "cooperate")
 RAISER = AGENTS / "outcome" / "FirstCallRaiser.py"

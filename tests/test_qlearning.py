@@ -17,6 +17,8 @@ from harness.qtable import Model, load_model, save_model
 
 from conftest import AGENTS, run_cli
 
+pytestmark = pytest.mark.slow  # every test here starts processes (the CLI, agent hosts)
+
 MIX = AGENTS / "training" / "mix.json"
 OTHER = AGENTS / "training" / "other.json"
 

@@ -6,6 +6,8 @@ import pytest
 
 from conftest import AGENTS, run_cli
 
+pytestmark = pytest.mark.slow  # every test here starts processes (the CLI, agent hosts)
+
 RECORD_AGENTS = AGENTS / "records"
 FAST = ("--isolation", "none", "--jobs", "1")
 FIELD = (str(RECORD_AGENTS / "Moody.py"), str(RECORD_AGENTS / "Stumbler.py"), "titfortat",

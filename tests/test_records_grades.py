@@ -4,7 +4,11 @@ import csv
 import io
 import json
 
+import pytest
+
 from conftest import AGENTS, ROOT, run_cli
+
+pytestmark = pytest.mark.slow  # every test here starts processes (the CLI, agent hosts)
 
 BUNDLED = ROOT / "student_agents"
 FIELD = (str(BUNDLED / "AdamsBrown.py"), str(BUNDLED / "GarciaNguyen.py"),

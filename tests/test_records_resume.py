@@ -12,6 +12,8 @@ import pytest
 
 from conftest import AGENTS, ROOT, run_cli
 
+pytestmark = pytest.mark.slow  # every test here starts processes (the CLI, agent hosts)
+
 RECORD_AGENTS = AGENTS / "records"
 # Sleepy thinks 4 ms a turn: a run lasts seconds, long enough to be stopped mid-way.
 FIELD = (str(RECORD_AGENTS), "titfortat", "grudger", "pavlov", "random", "defect")

@@ -15,6 +15,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from harness import seeds
@@ -23,6 +24,8 @@ from harness.handles.opening import Isolation, open_handle
 from harness.rules import FlipParams, GameParams
 
 from conftest import AGENTS, play_games
+
+pytestmark = pytest.mark.slow  # every test here starts processes (the CLI, agent hosts)
 
 PER_TURN = 2
 PARAMS = GameParams(flip=FlipParams(0.3, 0.0), timeout=0.4, moves_per_turn=PER_TURN)

@@ -9,6 +9,8 @@ import pytest
 
 from conftest import run_cli
 
+pytestmark = pytest.mark.slow  # every test here starts processes (the CLI, agent hosts)
+
 FIELD = ("defect", "titfortat", "random", "grudger", "pavlov")
 FAST = ("--isolation", "none")
 

@@ -11,6 +11,8 @@ import pytest
 
 from conftest import AGENTS, IN_CI, run_cli
 
+pytestmark = pytest.mark.slow  # every test here starts processes (the CLI, agent hosts)
+
 RECORD_AGENTS = AGENTS / "records"
 FIELD = (str(RECORD_AGENTS / "Moody.py"), str(RECORD_AGENTS / "Stumbler.py"),
          str(RECORD_AGENTS / "Mischief.py"), "titfortat", "grudger", "defect", "random")

@@ -13,6 +13,8 @@ import pytest
 from conftest import AGENTS, run_cli
 from test_report import browse, chromium
 
+pytestmark = pytest.mark.slow  # every test here starts processes (the CLI, agent hosts)
+
 RAISER = AGENTS / "outcome" / "FirstCallRaiser.py"
 FIELD = (str(RAISER), str(AGENTS / "records" / "Stumbler.py"), "titfortat", "defect",
          "random")

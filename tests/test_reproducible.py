@@ -10,6 +10,8 @@ from harness.rules import GameParams
 
 from conftest import AGENTS, run_cli
 
+pytestmark = pytest.mark.slow  # every test here starts processes (the CLI, agent hosts)
+
 CORE = AGENTS / "core"
 PLAYERS = [str(CORE / "Gambler.py"), str(CORE / "Counter.py"), "random", "titfortat",
            "pavlov", "grudger"]

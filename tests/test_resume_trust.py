@@ -11,6 +11,8 @@ import pytest
 from conftest import AGENTS, run_cli
 from test_records_resume import cut_back
 
+pytestmark = pytest.mark.slow  # every test here starts processes (the CLI, agent hosts)
+
 SENSOR = AGENTS / "hostile" / "MonitorSensor.py"
 RUN = ("--seed", "13", "--length", "4", "6", "--format", "json")
 

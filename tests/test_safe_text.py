@@ -24,6 +24,8 @@ from harness.safe_text import block, csv_cell, line
 from conftest import AGENTS, ROOT, _need, run_cli
 from test_records_tampered import run_in_process
 
+pytestmark = pytest.mark.slow  # every test here starts processes (the CLI, agent hosts)
+
 TERMINAL = AGENTS / "untrusted" / "terminal"
 SPREADSHEET = AGENTS / "untrusted" / "spreadsheet"
 BIDI = {0x061C, 0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A)}

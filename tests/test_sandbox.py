@@ -28,6 +28,8 @@ from harness.rules import FlipParams, GameParams
 
 from conftest import ROOT, run_cli
 
+pytestmark = pytest.mark.slow  # every test here starts processes (the CLI, agent hosts)
+
 MIB = 1024 * 1024
 
 

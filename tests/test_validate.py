@@ -6,6 +6,8 @@ import pytest
 
 from conftest import AGENTS, run_cli
 
+pytestmark = pytest.mark.slow  # every test here starts processes (the CLI, agent hosts)
+
 FILES = AGENTS / "validate"
 OPTIONS = ("--timeout", "0.5", "--seed", "5")  # the games quoted below are seed 5's
 

@@ -10,6 +10,8 @@ import pytest
 
 from conftest import AGENTS, ROOT, run_cli
 
+pytestmark = pytest.mark.slow  # every test here starts processes (the CLI, agent hosts)
+
 FILES = AGENTS / "untrusted" / "readers"
 ROSTERS = AGENTS / "untrusted" / "rosters"
 

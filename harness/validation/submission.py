@@ -269,10 +269,6 @@ def default_jobs() -> int:
     return 4 * (os.cpu_count() or 1)
 
 
-def validate_file(path: Path, isolation, roster=None, params=None) -> Verdict:
-    return validate_all([path], isolation, roster, 1, params)[0]
-
-
 def mark_duplicates(verdicts: list[Verdict]) -> None:
     """Two submissions with one agent name, or one named like a built-in agent: either way
     a tournament could not tell them apart."""
