@@ -13,6 +13,8 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from fuzz_inputs import csv_bytes, hy_texts, lisp_texts, python_texts
 
+pytestmark = pytest.mark.slow  # hundreds of drawn inputs per reader: a minute of CPU
+
 FUZZ = settings(derandomize=True, deadline=None, max_examples=150,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
                                        HealthCheck.function_scoped_fixture])

@@ -87,6 +87,7 @@ def test_fixed_games_all_have_the_fixed_length():
     assert {game.length for game in result.games} == {12}
 
 
+@pytest.mark.slow  # measured: seconds of CPU
 def test_geometric_horizon_same_result_with_any_jobs_and_in_a_process():
     length = GameLength(1, 25, "geometric", 0.2)
     one = tournament(length, jobs=1)

@@ -24,6 +24,7 @@ atoms = st.one_of(symbols, st.integers(-10 ** 9, 10 ** 9),
 forms = st.recursive(atoms, lambda inner: st.lists(inner, max_size=5), max_leaves=25)
 
 
+@pytest.mark.slow  # measured: seconds of CPU
 @given(forms)
 def test_printing_then_reading_gives_the_same_form(form):
     assert read_one(dumps(form)) == form

@@ -28,6 +28,7 @@ def test_toml_mirrors_json():
         population_specs(EXAMPLES / "population.json")
 
 
+@pytest.mark.slow  # measured: seconds of CPU
 def test_the_tournament_plays_the_copies_alike_in_every_mode():
     results = []
     for mode in ("none", "process"):
@@ -119,6 +120,7 @@ json_values = st.recursive(
     max_leaves=20)
 
 
+@pytest.mark.slow  # measured: seconds of CPU
 @settings(max_examples=300, deadline=None)
 @given(types=json_values)
 def test_any_content_is_a_population_or_one_clear_line(tmp_path_factory, types):

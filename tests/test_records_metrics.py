@@ -2,6 +2,7 @@
 by kind, head to head - in the JSON and computed from the games' turns."""
 import json
 
+import pytest
 from hypothesis import given, settings, strategies as st
 
 from harness.game import GameRecord, Turn
@@ -73,6 +74,7 @@ turns = st.lists(st.tuples(moves, moves, moves, moves, fault, fault), min_size=1
 names = st.sampled_from(["A", "B", "C", "D"])
 
 
+@pytest.mark.slow  # measured: seconds of CPU
 @settings(max_examples=150, deadline=None)
 @given(st.lists(st.tuples(names, names, turns), min_size=1, max_size=8))
 def test_metrics_add_up(games):

@@ -7,6 +7,7 @@ limit, and the first violation final.
 """
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings, strategies as st
 
 from harness.handles.replies import JUNK_ALLOWANCE, LINE_LIMIT, ReplyReader
@@ -50,6 +51,7 @@ def kind(broken):
     return broken
 
 
+@pytest.mark.slow  # measured: seconds of CPU
 @settings(max_examples=400, derandomize=True)
 @given(pieces=st.lists(PIECES, max_size=40), cuts=st.lists(st.integers(0, 1 << 16)))
 def test_any_chunking_gives_the_verdict_of_the_whole_text(pieces, cuts):

@@ -4,6 +4,8 @@ are seeded afresh each time, and the seed is printed so a failure can be replaye
 import json
 import re
 
+import pytest
+
 from harness.seeds import SEED_LIMIT, fresh_seed
 
 from conftest import AGENTS, run_cli
@@ -52,6 +54,7 @@ def _validate(*options):
     return verdict["seed"], draw
 
 
+@pytest.mark.slow  # measured: seconds of CPU
 def test_validation_games_are_seeded_afresh_and_replayed_with_the_printed_seed():
     first_seed, first_draw = _validate()
     second_seed, second_draw = _validate()

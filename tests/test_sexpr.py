@@ -65,17 +65,20 @@ def as_read(value):
     return value
 
 
+@pytest.mark.slow  # measured: seconds of CPU
 @settings(max_examples=300)
 @given(forms)
 def test_printing_then_reading_gives_the_same_structure(form):
     assert read_one(dumps(form)) == as_read(form)
 
 
+@pytest.mark.slow  # measured: seconds of CPU
 @given(st.lists(st.tuples(plain_names.map(symbol), st.integers()), max_size=6))
 def test_tuples_print_as_lists(pairs):
     assert read_one(dumps(pairs)) == [list(pair) for pair in pairs]
 
 
+@pytest.mark.slow  # measured: seconds of CPU
 @given(forms)
 def test_printing_is_one_line_whatever_the_data(form):
     text = dumps(form)

@@ -15,6 +15,8 @@ from harness.tournament import Settings, run_tournament
 
 from conftest import AGENTS
 
+pytestmark = pytest.mark.slow  # every test here starts processes (the CLI, agent hosts)
+
 QUIET = GameParams(flip=FlipParams(0.0, 0.0), timeout=5.0)
 CRASHER = AGENTS / "core" / "Crasher.py"
 

@@ -66,6 +66,7 @@ simple_names = st.from_regex(r"[A-Z][a-z]{2,9}", fullmatch=True).filter(
     lambda n: n not in AMBIGUOUS_PREFIXES and n.lower() not in HEADER_WORDS)
 
 
+@pytest.mark.slow  # measured: seconds of CPU
 @given(st.lists(simple_names, min_size=1, max_size=4, unique_by=str.lower))
 def test_a_team_name_passes_in_its_order_only(members):
     assert problems(name_for(members)) == []
@@ -74,6 +75,7 @@ def test_a_team_name_passes_in_its_order_only(members):
         assert problems("".join(members)) == ["name-order"]
 
 
+@pytest.mark.slow  # measured: seconds of CPU
 @given(st.lists(simple_names, min_size=1, max_size=4))
 def test_name_for_ignores_the_order_given(members):
     assert name_for(members) == name_for(list(reversed(members)))
@@ -101,6 +103,7 @@ def test_a_file_may_name_its_team():
     assert declared_team("# teamwork: none\ndef f(): pass\n") is None
 
 
+@pytest.mark.slow  # measured: seconds of CPU
 def test_a_named_team_settles_a_hyphenated_name(tmp_path):
     agent = tmp_path / "MunozSmithJones.py"
     agent.write_text('"""Team: Smith-Jones, Muñoz"""\n\n\ndef MunozSmithJones(hist, score):\n'
@@ -136,6 +139,7 @@ def test_roster_labels_are_kept_for_messages():
     assert teams.team_for("KhosmoodLevinson").label == "Team Alpha"
 
 
+@pytest.mark.slow  # measured: seconds of CPU
 @given(st.lists(st.lists(simple_names, min_size=1, max_size=4, unique_by=str.lower),
                 min_size=1, max_size=6))
 def test_any_team_per_row_roster_reads_back(tmp_path_factory, teams):
@@ -169,6 +173,7 @@ def roster_verdicts(*paths, roster="roster.csv"):
     return status, {entry["agent"]: entry for entry in json.loads(out)}
 
 
+@pytest.mark.slow  # measured: seconds of CPU
 def test_with_a_roster_a_hyphenated_name_passes_and_order_is_the_rosters():
     status, found = roster_verdicts(FILES / "names" / "MunozSmithJones.py",
                                     FILES / "py" / "LevinsonKhosmood.py")
@@ -187,6 +192,7 @@ def test_with_a_roster_an_uncertain_split_is_no_longer_a_warning(tmp_path):
     assert status == 0 and json.loads(out)[0]["warnings"] == []
 
 
+@pytest.mark.slow  # measured: seconds of CPU
 @pytest.mark.parametrize("language", ["py", "hy", "lisp"])
 def test_a_team_not_on_the_roster(language, tmp_path, request):
     if language == "lisp":
