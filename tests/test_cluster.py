@@ -19,6 +19,8 @@ from harness.errors import HarnessError
 
 from conftest import AGENTS, ROOT, run_cli
 
+pytestmark = pytest.mark.slow  # a real Dask LocalCluster per test: seconds of CPU each
+
 distributed = pytest.importorskip("distributed") if os.environ.get("CI", "").lower() != \
     "true" else __import__("distributed")   # CI installs the `test` extra: never a skip
 
