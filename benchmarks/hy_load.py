@@ -27,15 +27,15 @@ from pathlib import Path
 began = time.perf_counter()
 import hy
 hy_import = time.perf_counter() - began
-from harness.lang import hy_loading as hy_loader
+from harness.lang import hy_loading
 path = Path(sys.argv[1])
 if sys.argv[2] == "host":
-    hy_loader.serve_read_only()
+    hy_loading.serve_read_only()
     copy = Path(sys.argv[3]) / path.name
     copy.write_text(f";; {uuid.uuid4()}\\n" + path.read_text())  # code never seen before
     path = copy
 began = time.perf_counter()
-factory = hy_loader.load_factory(path, path.stem)
+factory = hy_loading.load_factory(path, path.stem)
 load = time.perf_counter() - began
 began = time.perf_counter()
 for seed in range(200):

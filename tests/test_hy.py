@@ -13,7 +13,7 @@ import pytest
 from harness.agents import file_spec
 from harness.errors import LoadError
 from harness.handles.opening import Isolation, open_handle
-from harness.lang import hy_loading as hy_loader
+from harness.lang import hy_loading
 from harness.rules import FlipParams, GameParams
 from lisp_bridge.hy_data import C, D, hist_pair
 
@@ -158,7 +158,7 @@ def test_reader_macros_of_hyrule_and_the_prelude_load_and_pass_validation():
     assert moves == ["CCC", "DDD"] and record.faults(side) == []
     for path in (HY / "Anaphoric.hy", BUNDLED / "KimLopez.hy"):  # #% and #'
         source = path.read_text()
-        forms = list(hy.read_many(source, reader=hy_loader.static_reader(source)))
+        forms = list(hy.read_many(source, reader=hy_loading.static_reader(source)))
         assert forms[-1][0] == hy.models.Symbol("defn")
     status, out, err = run_cli("validate", *sorted(BUNDLED.glob("*.hy")))
     assert status == 0, out + err
@@ -167,35 +167,35 @@ def test_reader_macros_of_hyrule_and_the_prelude_load_and_pass_validation():
 # -- the compile cache ------------------------------------------------------------------
 def test_the_hyrule_agent_loads_and_a_second_load_reads_the_cache(tmp_path, monkeypatch):
     agent = unique_copy(BUNDLED / "IvanovJones.hy", tmp_path, "IvanovJones")
-    entry = hy_loader.cache_file(agent.read_text())
+    entry = hy_loading.cache_file(agent.read_text())
     assert not entry.exists()
-    hy_loader.load_factory(agent, "IvanovJones")
+    hy_loading.load_factory(agent, "IvanovJones")
     assert entry.exists()
     compiled = []
-    real = hy_loader.compile_hy
-    monkeypatch.setattr(hy_loader, "compile_hy", lambda *a: compiled.append(a) or real(*a))
-    hy_loader.load_factory(agent, "IvanovJones")
+    real = hy_loading.compile_hy
+    monkeypatch.setattr(hy_loading, "compile_hy", lambda *a: compiled.append(a) or real(*a))
+    hy_loading.load_factory(agent, "IvanovJones")
     assert compiled == []                       # a hit: nothing compiled
     agent.write_text(agent.read_text().replace("5", "4"))
-    hy_loader.load_factory(agent, "IvanovJones")
+    hy_loading.load_factory(agent, "IvanovJones")
     assert len(compiled) == 1                   # the file changed: compiled again
-    assert hy_loader.cache_file(agent.read_text()).exists()
+    assert hy_loading.cache_file(agent.read_text()).exists()
 
 
 def test_a_torn_cache_entry_is_compiled_again(tmp_path):
     agent = unique_copy(BUNDLED / "GarciaHoffman.hy", tmp_path, "GarciaHoffman")
-    entry = hy_loader.cache_file(agent.read_text())
+    entry = hy_loading.cache_file(agent.read_text())
     entry.parent.mkdir(parents=True, exist_ok=True)
     for torn in (b"\xe3\x00garbage", marshal.dumps(5), b""):
         entry.write_bytes(torn)
         moves, record, side = moves_of(agent, opponent="defect", params=QUIET, turns=3)
         assert moves == ["CCC", "DDD", "DDD"] and record.faults(side) == []
-        assert hy_loader._cached(entry) is not None  # and the entry was written afresh
+        assert hy_loading._cached(entry) is not None  # and the entry was written afresh
 
 
 def test_an_agent_host_never_writes_the_cache_the_monitor_does(tmp_path):
     agent = unique_copy(BUNDLED / "GarciaHoffman.hy", tmp_path, "GarciaHoffman")
-    entry = hy_loader.cache_file(agent.read_text())
+    entry = hy_loading.cache_file(agent.read_text())
     hosted, record, side = moves_of(agent, mode="process", seed=8)
     assert record.faults(side) == []
     assert not entry.exists()
@@ -204,12 +204,12 @@ def test_an_agent_host_never_writes_the_cache_the_monitor_does(tmp_path):
 
 
 def test_hy_and_hyrule_bytecode_is_in_the_cache_before_hosts_start():
-    hy_loader.warm_library_cache()
-    prefix = hy_loader._pycache_prefix()
-    assert hy_loader._stamp(prefix).exists()
+    hy_loading.warm_library_cache()
+    prefix = hy_loading._pycache_prefix()
+    assert hy_loading._stamp(prefix).exists()
     for package, module in [("hy", "core/macros.hy"), ("hyrule", "hy_init.hy")]:
         source = Path(importlib.util.find_spec(package).origin).parent / module
-        with hy_loader.library_bytecode(prefix):
+        with hy_loading.library_bytecode(prefix):
             compiled = Path(importlib.util.cache_from_source(str(source)))
         assert compiled.is_relative_to(prefix) and compiled.exists(), compiled
 

@@ -379,16 +379,3 @@ def fill_library_cache() -> None:
         if importlib.util.find_spec("hyrule") is not None:
             import hyrule  # noqa: F401
     _stamp(prefix).touch()
-
-
-# -- Hy functions handed to the monitor ----------------------------------------------------
-def defined_in_hy(function) -> bool:
-    """Whether a function given to `monitor` was written in Hy (in a .hy file, at the Hy
-    REPL, or evaluated where `hy` is imported): it then sees Hy moves in hist."""
-    hy = sys.modules.get("hy")
-    if hy is None:
-        return False
-    code = getattr(function, "__code__", None)
-    if code is not None and code.co_filename.endswith(".hy"):
-        return True
-    return getattr(function, "__globals__", {}).get("hy") is hy
