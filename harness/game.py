@@ -13,7 +13,7 @@ from typing import Generator, NamedTuple
 
 from . import seeds
 from .handles.base import TIMEOUT, AgentHandle, Fault, GameStart, Reply
-from .rules import FLIPPED, NOT_ASKED, TIMEOUTS_IN_A_ROW, GameParams
+from .rules import FLIPPED, NOT_ASKED, TIMEOUTS_IN_A_ROW, GameParams, Scorer
 
 
 class Turn(NamedTuple):
@@ -137,7 +137,7 @@ def game_steps(handle_a: AgentHandle, handle_b: AgentHandle, length: int, seed: 
     handle gets no request until the game ends."""
     record = GameRecord(round_number, handle_a.name, handle_b.name, length, seed)
     per_turn, payoffs = params.moves_per_turn, params.payoffs
-    table = {m + t: points for (m, t), points in payoffs.table().items()}
+    score = Scorer(payoffs)
     default = params.default_moves
     noise_a = _Noise(params, seeds.flip_seed(seed, "a"), length)
     noise_b = _Noise(params, seeds.flip_seed(seed, "b"), length)
@@ -162,15 +162,9 @@ def game_steps(handle_a: AgentHandle, handle_b: AgentHandle, length: int, seed: 
         intended_b = reply_b.moves or default
         played_a = noise_a.apply(intended_a, turn)
         played_b = noise_b.apply(intended_b, turn)
-        if per_turn == 1:
-            gained_a, gained_b = table[played_a + played_b]
-            score_a += gained_a
-            score_b += gained_b
-        else:
-            for k in range(per_turn):
-                gained_a, gained_b = table[played_a[k] + played_b[k]]
-                score_a += gained_a
-                score_b += gained_b
+        gained_a, gained_b = score(played_a, played_b)
+        score_a += gained_a
+        score_b += gained_b
         intended_as.append(intended_a)
         played_as.append(played_a)
         intended_bs.append(intended_b)

@@ -17,6 +17,7 @@ from dataclasses import asdict, dataclass
 from .handles.base import SILENT_DEFAULT, GameStart, Last, ReadyHandle, Reply, plain_reply
 from .memory_agents import window_state
 from .qtable import Model
+from .rules import Scorer
 
 
 @dataclass(frozen=True)
@@ -57,7 +58,7 @@ class Learner(ReadyHandle):
         self.theirs: list[str] = []
         self.pending: list[tuple[int, int, int]] = []
         self.per_turn = start.moves_per_turn
-        self.points = {(m, t): p[0] for (m, t), p in start.payoffs.table().items()}
+        self.score = Scorer(start.payoffs)
         self.rng = random.Random(start.agent_seed)
 
     def request(self, last: Last) -> None:
@@ -85,7 +86,7 @@ class Learner(ReadyHandle):
         self.theirs.extend(theirs)
         q, alpha, gamma, k = self.q, self.alpha, self.gamma, self.per_turn
         for index, (state, action, n) in enumerate(self.pending):
-            reward: float = self.points[self.mine[n], self.theirs[n]]
+            reward: float = self.score(self.mine[n], self.theirs[n])[0]
             last_move = final and index == len(self.pending) - 1
             if not last_move:
                 following = window_state(self.mine, self.theirs, n + 1 - k, self.memory)

@@ -49,12 +49,39 @@ class Payoffs:
         return (self.T, self.R, self.P, self.S)
 
 
+class Scorer:
+    """The one place moves become points: `scorer(mine, theirs)` is (my points, theirs) for
+    moves played one at a time, move k of `mine` against move k of `theirs` (strings of C/D
+    of equal length: one turn, or one move). The game, the agent's own running score, the
+    record reader and the learner all score through it, so they cannot disagree."""
+
+    __slots__ = ("_known",)
+
+    _REMEMBERED = 4          # turns of up to 4 moves are remembered: at most 4**4 * 4**4 keys
+
+    def __init__(self, payoffs: Payoffs = Payoffs()):
+        self._known = {pair: points for pair, points in payoffs.table().items()}
+
+    def __call__(self, mine: str, theirs: str) -> tuple[int, int]:
+        known = self._known.get((mine, theirs))
+        if known is not None:
+            return known
+        mine_total = theirs_total = 0
+        for m, t in zip(mine, theirs, strict=False):
+            gained, given = self._known[m, t]
+            mine_total += gained
+            theirs_total += given
+        if len(mine) <= self._REMEMBERED:
+            self._known[mine, theirs] = (mine_total, theirs_total)
+        return mine_total, theirs_total
+
+
 def score_pairs(pairs, payoffs: Payoffs = Payoffs()) -> tuple[int, int]:
     """Total (mine, theirs) for a history of (mine, theirs) move pairs."""
-    table = payoffs.table()
+    score = Scorer(payoffs)
     mine = theirs = 0
-    for pair in pairs:
-        gained, given = table[tuple(pair)]
+    for m, t in pairs:
+        gained, given = score(m, t)
         mine += gained
         theirs += given
     return mine, theirs

@@ -11,7 +11,7 @@ import random
 
 from .answers import InvalidAnswer, normalize
 from .errors import LoadError
-from .rules import Payoffs
+from .rules import Payoffs, Scorer
 
 TYPE_CHECKING = False  # a host process imports no more than it must: not even typing
 if TYPE_CHECKING:
@@ -40,12 +40,12 @@ class AgentRuntime:
         self.hist: list = []
         self.mine = self.theirs = 0
         self.moves_per_turn = 3
-        self.table = Payoffs().table()
+        self.score = Scorer()
 
     def start_game(self, seed: int, moves_per_turn: int, payoffs: Payoffs) -> None:
         """Fresh agent, empty history. A reload that fails becomes the first call's error."""
         self.moves_per_turn = moves_per_turn
-        self.table = payoffs.table()
+        self.score = Scorer(payoffs)
         self.hist = []
         self.mine = self.theirs = 0
         try:
@@ -55,18 +55,14 @@ class AgentRuntime:
 
     def record(self, mine: str, theirs: str) -> None:
         """Append one played turn (strings of C/D) to the agent's view of the game."""
-        table, pair = self.table, self.hist_pair
+        gained, given = self.score(mine, theirs)
+        self.mine += gained
+        self.theirs += given
+        pair = self.hist_pair
         if len(mine) == 1:
-            gained, given = table[mine, theirs]
-            self.mine += gained
-            self.theirs += given
             self.hist.append(pair(mine, theirs))
-            return
-        for m, t in zip(mine, theirs, strict=False):
-            gained, given = table[m, t]
-            self.mine += gained
-            self.theirs += given
-            self.hist.append(pair(m, t))
+        else:
+            self.hist.extend(pair(m, t) for m, t in zip(mine, theirs, strict=False))
 
     def call(self) -> tuple[str, str, str | None]:
         """(MOVES, "CCD", warning) or (INVALID|ERROR, message, None)."""

@@ -9,6 +9,7 @@ from ..agents import AgentSpec
 from ..game import GameRecord, Turn
 from ..handles.base import FAULT_KINDS, Fault
 from ..results import Entrant, RoundResult, TournamentResult, rank
+from ..rules import Scorer
 from . import db
 
 
@@ -92,9 +93,8 @@ class Record:
             f"SELECT game, turn, intended_a, played_a, intended_b, played_b FROM move "
             f"WHERE {span} ORDER BY game, turn, idx", (ids[0], ids[-1]))
         turns = _turn_moves(moves)
-        table = {m + t: points for (m, t), points in
-                 self.settings.game.payoffs.table().items()}
-        return [_game(row, turns.get(row["id"], {}), faults, table) for row in rows]
+        score = Scorer(self.settings.game.payoffs)
+        return [_game(row, turns.get(row["id"], {}), faults, score) for row in rows]
 
     def game(self, game_id: int) -> GameRecord | None:
         games = self.games("WHERE id = ?", game_id)
@@ -271,17 +271,16 @@ def _turn_moves(cursor) -> dict[int, dict[int, list[str]]]:
     return out
 
 
-def _game(row, turn_moves, faults, table) -> GameRecord:
+def _game(row, turn_moves, faults, score) -> GameRecord:
     game_id = row["id"]
     record = GameRecord(row["round"], row["a"], row["b"], row["length"], int(row["seed"]),
                         (row["score_a"], row["score_b"]))
     score_a = score_b = 0
     for number in sorted(turn_moves):
         intended_a, played_a, intended_b, played_b = turn_moves[number]
-        for mine, theirs in zip(played_a, played_b, strict=False):
-            gained_a, gained_b = table[mine + theirs]
-            score_a += gained_a
-            score_b += gained_b
+        gained_a, gained_b = score(played_a, played_b)
+        score_a += gained_a
+        score_b += gained_b
         record.add_turn(Turn(intended_a, played_a, intended_b, played_b,
                              faults.get((game_id, number, "a")),
                              faults.get((game_id, number, "b")), (score_a, score_b)))

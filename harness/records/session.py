@@ -231,6 +231,8 @@ def _replays(game, params) -> bool:
     for side, intended in (("a", game.intended_a), ("b", game.intended_b)):
         if any(intended[turn - 1] != params.default_moves for turn, _ in game.faults(side)):
             return False
+        if any(len(moves) != params.moves_per_turn for moves in intended):
+            return False   # turns of another length than the recorded moves per turn
     try:
         again = play_game(_replay(game.a, game.intended_a), _replay(game.b, game.intended_b),
                           game.length, game.seed, params, game.round)
