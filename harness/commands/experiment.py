@@ -5,9 +5,7 @@ import click
 
 from ..agents import ISOLATION_MODES
 from ..records.outputs import quiet_option
-from .options import cluster_option
-
-FORMATS = ("table", "json")
+from .options import PLAIN_FORMATS, cluster_option, format_option
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
@@ -17,8 +15,7 @@ FORMATS = ("table", "json")
                    "(pdharness resume finishes it).")
 @click.option("--report", type=click.Path(dir_okay=False), default=None,
               metavar="FILE.html", help="Write a report comparing the conditions.")
-@click.option("--format", "format", type=click.Choice(FORMATS), default="table",
-              show_default=True, help="How to print the comparison.")
+@format_option(help="How to print the comparison.")
 @click.option("--seed", type=click.IntRange(min=0), default=None,
               help="Experiment seed (else the file's \"seed\", else random; always printed).")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=None,
@@ -84,7 +81,7 @@ def resume(record, jobs, format, report, quiet, isolation="sandbox",
         from ..safe_text import line
 
         click.echo(f"pdharness: {line(note)}", err=True)
-    deliver(experiment, seed, units, format if format in FORMATS else "table", report)
+    deliver(experiment, seed, units, format if format in PLAIN_FORMATS else PLAIN_FORMATS[0], report)
 
 
 def _check_report_path(report) -> None:

@@ -64,6 +64,18 @@ MEMORY_MIB = bounded(16, MAX_MEMORY_MIB)
 GAME_LENGTH = bounded(-MAX_GAME_LENGTH, MAX_GAME_LENGTH)  # the rules say why a bad one is bad
 
 
+# what --format prints: a tournament's result in every form; other commands as people's
+# table or JSON only
+RESULT_FORMATS = ("table", "json", "lisp", "csv")
+PLAIN_FORMATS = RESULT_FORMATS[:2]
+
+
+def format_option(formats=PLAIN_FORMATS, help: str | None = None):
+    """`--format`, its first choice the default."""
+    return click.option("--format", "format", type=click.Choice(formats), default=formats[0],
+                        show_default=True, help=help)
+
+
 def compose(*decorators):
     """Several click decorators as one."""
     def apply(function):
@@ -122,7 +134,11 @@ tournament_options = compose(
     click.option("--stop-prob", type=FiniteFloat(0.0, 1.0), default=None, metavar="P",
                  help="--horizon geometric: the chance a game ends after each turn."),
     click.option("--jobs", "-j", type=JOBS, default=None,
-                 help="Games played at once (default: every core)."),
+                 help="1: one game at a time. More (default: every core): with --isolation "
+                      "none, games run in that many forked workers; in a process or the "
+                      "sandbox, one thread plays every game whose two agents are free (up "
+                      "to half the agents' games at once, one host process per agent), "
+                      "whatever the number. Same results either way."),
     click.option("--max-rounds", type=bounded(1), default=None,
                  help="Stop after this many rounds."),
     click.option("--max-faults", type=bounded(1), default=None,

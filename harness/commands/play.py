@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 import click
 
 from ..completion import complete_agents
-from .options import GAME_LENGTH, MAX_GAME_LENGTH, bounded, game_options
+from .options import GAME_LENGTH, MAX_GAME_LENGTH, bounded, format_option, game_options
 
 if TYPE_CHECKING:
     from ..trace import TraceRows
@@ -58,8 +58,7 @@ def play_once(spec_a, spec_b, options, on_start=None, on_turn=None):
 @click.option("--length", nargs=2, type=GAME_LENGTH, default=(10, 50), show_default=True,
               metavar="LMIN LMAX", help="Where --turns is drawn from when not given.")
 @game_options
-@click.option("--format", "format", type=click.Choice(["table", "json"]), default="table",
-              show_default=True)
+@format_option()
 @click.option("--agent-output/--no-agent-output", default=True, show_default=True,
               help="Show under each turn what the agents printed during it (table format).")
 def command(agent_a, agent_b, agent_output, **options):

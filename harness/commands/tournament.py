@@ -4,10 +4,8 @@ from __future__ import annotations
 import click
 
 from ..completion import complete_agents
-from ..records.outputs import output_options, quiet_option
+from ..records.outputs import format_option, output_options, quiet_option
 from .options import MAX_REPLICATES, bounded, game_options, tournament_options
-
-FORMATS = ("table", "json", "lisp", "csv")
 
 
 def run_and_print(specs, options) -> None:
@@ -32,9 +30,7 @@ def run_and_print(specs, options) -> None:
 @click.argument("agents", nargs=-1, shell_complete=complete_agents)
 @game_options
 @tournament_options
-@click.option("--format", "format", type=click.Choice(FORMATS), default="table",
-              show_default=True, help="How to print the result (csv: grades, one row per "
-              "agent).")
+@format_option
 @click.option("--db", type=click.Path(dir_okay=False), default=None, metavar="FILE.sqlite",
               help="Record the run in this new SQLite file, round by round (see show, "
                    "resume).")

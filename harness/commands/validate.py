@@ -5,7 +5,7 @@ import sys
 
 import click
 
-from .options import JOBS, MOVES_PER_TURN, SECONDS, bounded
+from .options import JOBS, MOVES_PER_TURN, SECONDS, bounded, format_option
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
@@ -13,8 +13,7 @@ from .options import JOBS, MOVES_PER_TURN, SECONDS, bounded
 @click.option("--roster", type=click.Path(dir_okay=False),
               help="CSV of the teams: one team per row (members' last names), or an LMS "
                    "group export. The name must then spell a team on it.")
-@click.option("--format", "format", type=click.Choice(["table", "json"]), default="table",
-              show_default=True)
+@format_option()
 @click.option("--isolation", type=click.Choice(["sandbox", "process", "none"]),
               default="sandbox", show_default=True,
               help="How agents run, as in `tournament`: sandbox falls back to process, "

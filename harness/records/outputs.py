@@ -4,13 +4,11 @@ from __future__ import annotations
 
 import click
 
+from ..commands import options as command_options
 from ..commands.options import compose
 
-FORMATS = ("table", "json", "lisp", "csv")
-
-
-format_option = click.option(
-    "--format", "format", type=click.Choice(FORMATS), default="table", show_default=True,
+format_option = command_options.format_option(
+    command_options.RESULT_FORMATS,
     help="How to print the result (csv: one row per agent, for a gradebook).")
 
 output_options = compose(
