@@ -39,7 +39,7 @@ def main() -> None:
                         help="hostile agents from tests/agents/hostile")
     options = parser.parse_args()
     specs = resolve([str(HOSTILE / f"{name}.py") for name in options.hostile] + HONEST)
-    settings = Settings(game=GameParams(timeout=options.timeout),
+    settings = Settings(game=GameParams(),
                         length=GameLength(*options.length),
                         isolation=Isolation(options.isolation, options.timeout),
                         jobs=options.jobs, max_faults=options.max_faults)

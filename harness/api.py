@@ -71,8 +71,8 @@ def monitor(flip_params, game_length, agents, *, seed: int | None = None,
     specs = agent_specs(agents, search)
     settings = Settings(
         game=GameParams(FlipParams(float(flip_start), float(flip_decay), decay),
-                        moves_per_turn, Payoffs(*payoffs), timeout,
-                        "C" if on_fault == "cooperate" else "D"),
+                        moves_per_turn, Payoffs(*payoffs),
+                        default_answer="C" if on_fault == "cooperate" else "D"),
         length=GameLength(int(low), int(high), horizon, stop_prob),
         isolation=Isolation(isolation, timeout, memory_limit_mib * 1024 * 1024),
         jobs=jobs, max_rounds=max_rounds, max_faults=max_faults,

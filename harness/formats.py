@@ -16,7 +16,7 @@ def params_dict(settings) -> dict:
         "length": [settings.length.low, settings.length.high],
         "moves_per_turn": game.moves_per_turn,
         "decay": game.flip.mode,
-        "timeout": game.timeout,
+        "timeout": settings.isolation.timeout,
         "payoffs": dict(zip("TRPS", game.payoffs.as_tuple(), strict=True)),
         "default_answer": game.default_answer,
         "isolation": settings.isolation.mode,

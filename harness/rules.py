@@ -152,19 +152,18 @@ class GameLength:
 
 @dataclass(frozen=True)
 class GameParams:
-    """What a game needs besides its two agents, its length and its seed."""
+    """What a game needs besides its two agents, its length and its seed. (The time an
+    agent may take per call is how it is confined: `Isolation.timeout`, enforced by its
+    handle and recorded from there.)"""
 
     flip: FlipParams = field(default_factory=FlipParams)
     moves_per_turn: int = 3
     payoffs: Payoffs = field(default_factory=Payoffs)
-    timeout: float = 1.0
     default_answer: str = COOPERATE
 
     def __post_init__(self):
         if self.moves_per_turn < 1:
             raise ParameterError(f"moves per turn {self.moves_per_turn} must be at least 1")
-        if not self.timeout > 0:
-            raise ParameterError(f"timeout {self.timeout} must be positive")
         if self.default_answer not in MOVES:
             raise ParameterError(f"default answer {self.default_answer!r} must be C or D")
 

@@ -65,15 +65,17 @@ def run_cli(*args, input=None, cwd=None, timeout=300):
     return done.returncode, done.stdout, done.stderr
 
 
-def play_one(spec, opponent="titfortat", turns=6, params=None, mode="process", seed=1):
-    """One real game of an agent against a built-in, through the real handles:
-    (the game record, the agent's side "a" or "b", the agent's handle, closed)."""
+def play_one(spec, opponent="titfortat", turns=6, params=None, mode="process", seed=1,
+             timeout=1.0):
+    """One real game of an agent against a built-in, through the real handles, each call
+    allowed `timeout` seconds: (the game record, the agent's side "a" or "b", the agent's
+    handle, closed)."""
     from harness.agents import builtin_spec
     from harness.handles.opening import Isolation, open_handle
     from harness.rules import GameParams
 
     params = params or GameParams()
-    isolation = Isolation(mode, params.timeout)
+    isolation = Isolation(mode, timeout)
     agent = open_handle(spec, isolation)
     other = open_handle(builtin_spec(opponent), isolation)
     [(record, side)] = play_games(agent, other, [(turns, seed)], params)

@@ -11,13 +11,14 @@ from conftest import AGENTS, play_one
 
 pytestmark = pytest.mark.slow  # every test here starts processes (the CLI, agent hosts)
 
-QUIET = GameParams(flip=FlipParams(0.0, 0.0), timeout=0.5)
+QUIET = GameParams(flip=FlipParams(0.0, 0.0))
+TIMEOUT = 0.5
 CORE = AGENTS / "core"
 
 
 def game(name, opponent="titfortat", mode="process", turns=6, params=QUIET, seed=1):
     record, side, _handle = play_one(file_spec(CORE / f"{name}.py"), opponent, turns, params,
-                                     mode, seed)
+                                     mode, seed, TIMEOUT)
     return record, side
 
 

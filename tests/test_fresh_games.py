@@ -44,7 +44,7 @@ def intended(handle, opponent, games=3, turns=5):
 
     seen = []
     for _ in range(games):
-        record = play_game(handle, opponent, turns, 9, GameParams(timeout=5.0))
+        record = play_game(handle, opponent, turns, 9, GameParams())
         seen.append([turn.intended_a for turn in record.turns])
     return seen
 

@@ -59,7 +59,7 @@ from harness.tournament import Settings, run_tournament
 
 o = json.loads(sys.argv[2])
 settings = Settings(
-    game=GameParams(flip=FlipParams(*o["flip"]), timeout=o["timeout"]),
+    game=GameParams(flip=FlipParams(*o["flip"])),
     length=GameLength(*o["length"]), isolation=Isolation(o["isolation"], o["timeout"]),
     jobs=o["jobs"], max_rounds=o["max_rounds"], max_faults=o["max_faults"])
 result = run_tournament(resolve(o["agents"]), o["seed"], settings)

@@ -49,7 +49,7 @@ def faults_per_game(file, mode, turns, games=2, per_turn=3, timeout=0.5, rogue=N
     """[(turn, Fault, intended moves)] of the agent (or the rogue host in `rogue` mode) in
     each of `games` games against tit-for-tat, one handle (so its processes are replaced
     between games as in a tournament)."""
-    params = GameParams(flip=FlipParams(0.0, 0.0), timeout=timeout, moves_per_turn=per_turn)
+    params = GameParams(flip=FlipParams(0.0, 0.0), moves_per_turn=per_turn)
     isolation = Isolation(mode, timeout)
     if rogue:
         agent = ProcessHandle("Rogue", [sys.executable, str(ROGUE_HOST), rogue],

@@ -40,7 +40,7 @@ def games(draw):
         flip=FlipParams(draw(st.sampled_from([0.3, 0.5, 0.8])),
                         draw(st.sampled_from([0.0, 0.1, 2.0])),
                         draw(st.sampled_from(["percent-per-turn", "fraction-per-move"]))),
-        moves_per_turn=per_turn, timeout=TIMEOUT,
+        moves_per_turn=per_turn,
         default_answer=draw(st.sampled_from("CD")))
     lengths = draw(st.lists(st.integers(1, 7), min_size=1, max_size=3))
     schedule = draw(st.lists(st.one_of(answer, answer, answer, invalid),
@@ -96,5 +96,5 @@ def test_in_its_own_process_every_call_shows_the_played_game(game):
 def test_the_examples_flip_moves():
     """Without flips the property could not tell played from intended: a fixed game with
     heavy noise is flipped, so the check above has something to catch."""
-    params = GameParams(flip=FlipParams(0.8, 0.0), moves_per_turn=3, timeout=TIMEOUT)
+    params = GameParams(flip=FlipParams(0.8, 0.0), moves_per_turn=3)
     assert check_shown_as_played("none", params, [6], ["CCC"] * 6, "random")

@@ -28,7 +28,8 @@ from conftest import AGENTS, play_games
 pytestmark = pytest.mark.slow  # every test here starts processes (the CLI, agent hosts)
 
 PER_TURN = 2
-PARAMS = GameParams(flip=FlipParams(0.3, 0.0), timeout=0.4, moves_per_turn=PER_TURN)
+PARAMS = GameParams(flip=FlipParams(0.3, 0.0), moves_per_turn=PER_TURN)
+TIMEOUT = 0.4
 ANSWER = st.text("CD", min_size=PER_TURN, max_size=PER_TURN)
 ACTION = st.one_of(ANSWER, ANSWER, ANSWER, st.sampled_from(["hang", "crash"]))
 
@@ -94,9 +95,9 @@ def test_every_call_shows_the_turns_as_recorded(schedule, lengths):
         shutil.copy(AGENTS / "core" / "Scheduled.py", folder)
         # enough answers for every call, after the drawn ones
         (folder / "schedule.json").write_text(json.dumps(schedule + ["CD"] * sum(lengths)))
-        isolation = Isolation("process", PARAMS.timeout)
+        isolation = Isolation("process", TIMEOUT)
         agent = open_handle(file_spec(folder / "Scheduled.py"), isolation)
-        other = open_handle(builtin_spec("random"), Isolation("none", PARAMS.timeout))
+        other = open_handle(builtin_spec("random"), Isolation("none", TIMEOUT))
         records = play_games(agent, other, [(length, 1000 + number)
                                             for number, length in enumerate(lengths)], PARAMS)
         check_calls_against_records(shown_calls(folder), records)

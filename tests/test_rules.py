@@ -3,6 +3,7 @@ import pytest
 from hypothesis import given, strategies as st
 
 from harness.errors import ParameterError
+from harness.handles.opening import Isolation
 from harness.rules import FlipParams, GameLength, GameParams, Payoffs, score_pairs
 
 moves = st.sampled_from("CD")
@@ -75,4 +76,4 @@ def test_bad_game_parameters_are_rejected():
     with pytest.raises(ParameterError):
         GameParams(moves_per_turn=0)
     with pytest.raises(ParameterError):
-        GameParams(timeout=0)
+        Isolation(timeout=0)

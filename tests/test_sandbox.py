@@ -307,7 +307,7 @@ def test_sbcl_starts_under_the_address_space_limit(sbcl, memory_mib):
 
 
 def play_three_turns(handle_a, handle_b):
-    params = GameParams(flip=FlipParams(0.0, 0.0), timeout=5.0)
+    params = GameParams(flip=FlipParams(0.0, 0.0))
     return play_game(handle_a, handle_b, 3, 1, params)
 
 
@@ -405,7 +405,7 @@ def test_a_host_near_its_cpu_limit_from_honest_work_is_retired_between_games(tmp
     thinker = ProcessHandle("Thinker", argv, host_environment(""), 5.0, wrap=start)
     other = open_handle(builtin_spec("titfortat"), Isolation("process", 5.0))
     try:
-        params = GameParams(flip=FlipParams(0.0, 0.0), timeout=5.0)
+        params = GameParams(flip=FlipParams(0.0, 0.0))
         records = [play_game(thinker, other, 2, seed, params) for seed in range(4)]
         assert [record.fault_count("a") for record in records] == [0, 0, 0, 0]
     finally:

@@ -16,12 +16,14 @@ from harness.rules import FlipParams, GameParams
 from conftest import AGENTS, ROOT, intended_moves, play_one, run_cli
 
 LISP = AGENTS / "lisp"
-QUIET = GameParams(flip=FlipParams(0.0, 0.0), timeout=1.0)
+QUIET = GameParams(flip=FlipParams(0.0, 0.0))
 pytestmark = pytest.mark.usefixtures("sbcl")
 
 
-def lisp_game(name, opponent="titfortat", turns=4, params=QUIET, mode="process", seed=1):
-    return play_one(file_spec(LISP / f"{name}.lisp"), opponent, turns, params, mode, seed)
+def lisp_game(name, opponent="titfortat", turns=4, params=QUIET, mode="process", seed=1,
+              timeout=1.0):
+    return play_one(file_spec(LISP / f"{name}.lisp"), opponent, turns, params, mode, seed,
+                    timeout)
 
 
 intended = intended_moves
@@ -57,8 +59,7 @@ def test_prints_go_to_the_captured_output_never_into_the_game():
 
 
 def test_a_hanging_agent_times_out_and_the_game_goes_on():
-    params = GameParams(flip=FlipParams(0.0, 0.0), timeout=0.3)
-    record, side, _ = lisp_game("LispHanging", turns=4, params=params)
+    record, side, _ = lisp_game("LispHanging", turns=4, timeout=0.3)
     # stopped by SBCL itself or, on a busy machine, killed by the monitor: a timeout either way
     assert [f.kind for _, f in record.faults(side)] == ["timeout"] * 3
     assert len(record.turns) == 4

@@ -17,7 +17,7 @@ from conftest import AGENTS
 
 pytestmark = pytest.mark.slow  # every test here starts processes (the CLI, agent hosts)
 
-QUIET = GameParams(flip=FlipParams(0.0, 0.0), timeout=5.0)
+QUIET = GameParams(flip=FlipParams(0.0, 0.0))
 CRASHER = AGENTS / "core" / "Crasher.py"
 
 
@@ -107,8 +107,8 @@ def test_an_agent_that_cannot_be_restarted_records_one_crash_and_then_plays_the_
     gone by then (the running process holds its code), so no new process loads."""
     agent = tmp_path / "Hanger.py"
     shutil.copy(AGENTS / "core" / "Hanger.py", agent)
-    params = GameParams(flip=FlipParams(0.0, 0.0), timeout=2.0)
-    isolation = Isolation("process", params.timeout)
+    params = GameParams(flip=FlipParams(0.0, 0.0))
+    isolation = Isolation("process", 2.0)
     handle = open_handle(file_spec(agent), isolation)
     other = open_handle(builtin_spec("titfortat"), isolation)
     agent.unlink()

@@ -99,7 +99,7 @@ def grade(root: Path) -> dict:
     roster = (Roster.read(root / "source" / settings["roster"]) if settings["roster"]
               else None)
     verdicts = validate_all(files, isolation, roster, 1,
-                            ContractParams(settings["timeout"], settings["moves_per_turn"]))
+                            ContractParams(settings["moves_per_turn"]))
     tests = checks(verdicts, missing, settings["points"])
     warnings = [line(f"{v.path.name}: {w}") for v in verdicts for w in v.warnings]
     if warnings:
@@ -190,7 +190,7 @@ def practice_games(path: Path, isolation, settings) -> dict:
     from ..rules import GameParams
 
     spec = file_spec(path)
-    params = GameParams(moves_per_turn=settings["moves_per_turn"], timeout=settings["timeout"])
+    params = GameParams(moves_per_turn=settings["moves_per_turn"])
     turns = settings["practice_turns"]
     lines = [f"{turns} turns per game, flip chance {params.flip.start:g} decaying "
              f"{params.flip.decay:g}; these scores are not graded."]

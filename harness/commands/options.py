@@ -157,7 +157,6 @@ def game_params(options):
         flip=FlipParams(options["flip"][0], options["flip"][1], options["decay"]),
         moves_per_turn=options["moves_per_turn"],
         payoffs=Payoffs(*options["payoffs"]),
-        timeout=options["timeout"],
         default_answer="C" if options["on_fault"] == "cooperate" else "D")
 
 

@@ -50,7 +50,7 @@ def command(paths, roster, format, isolation, timeout, moves_per_turn, jobs, see
     files = submission_files(paths, recursive)
     chosen_roster = Roster.read(Path(roster)) if roster else None
     verdicts = validate_all(files, Isolation(isolation, timeout), chosen_roster, jobs,
-                            ContractParams(timeout, moves_per_turn, seed))
+                            ContractParams(moves_per_turn, seed))
     from .. import colour
     from ..safe_text import block, echo
 

@@ -14,8 +14,14 @@ class Isolation:
     or `none` (inside the monitor)."""
 
     mode: str = "sandbox"
-    timeout: float = 1.0
+    timeout: float = 1.0          # seconds per call: the one time limit, enforced and recorded
     memory_limit: int = 1 << 30   # bytes of address space for an agent's process
+
+    def __post_init__(self):
+        from ..errors import ParameterError
+
+        if not self.timeout > 0:
+            raise ParameterError(f"timeout {self.timeout} must be positive")
 
 
 def open_handle(spec: AgentSpec, isolation: Isolation) -> PollableHandle:

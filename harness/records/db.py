@@ -205,7 +205,7 @@ def run_row(seed: int, settings, replicates: int, command: str | None) -> dict:
         "length_max": settings.length.high, "horizon": settings.length.horizon,
         "stop_prob": settings.length.stop_prob, "moves_per_turn": game.moves_per_turn,
         "payoff_t": t, "payoff_r": r, "payoff_p": p, "payoff_s": s,
-        "timeout": game.timeout, "default_answer": game.default_answer,
+        "timeout": settings.isolation.timeout, "default_answer": game.default_answer,
         "isolation": settings.isolation.mode, "memory_limit": settings.isolation.memory_limit,
         "jobs": settings.jobs, "max_rounds": settings.max_rounds,
         "max_faults": settings.max_faults,
@@ -224,7 +224,7 @@ def settings_of(row):
         flip=FlipParams(row["flip_start"], row["flip_decay"], row["decay_mode"]),
         moves_per_turn=row["moves_per_turn"],
         payoffs=Payoffs(row["payoff_t"], row["payoff_r"], row["payoff_p"], row["payoff_s"]),
-        timeout=row["timeout"], default_answer=row["default_answer"])
+        default_answer=row["default_answer"])
     horizon = row["horizon"] if "horizon" in row.keys() else "uniform"  # older records
     stop_prob = row["stop_prob"] if "stop_prob" in row.keys() else None
     return Settings(game=game, length=GameLength(row["length_min"], row["length_max"],

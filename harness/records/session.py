@@ -146,7 +146,7 @@ def check_confinement(record, asked, allow_weaker: bool) -> None:
     recorded = record.settings.isolation
     check_isolation(record.path, recorded.mode, asked.mode, allow_weaker)
     for option, now, then, unit in (
-            ("--timeout", asked.timeout, record.settings.game.timeout, 1),
+            ("--timeout", asked.timeout, recorded.timeout, 1),
             ("--memory-limit", asked.memory_limit, recorded.memory_limit, 1024 * 1024)):
         if now != then:
             raise HarnessError(

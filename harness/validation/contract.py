@@ -22,7 +22,6 @@ SHOWN_PAIRS = 4              # a long hist is quoted by its last few pairs
 
 @dataclass(frozen=True)
 class ContractParams:
-    timeout: float = 1.0
     moves_per_turn: int = 3
     # the games' seed: fresh for every validation (a fixed, public one would let an agent
     # recognise validation by its first random draw), printed so a failure can be replayed
@@ -41,7 +40,7 @@ class ContractParams:
     def game_params(self):
         from ..rules import GameParams
 
-        return GameParams(moves_per_turn=self.moves_per_turn, timeout=self.timeout)
+        return GameParams(moves_per_turn=self.moves_per_turn)
 
 
 def play_contract(spec, isolation, params: ContractParams | None = None
@@ -52,7 +51,7 @@ def play_contract(spec, isolation, params: ContractParams | None = None
     from ..game import play_game
     from ..handles.opening import Isolation, open_handle
 
-    params = (params or ContractParams(timeout=isolation.timeout)).seeded()
+    params = (params or ContractParams()).seeded()
     try:
         agent = open_handle(spec, isolation)
     except LoadError as error:

@@ -250,7 +250,7 @@ def validate_all(paths: list[Path], isolation, roster=None, jobs: int | None = N
 
     from .contract import ContractParams
 
-    params = (params or ContractParams(timeout=isolation.timeout)).seeded()
+    params = (params or ContractParams()).seeded()
     verdicts = [read_submission(path, roster) for path in paths]
     for verdict in verdicts:
         verdict.seed = params.seed
