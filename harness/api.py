@@ -42,41 +42,35 @@ def _pair(value, what):
     return first, second
 
 
-def monitor(flip_params, game_length, agents, *, seed: int | None = None,
-            moves_per_turn: int = 3, decay: str = "percent-per-turn",
-            payoffs=(5, 3, 1, 0), timeout: float = 1.0, on_fault: str = "cooperate",
-            isolation: str = "sandbox", memory_limit_mib: int = 1024,
-            jobs: int | None = None, max_rounds: int | None = None,
-            max_faults: int | None = None, disqualify_broken: bool = False,
-            agents_dir=None, horizon: str = "uniform",
-            stop_prob: float | None = None, cluster: str | None = None) -> Standings:
+def monitor(flip_params, game_length, agents, *, agents_dir=None, **options) -> Standings:
     """Run the Levinson tournament. `agents` holds built-in names, agent names found in
     `agents_dir` (default: the bundled student_agents), paths, or Python functions (which
     always run in this process). Agent files run in the sandbox, as on the command line
     (`isolation="process"` or `"none"` to choose otherwise); where the sandbox is not
     available, one warning on stderr says so and they run as plain processes. `cluster`:
-    the address of a Dask scheduler whose workers play the games (same result)."""
-    from .handles.opening import Isolation
+    the address of a Dask scheduler whose workers play the games (same result).
+
+    The keywords are the command line's options (harness/parameters.py declares them
+    once, with their defaults and bounds, checked here as there): seed, moves_per_turn,
+    decay, payoffs, timeout, on_fault, isolation, memory_limit_mib, jobs, max_rounds,
+    max_faults, disqualify_broken, horizon, stop_prob, cluster."""
+    from . import parameters
     from .lang import LANGUAGES
-    from .rules import FlipParams, GameLength, GameParams, Payoffs
     from .seeds import fresh_seed
-    from .tournament import Settings, run_tournament
+    from .tournament import run_tournament
 
     for language in LANGUAGES.values():  # from Hy? quoted forms to plain values
         flip_params, game_length, agents = map(language.plain_data,
                                                (flip_params, game_length, agents))
-    flip_start, flip_decay = _pair(flip_params, "flip_params")
-    low, high = _pair(game_length, "game_length")
+    values = parameters.from_api(options)
+    values["flip"] = parameters.checked(parameters.BY_NAME["flip"],
+                                        _pair(flip_params, "flip_params"), "flip_params")
+    values["length"] = parameters.checked(parameters.BY_NAME["length"],
+                                          _pair(game_length, "game_length"), "game_length")
     search = [Path(agents_dir)] if agents_dir is not None else [bundled_agents_dir()]
     specs = agent_specs(agents, search)
-    settings = Settings(
-        game=GameParams(FlipParams(float(flip_start), float(flip_decay), decay),
-                        moves_per_turn, Payoffs(*payoffs),
-                        default_answer="C" if on_fault == "cooperate" else "D"),
-        length=GameLength(int(low), int(high), horizon, stop_prob),
-        isolation=Isolation(isolation, timeout, memory_limit_mib * 1024 * 1024),
-        jobs=jobs, max_rounds=max_rounds, max_faults=max_faults,
-        disqualify_broken=disqualify_broken, cluster=cluster)
+    settings = parameters.settings(values)
+    seed = values.get("seed")
     seed = fresh_seed() if seed is None else seed
     result = run_tournament(specs, seed, settings)
     standings = Standings(result.pairs())
@@ -84,3 +78,21 @@ def monitor(flip_params, game_length, agents, *, seed: int | None = None,
         language.present(Standings)
     standings.seed, standings.result = seed, result
     return standings
+
+
+def _signature():
+    """monitor's signature as help() shows it: every keyword with its declared default."""
+    import inspect
+
+    from .parameters import TABLE
+
+    keyword = inspect.Parameter.KEYWORD_ONLY
+    plain = inspect.Parameter.POSITIONAL_OR_KEYWORD
+    return inspect.Signature(
+        [inspect.Parameter(name, plain) for name in ("flip_params", "game_length", "agents")]
+        + [inspect.Parameter("agents_dir", keyword, default=None)]
+        + [inspect.Parameter(p.keyword, keyword, default=p.default) for p in TABLE
+           if p.keyword], return_annotation=Standings)
+
+
+monitor.__signature__ = _signature()  # type: ignore[attr-defined]

@@ -4,9 +4,10 @@ current folder or given with `--config FILE`.
 
 Its keys are the commands' own long options, written without the dashes (`timeout`,
 `moves-per-turn`, `max-faults`, `grades`), plus `agents` for the AGENT arguments. So the
-course file reads the very table the command line is built from (harness/commands/options.py
-and each command's declarations): the same names, the same checks (each value is converted
-by the option's own type), the same defaults and help. Top-level keys apply to every command
+course file reads the very table the command line is built from (harness/parameters.py,
+made into options by harness/commands/options.py, and each command's declarations): the
+same names, the same checks (each value is converted by the option's own type), the same
+defaults and help. Top-level keys apply to every command
 that has that option; a `[tournament]`, `[validate]`, ... table applies to that command only.
 A key no command knows is an error, with the nearest name. Options given on the command
 line win; the run says which values came from the course file.

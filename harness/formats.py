@@ -10,27 +10,9 @@ from .safe_text import line
 
 
 def params_dict(settings) -> dict:
-    game = settings.game
-    return {
-        "flip": [game.flip.start, game.flip.decay],
-        "length": [settings.length.low, settings.length.high],
-        "moves_per_turn": game.moves_per_turn,
-        "decay": game.flip.mode,
-        "timeout": settings.isolation.timeout,
-        "payoffs": dict(zip("TRPS", game.payoffs.as_tuple(), strict=True)),
-        "default_answer": game.default_answer,
-        "isolation": settings.isolation.mode,
-        "max_rounds": settings.max_rounds,
-        "max_faults": settings.max_faults,
-        **horizon_dict(settings.length),
-    }
+    from .parameters import as_json
 
-
-def horizon_dict(length) -> dict:
-    """Only for a horizon other than the Levinson one, so the usual shape stays as it was."""
-    if length.horizon == "uniform":
-        return {}
-    return {"horizon": length.horizon, "stop_prob": length.stop_prob}
+    return as_json(settings)
 
 
 def game_dict(game) -> dict:

@@ -8,6 +8,7 @@ from hypothesis import given, strategies as st
 
 from harness.formats import params_dict
 from harness.handles.opening import Isolation
+from harness.rules import GameLength
 from harness.tournament import Settings
 
 
@@ -41,43 +42,67 @@ def test_every_format_option_offers_one_of_the_declared_lists():
     assert seen >= 5
 
 
-# option name -> (keyword of harness.api.monitor, the option's value as the API takes it,
-# JSON key of "params" and how the JSON writes the option's value); None: not offered there
-SHARED = {
-    "flip": ("flip_params", None, "flip", list),
-    "length": ("game_length", None, "length", list),
-    "moves_per_turn": ("moves_per_turn", None, "moves_per_turn", None),
-    "decay": ("decay", None, "decay", None),
-    "timeout": ("timeout", None, "timeout", None),
-    "payoffs": ("payoffs", tuple, "payoffs", lambda v: dict(zip("TRPS", v, strict=True))),
-    "on_fault": ("on_fault", None, "default_answer",
-                 lambda v: "C" if v == "cooperate" else "D"),
-    "isolation": ("isolation", None, "isolation", None),
-    "memory_limit": ("memory_limit_mib", None, None, None),
-    "max_rounds": ("max_rounds", None, "max_rounds", None),
-    "max_faults": ("max_faults", None, "max_faults", None),
-    "jobs": ("jobs", None, None, None),
-    "disqualify_broken": ("disqualify_broken", None, None, None),
-    "horizon": ("horizon", None, None, None),
-    "stop_prob": ("stop_prob", None, None, None),
-    "seed": ("seed", None, None, None),
-}
-
-
-def test_the_command_line_the_api_and_the_json_share_each_default():
+def test_every_declared_parameter_is_an_option_a_keyword_and_json_with_one_default():
     from harness.api import monitor
+    from harness.parameters import TABLE, defaults, settings
 
     options = {p.name: p for p in _commands()["tournament"].params
                if isinstance(p, click.Option)}
     keywords = inspect.signature(monitor).parameters
-    printed = params_dict(Settings())
-    for name, (keyword, as_api, key, as_json) in SHARED.items():
-        default = options[name].default
-        if keywords[keyword].default is not inspect.Parameter.empty:
-            assert (as_api or (lambda v: v))(default) == keywords[keyword].default, name
-        if key is not None:
-            assert (as_json or (lambda v: v))(default) == printed[key], name
-    # a default Settings() is what the command line builds from its defaults
-    from harness.commands.options import settings
+    default_settings = Settings()
+    printed = params_dict(default_settings)
+    for parameter in TABLE:
+        option = options[parameter.name]
+        assert parameter.option in option.opts
+        assert option.default == (parameter.default or False if parameter.flag
+                                  else parameter.default), parameter.name
+        if parameter.keyword:
+            assert keywords[parameter.keyword].default == parameter.default, parameter.name
+        if parameter.json and parameter.in_json(default_settings):
+            assert printed[parameter.json] == parameter.to_json(parameter.default)
+    # the defaults make the settings a run makes when given nothing
+    assert settings(defaults()) == default_settings
 
-    assert settings({name: option.default for name, option in options.items()}) == Settings()
+
+def test_the_json_params_keep_their_contracted_shape():
+    """INTERFACE.md: the keys of "params" and how each is written."""
+    printed = params_dict(Settings())
+    assert list(printed) == ["flip", "length", "moves_per_turn", "decay", "timeout",
+                             "payoffs", "default_answer", "isolation", "max_rounds",
+                             "max_faults"]
+    assert printed["flip"] == [0.25, 0.1] and printed["length"] == [10, 50]
+    assert printed["payoffs"] == {"T": 5, "R": 3, "P": 1, "S": 0}
+    geometric = params_dict(Settings(length=GameLength(1, 50, "geometric", 0.1)))
+    assert (geometric["horizon"], geometric["stop_prob"]) == ("geometric", 0.1)
+
+
+@st.composite
+def parameter_values(draw):
+    from harness.rules import DECAY_MODES
+
+    r, p = 3 + draw(st.integers(0, 3)), 1
+    t, s_ = r + 1, draw(st.integers(-1, 0))   # keeps T > R > P > S and 2R > T + S
+    return {"flip": (draw(st.floats(0, 1)), draw(st.floats(0, 5))),
+            "length": tuple(sorted(draw(st.lists(st.integers(1, 99), min_size=2,
+                                                 max_size=2)))),
+            "moves_per_turn": draw(st.integers(1, 9)),
+            "decay": draw(st.sampled_from(DECAY_MODES)),
+            "timeout": draw(st.floats(0.01, 3600)),
+            "payoffs": (t, r, p, s_),
+            "on_fault": draw(st.sampled_from(["cooperate", "defect"])),
+            "isolation": draw(st.sampled_from(["sandbox", "process", "none"])),
+            "memory_limit": draw(st.integers(16, 1 << 20)),
+            "jobs": draw(st.none() | st.integers(1, 64)),
+            "max_rounds": draw(st.none() | st.integers(1, 99)),
+            "max_faults": draw(st.none() | st.integers(1, 99)),
+            "disqualify_broken": draw(st.booleans())}
+
+
+@given(parameter_values())
+def test_each_parameter_reads_back_from_the_settings_it_made(values):
+    from harness.parameters import TABLE, settings
+
+    made = settings(values)
+    for parameter in TABLE:
+        if parameter.name in values:
+            assert parameter.read(made) == values[parameter.name], parameter.name

@@ -20,11 +20,19 @@ from .bundle import SETTINGS_FILE
 
 ROOT_VARIABLE = "AUTOGRADER_ROOT"
 DEFAULT_ROOT = "/autograder"
-DEFAULTS = {"points": 10.0, "timeout": 1.0, "moves_per_turn": 3, "memory_limit": 1024,
-            "isolation": "sandbox", "roster": None, "practice_turns": 30}
+TOURNAMENT_SETTINGS = ("timeout", "moves_per_turn", "memory_limit", "isolation")
 PRACTICE = ("titfortat", "defect", "cooperate", "random", "grudger", "pavlov")
 PRACTICE_SEED = 20261124
 NOT_CHECKED = "Not checked: {} failed first."
+
+
+def defaults() -> dict:
+    """What a bundle's settings file may leave out: the tournament's parameters at their
+    declared defaults, 10 points, no roster, 30 practice turns."""
+    from ..parameters import BY_NAME
+
+    return {"points": 10.0, **{name: BY_NAME[name].default for name in TOURNAMENT_SETTINGS},
+            "roster": None, "practice_turns": 30}
 
 
 @dataclass(frozen=True)
@@ -74,7 +82,7 @@ def main() -> int:
 
 def settings_of(root: Path) -> dict:
     path = root / "source" / SETTINGS_FILE
-    settings = dict(DEFAULTS)
+    settings = defaults()
     if path.is_file():
         settings.update(json.loads(path.read_text(encoding="utf-8")))
     return settings

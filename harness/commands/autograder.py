@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import click
 
-from .options import MEMORY_MIB, MOVES_PER_TURN, SECONDS, FiniteFloat
+from .options import FiniteFloat, option
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
@@ -13,12 +13,9 @@ from .options import MEMORY_MIB, MOVES_PER_TURN, SECONDS, FiniteFloat
                    "spell a team on it. A copy goes into the bundle.")
 @click.option("--points", type=FiniteFloat(0.0, 1e6), default=10.0, show_default=True,
               help="Points for a submission that passes every check.")
-@click.option("--timeout", type=SECONDS, default=1.0,
-              show_default=True, help="Seconds an agent may take per call.")
-@click.option("--moves-per-turn", type=MOVES_PER_TURN, default=3, show_default=True,
-              help="Moves an answer must hold, as the tournament will ask.")
-@click.option("--memory-limit", type=MEMORY_MIB, default=1024, show_default=True,
-              metavar="MIB", help="Address space an agent's process may use, in MiB.")
+@option("timeout")
+@option("moves_per_turn", help="Moves an answer must hold, as the tournament will ask.")
+@option("memory_limit")
 def command(folder, roster, points, timeout, moves_per_turn, memory_limit):
     """Write into DIR a Gradescope autograder (setup.sh, run_autograder, a copy of this
     harness, the settings) and DIR/autograder.zip, the file to upload under the

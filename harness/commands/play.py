@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 import click
 
 from ..completion import complete_agents
-from .options import GAME_LENGTH, MAX_GAME_LENGTH, bounded, format_option, game_options
+from .options import MAX_GAME_LENGTH, bounded, format_option, game_options, option
 
 if TYPE_CHECKING:
     from ..trace import TraceRows
@@ -55,8 +55,7 @@ def play_once(spec_a, spec_b, options, on_start=None, on_turn=None):
 @click.argument("agent_b", shell_complete=complete_agents)
 @click.option("--turns", type=bounded(1, MAX_GAME_LENGTH), default=None,
               help="Turns to play (default: drawn from --length as round 1 would).")
-@click.option("--length", nargs=2, type=GAME_LENGTH, default=(10, 50), show_default=True,
-              metavar="LMIN LMAX", help="Where --turns is drawn from when not given.")
+@option("length", help="Where --turns is drawn from when not given.")
 @game_options
 @format_option()
 @click.option("--agent-output/--no-agent-output", default=True, show_default=True,

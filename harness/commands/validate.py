@@ -5,7 +5,7 @@ import sys
 
 import click
 
-from .options import JOBS, MOVES_PER_TURN, SECONDS, bounded, format_option
+from .options import format_option, option
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
@@ -14,20 +14,16 @@ from .options import JOBS, MOVES_PER_TURN, SECONDS, bounded, format_option
               help="CSV of the teams: one team per row (members' last names), or an LMS "
                    "group export. The name must then spell a team on it.")
 @format_option()
-@click.option("--isolation", type=click.Choice(["sandbox", "process", "none"]),
-              default="sandbox", show_default=True,
-              help="How agents run, as in `tournament`: sandbox falls back to process, "
-                   "with a note, where the sandbox is not available; none runs them inside "
-                   "this process, for trusted code only (a call that never returns hangs).")
-@click.option("--timeout", type=SECONDS, default=1.0,
-              show_default=True, help="Seconds an agent may take per call.")
-@click.option("--moves-per-turn", type=MOVES_PER_TURN, default=3, show_default=True,
-              help="Moves an answer must hold, as the tournament will ask.")
-@click.option("--jobs", "-j", type=JOBS, default=None,
-              help="Submissions played at once (default: four per core).")
-@click.option("--seed", type=bounded(0), default=None,
-              help="Seed of the contract games (default: a fresh one each time, printed; "
-                   "give it to replay a failure).")
+@option("isolation",
+        help="How agents run, as in `tournament`: sandbox falls back to process, with a "
+             "note, where the sandbox is not available; none runs them inside this "
+             "process, for trusted code only (a call that never returns hangs).")
+@option("timeout")
+@option("moves_per_turn", help="Moves an answer must hold, as the tournament will ask.")
+@option("jobs", help="Submissions played at once (default: four per core).")
+@option("seed",
+        help="Seed of the contract games (default: a fresh one each time, printed; give "
+             "it to replay a failure).")
 @click.option("--recursive", "-r", is_flag=True,
               help="Look in the folders' subfolders too (an LMS download of one folder per "
                    "student).")

@@ -18,16 +18,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import HarnessError
+from ..parameters import TABLE
 
 if TYPE_CHECKING:
     from ..tournament import Settings
 
 TOP_LEVEL = ("types", "replicates", "conditions", "parameters", "seed", "training",
              "title", "description")
-# tournament options a condition may set (by their command-line names, - or _ alike)
-PARAMETERS = ("flip", "length", "horizon", "stop_prob", "moves_per_turn", "payoffs", "decay",
-              "timeout", "on_fault", "max_rounds", "max_faults", "disqualify_broken",
-              "memory_limit")
+# tournament options a condition may set (by their command-line names, - or _ alike): all
+# declared parameters but those the command line gives the whole experiment
+PARAMETERS = tuple(p.name for p in TABLE
+                   if p.name not in ("isolation", "seed", "jobs", "cluster"))
 MAX_REPLICATES = 10_000
 CONDITION_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9 _.+-]{0,39}")
 
