@@ -216,9 +216,9 @@ def settings(values: dict):
     from .tournament import Settings
 
     values = {**defaults(), **values}
+    low, high = values["length"]
     return Settings(game=game_params(values),
-                    length=GameLength(*values["length"], values["horizon"],
-                                      values["stop_prob"]),
+                    length=GameLength(low, high, values["horizon"], values["stop_prob"]),
                     isolation=isolation(values),
                     jobs=values["jobs"],
                     max_rounds=values["max_rounds"],
@@ -245,8 +245,11 @@ def isolation(values: dict):
 
 def as_json(settings) -> dict:
     """The JSON "params" object (INTERFACE.md) of these settings."""
-    return {parameter.json: parameter.to_json(parameter.read(settings))
-            for parameter in TABLE if parameter.json and parameter.in_json(settings)}
+    shown = {}
+    for parameter in TABLE:
+        if parameter.json and parameter.read and parameter.in_json(settings):
+            shown[parameter.json] = parameter.to_json(parameter.read(settings))
+    return shown
 
 
 def from_api(options: dict) -> dict:
