@@ -48,7 +48,7 @@ def tournament(agents, seed, cluster=None, isolation="process", observer=None, *
     from harness.rules import GameLength, GameParams
     from harness.tournament import Settings, run_tournament
 
-    settings = Settings(game=GameParams(timeout=30.0), length=GameLength(5, 12),
+    settings = Settings(game=GameParams(), length=GameLength(5, 12),
                         isolation=Isolation(isolation, 30.0), cluster=cluster, **options)
     return run_tournament(agent_specs([str(a) for a in agents], []), seed, settings,
                           observer)
@@ -87,7 +87,7 @@ def test_replicates_are_the_local_replicates(cluster):
     from harness.rules import GameLength, GameParams
     from harness.tournament import Settings
 
-    settings = Settings(game=GameParams(timeout=30.0), length=GameLength(5, 12),
+    settings = Settings(game=GameParams(), length=GameLength(5, 12),
                         isolation=Isolation("process", 30.0))
     local = run_replicates(specs, 11, settings, 3, jobs=1)
     remote = run_replicates(specs, 11, replace(settings, cluster=cluster.scheduler_address),
