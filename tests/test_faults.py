@@ -108,9 +108,9 @@ def test_an_agent_in_the_monitor_late_three_times_in_a_row_is_not_asked_again_th
     """In `none` mode a late call cannot be stopped, only found late when it returns: the
     3-timeouts rule holds there too, so a slow agent costs three late calls a game, not
     one per turn. Its next game asks it again."""
-    params = GameParams(flip=FlipParams(0.0, 0.0), timeout=0.05)
-    agent = open_handle(file_spec(path), Isolation("none", params.timeout))
-    other = open_handle(builtin_spec("titfortat"), Isolation("none", params.timeout))
+    params = GameParams(flip=FlipParams(0.0, 0.0))
+    agent = open_handle(file_spec(path), Isolation("none", 0.05))
+    other = open_handle(builtin_spec("titfortat"), Isolation("none", 0.05))
     capfd.readouterr()
     try:
         first, second = sorted([agent, other], key=lambda handle: handle.name)
