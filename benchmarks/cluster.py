@@ -68,7 +68,7 @@ def main() -> None:
     print(f"load average before: {os.getloadavg()[0]:.1f} (2 cores, shared)")
     with tempfile.TemporaryDirectory() as folder, LocalCluster(
             n_workers=2, processes=True, threads_per_worker=1, scheduler_port=0,
-            dashboard_address=None, worker_dashboard_address=None) as cluster:
+            dashboard_address=":0", worker_dashboard_address=None) as cluster:
         address = cluster.scheduler_address
         field = ["--population", population(options.agents, Path(folder))]
         local, result = run(field + common + ["--jobs", "2"])

@@ -32,7 +32,7 @@ MIXED = [STUDENTS / "AdamsBrown.py", STUDENTS / "GarciaHoffman.hy",
 def local_cluster(**worker_options):
     return distributed.LocalCluster(n_workers=worker_options.pop("n_workers", 2),
                                     processes=True, threads_per_worker=1, scheduler_port=0,
-                                    dashboard_address=None, worker_dashboard_address=None,
+                                    dashboard_address=":0", worker_dashboard_address=None,
                                     **worker_options)
 
 
