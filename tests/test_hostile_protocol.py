@@ -102,10 +102,12 @@ def assert_only_its_own_faults(game):
 
 # -- a host that breaks the protocol itself -----------------------------------------------
 def test_replies_written_ahead_of_the_requests_are_a_violation():
-    """400 turns would fill the request pipe the host shrank to one page."""
+    """400 turns would fill the request pipe the host shrank to one page: a violation,
+    not a timeout, says the monitor saw the early replies before that. On which turn it
+    saw them depends on when the host's writing thread ran (turn 3 on a busy machine), so
+    the turn is not pinned."""
     games = faults_per_game(None, "process", turns=400, rogue="early")
     assert_one_violation_per_game(games, "repl")
-    assert all(turn <= 2 for game in games for turn, _fault in faults(game))
 
 
 def test_a_host_that_does_not_take_its_requests_is_a_timeout():
