@@ -362,8 +362,11 @@ def test_agents_that_kill_what_they_can_see_end_only_their_own_host(sandboxed_ru
         assert sandboxed_run.intended(name) <= {"CCC"}   # never the D D D of "not in a sandbox"
     crashed = sorted(name for name, agent in sandboxed_run.result["agents"].items()
                      if agent["status"] == "crashed" or sandboxed_run.faults(name).get("crash"))
-    # each crashed itself; the protocol breakers' crashes are the zygote's verdict on them
-    assert sorted(set(crashed) - PROTOCOL_BREAKERS) == ["Massacre", "OsExiter", "ParentKiller"]
+    # each crashed itself; the protocol breakers' crashes are the zygote's verdict on them;
+    # the agent holding more than its memory limit may lose its host to the kernel's OOM
+    # killer, which picks its victim in the agent's own group (CI saw it once in 3 runs)
+    own_doing = PROTOCOL_BREAKERS | {"MemoryForker"}
+    assert sorted(set(crashed) - own_doing) == ["Massacre", "OsExiter", "ParentKiller"]
 
 
 def test_a_fork_bomb_is_held_to_the_process_limit(sandboxed_run):
