@@ -53,7 +53,7 @@ def game_in(data, job, params):
     """The GameRecord of `job` from a worker's `data`, played again here; BadAnswer
     unless it is that game, with moves that are moves and the score the worker found."""
     from ..game import play_game
-    from ..records.session import _replay  # the handle a resume replays a record with
+    from ..records.session import replay_handle  # the handle a resume replays a record with
 
     fields = _fields(data, ("round", "a", "b", "length", "seed", "score", "intended_a",
                             "intended_b", "faults", "warnings"), "a game")
@@ -73,7 +73,7 @@ def game_in(data, job, params):
     for (side, index) in faults:
         if intended[side][index] != params.default_moves:
             raise BadAnswer(f"{job.a} vs {job.b}: a faulty turn without the default answer")
-    game = play_game(_replay(job.a, intended["a"]), _replay(job.b, intended["b"]),
+    game = play_game(replay_handle(job.a, intended["a"]), replay_handle(job.b, intended["b"]),
                      job.length, job.seed, params, job.round)
     if fields["score"] != list(game.score):
         raise BadAnswer(f"{job.a} vs {job.b}: a score the moves do not give")

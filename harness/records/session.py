@@ -171,7 +171,7 @@ def _shown(number: float) -> str:
     return f"{number:g}"
 
 
-def _replay(name: str, intended):
+def replay_handle(name: str, intended):
     """An agent handle that intends what the record says the agent intended."""
     from ..handles.base import ReadyHandle, Reply
 
@@ -234,7 +234,7 @@ def _replays(game, params) -> bool:
         if any(len(moves) != params.moves_per_turn for moves in intended):
             return False   # turns of another length than the recorded moves per turn
     try:
-        again = play_game(_replay(game.a, game.intended_a), _replay(game.b, game.intended_b),
+        again = play_game(replay_handle(game.a, game.intended_a), replay_handle(game.b, game.intended_b),
                           game.length, game.seed, params, game.round)
     except (KeyError, ValueError, TypeError, StopIteration):
         return False  # moves that are not moves
