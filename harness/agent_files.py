@@ -94,3 +94,52 @@ def file_hash(path) -> str | None:
 def check_agent_file(path) -> None:
     """LoadError unless `path` is an agent file the harness will read (see open_agent_file)."""
     os.close(open_agent_file(path))
+
+
+# -- the bytes a run plays ------------------------------------------------------------------
+# A run reads each agent file once (AgentSpec.content) and every process that loads the
+# agent, a replacement too, loads those bytes: a file edited during the run changes
+# nothing, and the record's SHA-256 is of what was played. A host gets them from the
+# monitor (SOURCE_FD) and hands them over here, where loading a source looks first.
+SOURCE_FD = "PDH_SOURCE_FD"
+_handed: dict[str, bytes] = {}
+
+
+def hand_over(path, content: bytes) -> None:
+    """From now on, loading the agent source at `path` loads `content` (see above)."""
+    _handed[os.path.abspath(path)] = content
+
+
+def handed_over(path) -> bytes | None:
+    return _handed.get(os.path.abspath(path))
+
+
+def take_given_source(path, environ=None) -> None:
+    """In a host: the bytes the monitor gave on the descriptor named in SOURCE_FD, handed
+    over for `path` (the variable leaves the environment, the descriptor is closed)."""
+    environ = os.environ if environ is None else environ
+    number = environ.pop(SOURCE_FD, "")
+    if not number:
+        return
+    fd = int(number)
+    chunks = []
+    try:
+        while chunk := os.read(fd, 1 << 20):
+            chunks.append(chunk)
+    finally:
+        os.close(fd)
+    hand_over(path, b"".join(chunks))
+
+
+def source_memfd(content: bytes) -> int:
+    """A descriptor holding `content`, at offset 0, for a host to read (or bwrap to copy)."""
+    fd = os.memfd_create("pdharness-agent", os.MFD_CLOEXEC)
+    try:
+        view = memoryview(content)
+        while view:
+            view = view[os.write(fd, view):]
+        os.lseek(fd, 0, os.SEEK_SET)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd

@@ -23,6 +23,34 @@ class AgentSpec:
     language: str
     source: str                   # a path, "builtin" or "callable"
     function: Callable | None = field(default=None, compare=False, repr=False)
+    # the file's bytes once read (`content`): a cell, so the frozen spec can fill it
+    _content: list = field(default_factory=list, compare=False, repr=False)
+
+    def content(self) -> bytes:
+        """The agent file's bytes as this run plays them: read once (the checks of
+        harness/agent_files.py; LoadError if it cannot be), then the same bytes for every
+        process that loads the agent, a replaced one too, and for the record's SHA-256."""
+        if not self._content:
+            from .agent_files import read_agent_file
+
+            self._content.append(read_agent_file(self.source))
+        return self._content[0]
+
+    def sha256(self) -> str | None:
+        """The SHA-256 of `content` (of the model file for a Q-table agent); None if it
+        cannot be read."""
+        import hashlib
+
+        from .errors import LoadError
+
+        if not self.is_file:
+            from .agent_files import file_hash
+
+            return file_hash(self.path) if self.path is not None else None
+        try:
+            return hashlib.sha256(self.content()).hexdigest()
+        except LoadError:
+            return None
 
     @property
     def is_file(self) -> bool:

@@ -5,27 +5,24 @@ table of what holds where):
 
 - a cgroup per host process where this monitor can make one (harness/cgroups.py): memory,
   processes and CPU of everything the agent starts, together;
-- where it cannot, agent code may not start processes at all: the host is told, through
-  `NO_FORK_VARIABLE` (the filter as hex), to install harness/seccomp.py's no-fork filter in
-  the process that runs agent code (a host that forks a fresh process per game installs it
-  there, never in the process that forks).
+- where it cannot, agent code may not start processes at all: the game filter the host
+  installs in every process that runs agent code (`GAME_FILTER`, below) denies forking too.
 
-Every agent process also runs under seccomp's base filter (keyring, locks, inotify, SysV
-IPC, memfd, ptrace, namespaces ... denied): bwrap installs it in the sandbox, the process
-handle's pre-exec step under `process` isolation.
+Every agent process runs under seccomp's base filter (keyring, locks, inotify, SysV IPC,
+memfd, ptrace, namespaces ... denied), in two layers (harness/seccomp.py): the host's
+program, which still lets the host build each game's world (harness/world.py), installed
+by bwrap in the sandbox and by the process handle's pre-exec step under `process`; and the
+full program, which the host adds in each game's process before agent code runs.
 """
 from __future__ import annotations
 
 import errno
 import os
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Callable
 
 from . import limits as resource_limits
-from .seccomp import NO_FORK_VARIABLE
-
-NO_FORK_LISP = Path(__file__).resolve().parent.parent / "lisp_bridge" / "no_fork.lisp"
+from .seccomp import GAME_FILTER
 
 
 @dataclass
@@ -36,15 +33,15 @@ class PerAgent:
 
     def command(self, argv: list[str]) -> list[str]:
         """The host's argv as given: both hosts are zygotes and must fork; each installs
-        the no-fork filter in every process it forks, before agent code runs there (the
-        Python host through harness.seccomp.fork_denier, the SBCL host by loading
-        lisp_bridge/no_fork.lisp, named in PDH_NO_FORK_LISP)."""
+        the game filter (`GAME_FILTER` in `env`) in every process it forks, before agent
+        code runs there (the Python host through harness.seccomp.game_filter, the SBCL
+        host with its install-game-filter)."""
         return list(argv)
 
 
 def per_agent(memory: int | None) -> PerAgent:
-    """A fresh cgroup for one host process, or, where none can be made, the instruction to
-    forbid forking."""
+    """A fresh cgroup for one host process, or, where none can be made, a game filter that
+    forbids forking too."""
     from . import cgroups
 
     groups = cgroups.available()
@@ -54,10 +51,13 @@ def per_agent(memory: int | None) -> PerAgent:
         except OSError:
             group = None
         if group is not None:
-            return PerAgent(group.enter, lambda: groups.release(group))
-    no_fork = _program(no_fork=True)
-    return PerAgent(env={NO_FORK_VARIABLE: no_fork.hex(), "PDH_NO_FORK_LISP": str(NO_FORK_LISP)}
-                    if no_fork else {})
+            return PerAgent(group.enter, lambda: groups.release(group), _game_filter(False))
+    return PerAgent(env=_game_filter(True))
+
+
+def _game_filter(no_fork: bool) -> dict[str, str]:
+    code = _program(no_fork=no_fork)
+    return {GAME_FILTER: code.hex()} if code else {}
 
 
 def describe() -> str:
@@ -70,24 +70,24 @@ def describe() -> str:
     return f"a cgroup per agent ({', '.join(sorted(groups.controllers))})"
 
 
-_programs: dict[bool, bytes | None] = {}
+_programs: dict[tuple[bool, bool], bytes | None] = {}
 
 
-def _program(no_fork: bool) -> bytes | None:
-    if no_fork not in _programs:
+def _program(no_fork: bool = False, host: bool = False) -> bytes | None:
+    if (no_fork, host) not in _programs:
         from . import seccomp
 
         try:
-            _programs[no_fork] = seccomp.program(no_fork=no_fork)
+            _programs[no_fork, host] = seccomp.program(no_fork=no_fork, host=host)
         except seccomp.Unsupported:
-            _programs[no_fork] = None
-    return _programs[no_fork]
+            _programs[no_fork, host] = None
+    return _programs[no_fork, host]
 
 
 def filter_fd() -> int | None:
-    """The read end of a pipe holding the base filter, for bwrap's --seccomp (it reads the
+    """The read end of a pipe holding the host's filter, for bwrap's --seccomp (it reads the
     whole program, then closes it); None where there is no filter for this machine."""
-    code = _program(no_fork=False)
+    code = _program(host=True)
     if code is None:
         return None
     try:

@@ -17,8 +17,8 @@ import signal
 import sys
 from pathlib import Path
 
-from . import zygote
-from .seccomp import fork_denier
+from . import world as worlds, zygote
+from .seccomp import game_filter
 
 TYPE_CHECKING = False  # the host imports no more than it must: not even typing
 if TYPE_CHECKING:
@@ -80,13 +80,13 @@ class Agent:
 
 # -- the zygote ---------------------------------------------------------------------------------
 class Zygote:
-    def __init__(self, agent: Agent, requests: int, replies: int, token: str):
+    def __init__(self, agent: Agent, requests: int, replies: int, token: str,
+                 world: worlds.World | None):
         self.agent = agent
         self.requests, self.replies = requests, replies
         self.token = token.encode("ascii", "replace") + b" "
-        self.sandboxed = zygote.in_own_sandbox()
-        self.snapshot = zygote.snapshot_private_folders() if self.sandboxed else frozenset()
-        self.deny_forking = fork_denier()   # for the children, where the monitor asks
+        self.world = world        # None: games are plain forks (no user namespaces here)
+        self.filter = game_filter()   # what every process running agent code runs under
         self.compiled = b""
         # the next or current game's (pid, request fd, reply reader)
         self.child: tuple[int, int, zygote.LineReader] | None = None
@@ -260,13 +260,14 @@ class Zygote:
         os._exit(1)
 
     def _clean_up(self) -> None:
-        zygote.kill_everything_else(self.sandboxed)
-        if self.sandboxed:
-            zygote.empty_private_folders(self.snapshot)
+        if self.world is not None:
+            self.world.end()
+        else:
+            zygote.kill_descendants()
 
     def _fork(self) -> int:
         sys.stderr.flush()
-        return os.fork()
+        return self.world.fork() if self.world is not None else os.fork()
 
     def _in_child(self, work) -> None:
         """Run `work` in a just-forked child, away from the monitor's pipes; never return."""
@@ -274,8 +275,10 @@ class Zygote:
             zygote.die_with_zygote()
             os.close(self.requests)
             os.close(self.replies)
-            if self.deny_forking is not None:  # no cgroup holds the agent's processes
-                self.deny_forking()
+            if self.world is not None:
+                self.world.build()
+            if self.filter is not None:
+                self.filter()
             work()
         except BaseException:  # the host's own code failed: the monitor sees it die
             os._exit(70)
@@ -332,8 +335,20 @@ def main(argv: list[str]) -> int:
     _site_folders()
     token = os.environ.pop("PDH_TOKEN", "")
     requests, replies = _take_protocol_streams()
-    zygote.become_zygote()
     kind, source, name = argv
+    from .agent_files import take_given_source
+
+    take_given_source(source)   # the bytes the run plays, read once by the monitor
+    required = os.environ.pop(worlds.REQUIRED, "") == "1"
+    try:  # a built-in is our own code: it plays in this process, no world needed
+        world = worlds.enter(keep_open=(requests, replies)) if kind != "builtin" else None
+        if world is None and required and kind != "builtin":
+            raise OSError(0, "the kernel allows no user namespace here")
+    except OSError as error:
+        os.write(replies, f"{token} LOADERR cannot make a game's namespaces: "
+                          f"{error.strerror or error}\n".encode())
+        return 1
+    zygote.become_zygote()
     try:
         agent = Agent(kind, source, name)
     except BaseException as error:  # Hy missing, say: the agent cannot load here
@@ -341,7 +356,7 @@ def main(argv: list[str]) -> int:
 
         os.write(replies, f"{token} LOADERR {one_line(describe_exception(error))}\n".encode())
         return 1
-    host = Zygote(agent, requests, replies, token)
+    host = Zygote(agent, requests, replies, token, world)
     compiled = host.prepare()
     if compiled is None:
         return 1

@@ -11,10 +11,13 @@ from .private_random import fresh_namespace
 
 
 def read_source(path: Path) -> str:
-    """The text of an agent file: a regular file (no link, FIFO or device), capped in size."""
-    from .agent_files import read_agent_file
+    """The text of an agent file: the bytes this run plays (harness/agent_files.py,
+    `hand_over`), else the file, read as a regular file (no link, FIFO or device), capped."""
+    from .agent_files import handed_over, read_agent_file
 
-    data = read_agent_file(path)
+    data = handed_over(path)
+    if data is None:
+        data = read_agent_file(path)
     try:
         # as read_text does: universal newlines
         return data.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")

@@ -31,14 +31,18 @@ import subprocess
 import sys
 import threading
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from . import confinement, limits as resource_limits
 
-TMP_SIZE = 64 * 1024 * 1024        # the agent's private /tmp, in bytes of memory
+if TYPE_CHECKING:
+    from .agents import AgentSpec
+
 UID_BASE = 1_900_000_000           # sandbox user ids: far above any real account's
 UID_SPAN = 100_000_000
 SANDBOX_PATH = "/usr/bin:/bin"
+HOST_TMP_SIZE = 1024 * 1024        # the host's /tmp, which agent code never sees
+OUTSIDE_ROOT_ID = 65534            # a root monitor's user in a sandbox of its own namespace
 
 # How a sandbox is built on this machine (chosen once by `support()`):
 DEDICATED_USER = "dedicated-user"  # root monitor: bwrap as root, agent under its own uid
@@ -106,33 +110,53 @@ def launcher(spec, isolation) -> Callable[[list[str], dict], Launch]:
         if found.flavor is not None:
             return _sandboxed(spec, memory, found)
         warn_once(found.reason)
-    return _plain(memory)
+    return _plain(spec, memory)
 
 
-def _plain(memory):
+def _plain(spec, memory):
     """`process` isolation: the same resource limits and system call filter, a cgroup where
-    one can be made, no OS sandbox."""
+    one can be made, each game's own world where the kernel allows one, no OS sandbox."""
     limits = resource_limits.Limits(memory=memory)
     filtered = seccomp_installer()
+    kept = _Views.of(spec).kept()
 
     def launch(argv, env):
         per_agent = confinement.per_agent(memory)
+        source = _given_source(spec)
         preexec = resource_limits.preexec(limits, die_with_parent=True,
                                           first=per_agent.enter, last=filtered)
         return Launch(per_agent.command(argv),
-                      dict(env, **per_agent.env), preexec, cpu_seconds=limits.cpu_seconds,
-                      release=per_agent.release)
+                      dict(env, **per_agent.env, **kept, **source.env), preexec, source.fds,
+                      cpu_seconds=limits.cpu_seconds, release=per_agent.release)
 
     return launch
 
 
+@dataclass
+class _Given:
+    env: dict[str, str] = field(default_factory=dict)
+    fds: tuple[int, ...] = ()
+
+
+def _given_source(spec) -> _Given:
+    """The agent file's bytes as the run plays them (AgentSpec.content), on a descriptor
+    the host reads (harness/agent_files.py, SOURCE_FD): never the file again."""
+    if not spec.is_file:
+        return _Given()
+    from .agent_files import SOURCE_FD, source_memfd
+
+    fd = source_memfd(spec.content())
+    return _Given({SOURCE_FD: str(fd)}, (fd,))
+
+
 def seccomp_installer():
-    """What installs the base filter between fork and exec, or None on an architecture
-    harness/seccomp.py has no numbers for."""
+    """What installs the host's filter between fork and exec (each game's process adds the
+    full one: harness/world.py), or None on an architecture harness/seccomp.py has no
+    numbers for."""
     from . import seccomp
 
     try:
-        return seccomp.installer(seccomp.program())
+        return seccomp.installer(seccomp.program(host=True))
     except seccomp.Unsupported:
         return None
 
@@ -148,18 +172,21 @@ def _next_uid() -> int:
 
 def _sandboxed(spec, memory, found: Support):
     views = _Views.of(spec)
+    kept = views.kept()
 
     def launch(argv, env):
         per_agent = confinement.per_agent(memory)
         argv = per_agent.command(argv)
         fds: tuple[int, ...] = ()
         try:
+            source = _given_source(spec)
+            fds = source.fds
             data_fd = views.open_agent_file()
-            fds = (data_fd,) if data_fd is not None else ()
+            fds += (data_fd,) if data_fd is not None else ()
             filter_fd = confinement.filter_fd()
             fds += (filter_fd,) if filter_fd is not None else ()
-            command = bwrap_command(argv, dict(env, **per_agent.env), views, found, data_fd,
-                                    filter_fd)
+            command = bwrap_command(argv, dict(env, **per_agent.env, **kept, **source.env),
+                                    views, found, data_fd, filter_fd)
         except BaseException:
             failed = Launch([], {}, pass_fds=fds, release=per_agent.release)
             failed.close()
@@ -183,6 +210,7 @@ class _Views:
     agent_file: str | None             # absolute path; a read-only copy appears there
     hidden: list[str] = field(default_factory=list)  # bound folders covered by empty ones
     cache: str | None = None
+    spec: AgentSpec | None = None
 
     @classmethod
     def of(cls, spec) -> "_Views":
@@ -200,14 +228,23 @@ class _Views:
                        _compiled_agents_dir() if cache else None):
             if folder and _inside(folder, roots) and folder not in hidden:
                 hidden.append(folder)
-        return cls(roots, agent_file, hidden, cache)
+        return cls(roots, agent_file, hidden, cache, spec)
 
     def open_agent_file(self) -> int | None:
+        """The bytes the run plays (AgentSpec.content), for --ro-bind-data at the file's path."""
         if self.agent_file is None:
             return None
-        from .agent_files import open_agent_file
+        from .agent_files import source_memfd
 
-        return open_agent_file(self.agent_file)  # a regular file, checked on this very fd
+        assert self.spec is not None  # an agent file's views are made from its spec
+        return source_memfd(self.spec.content())
+
+    def kept(self) -> dict[str, str]:
+        """What each game's world must keep of /tmp (harness/world.py), for its host."""
+        from .world import KEEP, kept_paths
+
+        paths = kept_paths(self.roots)
+        return {KEEP: paths} if paths else {}
 
 
 def _system_roots() -> list[str]:
@@ -323,8 +360,8 @@ def bwrap_command(argv, env, views: _Views, found: Support, data_fd: int | None,
         command += ["--seccomp", str(filter_fd)]
     command += _namespaces(found)
     command += ["--proc", "/proc", "--dev", "/dev"]
-    if "--size" in found.options:
-        command += ["--size", str(TMP_SIZE)]
+    if "--size" in found.options:  # the host's; each game has its own (harness/world.py)
+        command += ["--size", str(HOST_TMP_SIZE)]
     command += perms("1777") + ["--tmpfs", "/tmp"]
     cwd = os.getcwd()
     # bwrap gives the folders it creates on the way to a bind the modes of the host's
@@ -371,9 +408,13 @@ def _namespaces(found: Support) -> list[str]:
         return ["--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts",
                 "--unshare-cgroup-try", "--cap-drop", "ALL",
                 "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
+    # not --disable-userns: the host makes each game's namespaces (harness/world.py), and
+    # each game's own filter denies agent code any
     options = ["--unshare-all", "--unshare-user", "--cap-drop", "ALL"]
-    if "--disable-userns" in found.options:
-        options.append("--disable-userns")
+    if os.geteuid() == 0:
+        # a user namespace may not map the outer root as its root without CAP_SETFCAP,
+        # which a game's namespace would need: the host is an ordinary user inside
+        options += ["--uid", str(OUTSIDE_ROOT_ID), "--gid", str(OUTSIDE_ROOT_ID)]
     return options
 
 
@@ -392,10 +433,11 @@ def _inside_wrapper(found: Support) -> list[str]:
 
 
 def _sandbox_env(env, views: _Views) -> dict[str, str]:
+    from .world import REQUIRED
+
     kept = {name: value for name, value in env.items()
             if name not in ("HOME", "PATH", "XDG_CACHE_HOME", "TMPDIR")}
-    # PDH_SANDBOX: the host may empty /tmp and kill all but itself (harness/zygote.py)
-    kept.update(PATH=SANDBOX_PATH, HOME="/tmp", TMPDIR="/tmp", PDH_SANDBOX="1")
+    kept.update({"PATH": SANDBOX_PATH, "HOME": "/tmp", "TMPDIR": "/tmp", REQUIRED: "1"})
     if views.cache:
         kept["PDHARNESS_CACHE"] = views.cache
     return kept
@@ -480,7 +522,8 @@ def _try(candidate: Support) -> str:
     views = _Views.of(builtin_spec("cooperate"))
     from .lang.python_process import host_environment, python_code_command
 
-    probe = python_code_command("import harness.host, sys; sys.stdout.write('ok')")
+    # a game's own world is part of the sandbox (harness/world.py): tried as well
+    probe = python_code_command("import harness.host, harness.world; harness.world.probe()")
 
     filter_fd = confinement.filter_fd()  # the base seccomp filter, as agents will have it
     fds = (filter_fd,) if filter_fd is not None else ()

@@ -8,10 +8,13 @@ read-only (/usr/bin/env), and memory no resource limit counts (SysV shared memor
 kernel's attack surface (ptrace, namespaces, mounts, perf, userfaultfd, io_uring, bpf).
 Agents need none of them; Python, Hy and SBCL start and play with all of them denied.
 
-`NO_FORK` adds fork, vfork and clone without CLONE_THREAD: where no cgroup holds an agent's
+Two programs, stacked. The host's process runs under `program(host=True)`, which lets it
+make namespaces and mount in them: it builds every game a new world (harness/world.py).
+Each process that runs agent code then adds `program()`, which denies those too, once its
+world is built and before any agent code runs (the host is told it in `GAME_FILTER`, hex).
+`no_fork` adds fork, vfork and clone without CLONE_THREAD: where no cgroup holds an agent's
 processes together (harness/cgroups.py), per-process limits only hold per agent when the
-agent has one process. A host that forks a fresh process per game installs it in that
-process, never in the one that forks (see `install`).
+agent has one process.
 
 A denied call fails with EPERM (ENOSYS for clone3, whose flags a filter cannot read, so
 that the C library falls back to clone, which it can); a call made with another
@@ -86,6 +89,9 @@ OTHER_PROCESSES_AND_KERNEL = ["ptrace", "process_vm_readv", "process_vm_writev",
                               "bpf", "syslog", "io_uring_setup", "io_uring_enter",
                               "io_uring_register", "name_to_handle_at", "open_by_handle_at"]
 FORKING = ["fork", "vfork"]
+# what the host itself needs to build each game a new world (harness/world.py): allowed in
+# the host's program, denied again in every game's
+BUILDING_WORLDS = ["unshare", "setns", "mount"]
 
 
 class Unsupported(Exception):
@@ -129,13 +135,16 @@ class _Program:
         return offset
 
 
-def program(no_fork: bool = False, machine: str | None = None) -> bytes:
-    """The filter as the kernel (and bwrap's --seccomp) takes it: struct sock_filter[]."""
+def program(no_fork: bool = False, machine: str | None = None, host: bool = False) -> bytes:
+    """The filter as the kernel (and bwrap's --seccomp) takes it: struct sock_filter[].
+    `host`: the host process's own, which may build game worlds (see the module's text)."""
     machine = machine or architecture()
     column = list(ARCHITECTURES).index(machine)
     numbers = {name: pair[column] for name, pair in _NUMBERS.items()
                if pair[column] is not None}
     denied = SHARED_BETWEEN_SANDBOXES + UNCOUNTED_MEMORY + OTHER_PROCESSES_AND_KERNEL
+    if host:
+        denied = [name for name in denied if name not in BUILDING_WORLDS]
     if no_fork:
         denied = denied + FORKING
     p = _Program()
@@ -207,16 +216,16 @@ def installer(code: bytes):
     return install
 
 
-NO_FORK_VARIABLE = "PDH_NO_FORK_FILTER"   # the monitor's instruction to a host, in hex
+GAME_FILTER = "PDH_GAME_FILTER"   # the monitor's instruction to a host: the program, hex
 
 
-def fork_denier(environ=None):
-    """For a host, once, before it forks: where the monitor put no cgroup around the agent
-    it sets `NO_FORK_VARIABLE`; this takes the order out of the environment and returns the
-    function that, called in a process about to run agent code (a game's fresh child, say),
-    denies that process and its threads any new process (threads can still be made). None
-    where the monitor did not ask. Prepared here, so the call in the child costs two system
-    calls; it raises OSError if the kernel refuses."""
+def game_filter(environ=None):
+    """For a host, once, before it forks: takes `GAME_FILTER` (what the monitor wants every
+    process that runs agent code to run under: `program()`, with `no_fork` where no cgroup
+    holds the agent's processes) out of the environment, and returns the function that,
+    called in such a process once its world is built, installs it. None where the monitor
+    gave none (no filter for this machine). Prepared here, so the call in the child costs
+    two system calls; it raises OSError if the kernel refuses."""
     environ = os.environ if environ is None else environ
-    code = environ.pop(NO_FORK_VARIABLE, "")
+    code = environ.pop(GAME_FILTER, "")
     return installer(bytes.fromhex(code)) if code else None

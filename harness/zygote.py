@@ -2,11 +2,12 @@
 
 A host process (harness/host.py; lisp_bridge/sbcl_host.lisp does the same in Lisp) loads
 the interpreter, itself and the agent's compiled code, but never runs agent code. For each
-game it forks a child that runs the agent's module fresh and serves that game's turns; at
-the game's end the child and everything it started are killed and, in the sandbox, the
-private writable folders are emptied. Nothing an agent does in one game (globals, Python's
-`builtins` or `sys.modules`, threads, child processes, environment, files in the sandbox's
-/tmp) can reach another game, however the games are spread over processes and runs.
+game it forks a child, in a world of its own (harness/world.py: its own PID, mount and IPC
+namespaces, a new /tmp), that runs the agent's module fresh and serves that game's turns;
+at the game's end the child's namespaces die with everything in them. Nothing an agent does
+in one game (globals, Python's `builtins` or `sys.modules`, threads, child processes,
+environment, files, process IDs) can reach another game, however the games are spread over
+processes and runs.
 
 The child never holds the monitor's pipes: the zygote relays each request to the child
 through a pipe made for that game only, and each reply back, one line per TURN. So no
@@ -18,13 +19,9 @@ import ctypes
 import os
 import select
 import signal
-import stat
 
 PR_SET_PDEATHSIG, PR_SET_DUMPABLE, PR_SET_CHILD_SUBREAPER = 1, 4, 36
 LINE_LIMIT = 4096
-# the sandbox's own writable folders (harness/sandbox.py), emptied after every game
-PRIVATE_FOLDERS = ("/tmp", "/dev/shm")
-SANDBOX_FLAG = "PDH_SANDBOX"   # set by harness/sandbox.py in the sandbox's environment
 
 _libc = None
 
@@ -34,13 +31,6 @@ def _prctl(option: int, value: int) -> None:
     if _libc is None:
         _libc = ctypes.CDLL(None, use_errno=True)
     _libc.prctl(option, value, 0, 0, 0)
-
-
-def in_own_sandbox() -> bool:
-    """True inside the sandbox's PID namespace, where this host is the first process after
-    bubblewrap (pid 2) and /tmp is private: only there may it kill 'everything but itself'
-    and empty /tmp (under `process` isolation /tmp is the machine's)."""
-    return os.environ.get(SANDBOX_FLAG) == "1" and os.getpid() == 2
 
 
 def become_zygote() -> None:
@@ -56,22 +46,16 @@ def die_with_zygote() -> None:
     _prctl(PR_SET_PDEATHSIG, int(signal.SIGKILL))
 
 
-# -- after a game -----------------------------------------------------------------------------
-def kill_everything_else(sandboxed: bool) -> None:
+# -- after a game, where no world was made (harness/world.py) -----------------------------------
+def kill_descendants() -> None:
     """Kill every descendant (the game's child, its threads, its children wherever they
     went) and reap them all; returns when this process has no child left."""
     while True:
-        if sandboxed:
+        for pid in descendants():
             try:
-                os.kill(-1, signal.SIGKILL)  # the whole PID namespace but bwrap and us
-            except ProcessLookupError:
+                os.kill(pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
                 pass
-        else:
-            for pid in descendants():
-                try:
-                    os.kill(pid, signal.SIGKILL)
-                except (ProcessLookupError, PermissionError):
-                    pass
         try:
             os.waitpid(-1, 0)
         except ChildProcessError:
@@ -96,72 +80,6 @@ def descendants(pid: int | str = "self") -> list[int]:
             found += children
             todo += children
     return found
-
-
-def snapshot_private_folders() -> frozenset[str]:
-    """Every path the sandbox's writable folders hold before any agent code ran (the
-    folders bubblewrap made on the way to the agent's file, say)."""
-    found = set()
-    for folder in PRIVATE_FOLDERS:
-        if os.path.isdir(folder) and not os.path.islink(folder):
-            found.add(folder)
-            found.update(_walk(folder))
-    return frozenset(found)
-
-
-def _walk(folder: str):
-    try:
-        entries = list(os.scandir(folder))
-    except OSError:
-        return
-    for entry in entries:
-        yield entry.path
-        if entry.is_dir(follow_symlinks=False):
-            yield from _walk(entry.path)
-
-
-def empty_private_folders(snapshot: frozenset[str]) -> None:
-    """Remove whatever an agent added to the sandbox's writable folders."""
-    for folder in PRIVATE_FOLDERS:
-        if folder in snapshot:
-            _remove_added(folder, snapshot)
-
-
-def _remove_added(folder: str, snapshot: frozenset[str]) -> None:
-    try:
-        names = os.listdir(folder)
-    except OSError:
-        return
-    for name in names:
-        path = os.path.join(folder, name)
-        if path not in snapshot:
-            _remove(path)
-        elif os.path.isdir(path) and not os.path.islink(path):
-            _remove_added(path, snapshot)
-
-
-def _remove(path: str) -> None:
-    try:
-        info = os.lstat(path)
-    except OSError:
-        return
-    if stat.S_ISDIR(info.st_mode):
-        try:
-            os.chmod(path, 0o700)  # an agent may have taken its own rights away
-            names = os.listdir(path)
-        except OSError:
-            names = []
-        for name in names:
-            _remove(os.path.join(path, name))
-        try:
-            os.rmdir(path)
-        except OSError:
-            pass
-    else:
-        try:
-            os.unlink(path)
-        except OSError:
-            pass
 
 
 class LineReader:

@@ -101,6 +101,9 @@ zygote adds it when it relays the line)."
 
 
 (defvar *fasl-bytes* nil "The agent's compiled file, in the zygote's memory.")
+(defvar *source-bytes* nil
+  "The agent's file as the monitor read it once for the whole run (PDH_SOURCE_FD), where
+the host is given it that way; nil: the file at its path is that copy (the sandbox's).")
 (defvar *function* nil)
 (defvar *move-c* nil)
 (defvar *move-d* nil)
@@ -182,9 +185,32 @@ the stream and file position (which mean nothing to a student) left out."
         (format nil "line ~D: undefined function ~A" line name)
         (format nil "undefined function ~A" name))))
 
+(defun source-file (file)
+  "FILE as the monitor read it once for the run: where it gave the bytes (*source-bytes*),
+a copy in this process's own /tmp (its world's), else FILE itself (the sandbox shows that
+copy at FILE's path)."
+  (if *source-bytes*
+      (let ((copy (format nil "/tmp/~A.lisp" (pathname-name file))))
+        (with-open-file (out copy :direction :output :element-type '(unsigned-byte 8)
+                                  :if-exists :supersede)
+          (write-sequence *source-bytes* out))
+        copy)
+      file))
+
+(defun read-given-source ()
+  "The agent's bytes from PDH_SOURCE_FD, where the monitor gives them that way."
+  (let ((fd (sb-ext:posix-getenv "PDH_SOURCE_FD")))
+    (forget-environment-variable "PDH_SOURCE_FD")
+    (when (and fd (plusp (length fd)))
+      (let ((fd (parse-integer fd)))
+        (with-open-stream (in (sb-sys:make-fd-stream fd :input t
+                                                        :element-type '(unsigned-byte 8)))
+          (setf *source-bytes* (read-all in)))))))
+
 (defun compile-agent (file)
   "Compile FILE to a scratch fasl and return its bytes (the file is deleted at once)."
-  (let ((output (scratch-fasl-name (pathname-name file)))
+  (let ((file (source-file file))
+        (output (scratch-fasl-name (pathname-name file)))
         (undefined '())
         (problems '()))
     (multiple-value-bind (fasl warnings-p failure-p)
@@ -409,8 +435,9 @@ nreverse, setf of a move) never reaches the host's record of the game."
     ,@(mapcar #'second typed-arguments)))
 
 (defconstant +sigkill+ 9)
-(defvar *sandboxed* nil "Inside the sandbox's PID namespace, with a private /tmp.")
-(defvar *snapshot* '() "What the sandbox's writable folders held before any agent code.")
+(defvar *pid-namespace* nil
+  "The zygote's PID namespace (a descriptor) once it has a world of its own; nil: games are
+plain forks (no user namespaces here).")
 (defvar *child* nil "The next or current game's child: (pid requests-stream replies-stream).")
 (defvar *playing* nil "The child has its GAME.")
 (defconstant +line-limit+ 4096)
@@ -425,18 +452,20 @@ nreverse, setf of a move) never reaches the host's record of the game."
   "Orphans of the agent's processes come back here (PR_SET_CHILD_SUBREAPER), and no
 process of the same user may ptrace this one or read its memory (not dumpable)."
   (prctl 36 1)
-  (prctl 4 0)
-  (setf *sandboxed* (and (equal (sb-ext:posix-getenv "PDH_SANDBOX") "1") (= (getpid) 2)))
-  (when *sandboxed* (setf *snapshot* (private-paths))))
+  (prctl 4 0))
 
 (defun task-count ()
   (length (directory "/proc/self/task/*/" :resolve-symlinks nil)))
 
-(defun fork ()
-  "fork(2), from a single-threaded image (SBCL's finalizer thread stopped first)."
-  (finish-output *agent-output*)
+(defun single-threaded ()
+  "Stop SBCL's finalizer thread: fork(2) and a new user namespace need one thread."
   (when (and (fboundp 'sb-impl::finalizer-thread-stop) (> (task-count) 1))
-    (funcall 'sb-impl::finalizer-thread-stop))
+    (funcall 'sb-impl::finalizer-thread-stop)))
+
+(defun fork ()
+  "fork(2), from a single-threaded image."
+  (finish-output *agent-output*)
+  (single-threaded)
   (c-call "fork" sb-alien:int))
 
 (defun wait-for (pid)
@@ -463,27 +492,87 @@ process of the same user may ptrace this one or read its memory (not dumpable)."
                                     (push child-pid todo))))))))))
     found))
 
-(defun kill-everything-else ()
-  "Kill every descendant (in the sandbox: every process but bubblewrap and this one) and
-reap them all; returns when this process has no child left."
-  (loop
-    (if *sandboxed*
-        (sb-unix:unix-kill -1 +sigkill+)
-        (dolist (pid (descendants)) (sb-unix:unix-kill pid +sigkill+)))
-    (when (minusp (wait-for -1)) (return))))
+;;; -- a game's world, new for every game (harness/world.py says why and how) ---------------
 
-;;; The sandbox's writable folders are emptied of whatever an agent added (never outside
-;;; the sandbox, where /tmp is the machine's).
-(defparameter *private-folders* '("/tmp" "/dev/shm"))
+(defconstant +clone-newns+ #x00020000)
+(defconstant +clone-newipc+ #x08000000)
+(defconstant +clone-newuser+ #x10000000)
+(defconstant +clone-newpid+ #x20000000)
+(defconstant +agent-id+ 1000 "The agent's uid and gid in its namespaces (harness/world.py).")
+(defparameter *game-mounts*          ; (target type flags options): MS_NOSUID|MS_NODEV, RDONLY
+  '(("/tmp" "tmpfs" 6 "size=67108864,mode=1777")
+    ("/dev/shm" "tmpfs" 6 "size=4194304,mode=1777")
+    ("/proc" "tmpfs" 7 "size=4096,mode=555")))
 
-(defun entries (folder)
-  "The names in FOLDER (a native namestring), without . and .."
-  (let ((names '()))
-    (ignore-errors
-     (sb-impl::with-native-directory-iterator (next folder)
-       (loop for name = (next) while name
-             unless (member name '("." "..") :test #'string=) do (push name names))))
-    names))
+(defun write-proc-file (path text)
+  (let ((fd (sb-unix:unix-open path sb-unix:o_wronly 0))
+        (bytes (sb-ext:string-to-octets text :external-format :latin-1)))
+    (unless (and fd (= (or (sb-unix:unix-write fd bytes 0 (length bytes)) -1) (length bytes)))
+      (error "cannot write ~A" path))
+    (sb-unix:unix-close fd)))
+
+(defun checked (result what)
+  (unless (zerop result)
+    (error "~A: ~A" what (sb-int:strerror))))
+
+(defun enter-world ()
+  "harness/world.py's enter: a user namespace of this host's own and the zygote as PID 1 of
+a new PID namespace; this process waits and ends as the zygote ends. Nil where the kernel
+allows no user namespace (games are then plain forks)."
+  (let ((uid (c-call "geteuid" sb-alien:int)) (gid (c-call "getegid" sb-alien:int)))
+    (single-threaded)
+    (unless (zerop (c-call "unshare" sb-alien:int
+                           (sb-alien:int (logior +clone-newuser+ +clone-newpid+))))
+      (return-from enter-world nil))
+    (write-proc-file "/proc/self/setgroups" "deny")
+    (write-proc-file "/proc/self/uid_map" (format nil "~D ~D 1" +agent-id+ uid))
+    (write-proc-file "/proc/self/gid_map" (format nil "~D ~D 1" +agent-id+ gid))
+    (let ((zygote (fork)))
+      (unless (zerop zygote)
+        (close-monitor-pipes)
+        (loop (multiple-value-bind (found status) (wait-for zygote)
+                (when (= found zygote) (end-like status))))))
+    (prctl 1 +sigkill+)                     ; PR_SET_PDEATHSIG: die with the waiting process
+    (setf *pid-namespace* (sb-unix:unix-open "/proc/self/ns/pid" sb-unix:o_rdonly 0))))
+
+(defun world-fork ()
+  "fork(2), the child in a PID namespace of its own (its PID 1) where this host has a world."
+  (when *pid-namespace*
+    (checked (c-call "setns" sb-alien:int (sb-alien:int *pid-namespace*)
+                     (sb-alien:int +clone-newpid+)) "setns")
+    (checked (c-call "unshare" sb-alien:int (sb-alien:int +clone-newpid+)) "unshare"))
+  (fork))
+
+(defvar *no-capabilities* nil "capset(2)'s header and data, made once in the zygote.")
+
+(defun build-world ()
+  "In a game's child, before any agent code: its own mounts and IPC, a new /tmp and
+/dev/shm, /proc covered, and no capability left."
+  (sb-unix:unix-close *pid-namespace*)
+  (checked (c-call "unshare" sb-alien:int (sb-alien:int (logior +clone-newns+ +clone-newipc+)))
+           "unshare")
+  (checked (c-call "mount" sb-alien:int (sb-alien:c-string "none") (sb-alien:c-string "/")
+                   (sb-alien:c-string nil) (sb-alien:unsigned-long #x44000)   ; MS_REC|MS_PRIVATE
+                   (sb-alien:unsigned-long 0))
+           "mount")
+  (loop for (target type flags options) in *game-mounts*
+        when (folder-p target)
+          do (checked (c-call "mount" sb-alien:int (sb-alien:c-string type)
+                              (sb-alien:c-string target) (sb-alien:c-string type)
+                              (sb-alien:unsigned-long flags) (sb-alien:c-string options))
+                      (format nil "mount ~A" target)))
+  (destructuring-bind (header . data) *no-capabilities*
+    (checked (c-call "capset" sb-alien:int (sb-alien:unsigned-long header)
+                     (sb-alien:unsigned-long data))
+             "capset")))
+
+(defun prepare-capset ()
+  (let ((header (sb-alien:make-alien (sb-alien:unsigned 32) 2))
+        (data (sb-alien:make-alien (sb-alien:unsigned 32) 6)))
+    (setf (sb-alien:deref header 0) #x20080522 (sb-alien:deref header 1) 0)  ; version 3
+    (dotimes (i 6) (setf (sb-alien:deref data i) 0))
+    (setf *no-capabilities* (cons (sb-sys:sap-int (sb-alien:alien-sap header))
+                                  (sb-sys:sap-int (sb-alien:alien-sap data))))))
 
 (defun folder-p (path)
   "A real folder (lstat: a link to a folder is not one)."
@@ -491,47 +580,53 @@ reap them all; returns when this process has no child left."
     (declare (ignore dev ino))
     (and ok (= (logand mode #o170000) #o040000))))
 
-(defun private-paths ()
-  (let ((found '()))
-    (labels ((walk (folder)
-               (push folder found)
-               (dolist (name (entries folder))
-                 (let ((path (concatenate 'string folder "/" name)))
-                   (if (folder-p path) (walk path) (push path found))))))
-      (dolist (folder *private-folders* found)
-        (when (folder-p folder) (walk folder))))))
-
-(defun remove-path (path)
-  (cond ((folder-p path)
-         (c-call "chmod" sb-alien:int (sb-alien:c-string path) (sb-alien:int #o700))
-         (dolist (name (entries path)) (remove-path (concatenate 'string path "/" name)))
-         (c-call "rmdir" sb-alien:int (sb-alien:c-string path)))
-        (t (sb-unix:unix-unlink path))))
-
-(defun empty-private-folders ()
-  (labels ((clean (folder)
-             (dolist (name (entries folder))
-               (let ((path (concatenate 'string folder "/" name)))
-                 (cond ((not (member path *snapshot* :test #'string=)) (remove-path path))
-                       ((folder-p path) (clean path)))))))
-    (dolist (folder *private-folders*)
-      (when (member folder *snapshot* :test #'string=) (clean folder)))))
+(defun kill-everything-else ()
+  "Kill every process of every game and reap them all; returns when this process has no
+child left. With a world this host is PID 1 of its namespace: -1 is all of them but itself."
+  (loop
+    (if *pid-namespace*
+        (sb-unix:unix-kill -1 +sigkill+)
+        (dolist (pid (descendants)) (sb-unix:unix-kill pid +sigkill+)))
+    (when (minusp (wait-for -1)) (return))))
 
 (defun clean-up ()
-  (kill-everything-else)
-  (when *sandboxed* (empty-private-folders)))
+  (kill-everything-else))
+
+;;; Every process that runs agent code runs under the game's seccomp filter (harness/seccomp.py:
+;;; PDH_GAME_FILTER, the classic-BPF program in hex), installed once its world is built.
+(defvar *game-filter* nil "(prctl syscall-number sock_fprog) prepared in the zygote, or nil.")
+
+(defun prepare-game-filter ()
+  (let ((hex (sb-ext:posix-getenv "PDH_GAME_FILTER")))
+    (forget-environment-variable "PDH_GAME_FILTER")
+    (when (and hex (plusp (length hex)))
+      (let* ((size (floor (length hex) 2))
+             (code (sb-alien:make-alien (sb-alien:unsigned 8) size))
+             (fprog (sb-alien:make-alien (sb-alien:unsigned 8) 16)))
+        (dotimes (i size)
+          (setf (sb-alien:deref code i)
+                (parse-integer hex :start (* 2 i) :end (+ 2 (* 2 i)) :radix 16)))
+        ;; struct sock_fprog { unsigned short len; struct sock_filter *filter; }
+        (setf (sb-sys:sap-ref-16 (sb-alien:alien-sap fprog) 0) (floor size 8)
+              (sb-sys:sap-ref-sap (sb-alien:alien-sap fprog) 8) (sb-alien:alien-sap code))
+        (setf *game-filter* (sb-sys:sap-int (sb-alien:alien-sap fprog)))))))
+
+(defun install-game-filter ()
+  "seccomp(SET_MODE_FILTER, TSYNC) after NO_NEW_PRIVS; an error (the child dies before any
+agent code runs) if the kernel refuses."
+  (when *game-filter*
+    (unless (and (zerop (c-call "prctl" sb-alien:int (sb-alien:int 38) (sb-alien:unsigned-long 1)
+                                (sb-alien:unsigned-long 0) (sb-alien:unsigned-long 0)
+                                (sb-alien:unsigned-long 0)))
+                 (zerop (c-call "syscall" sb-alien:long
+                                (sb-alien:long (if (search "ARM" (string-upcase (machine-type)))
+                                                   277 317))
+                                (sb-alien:unsigned-long 1) (sb-alien:unsigned-long 1)
+                                (sb-alien:unsigned-long *game-filter*))))
+      (error "the kernel refused the game's seccomp filter"))))
 
 ;;; The compiled agent lives in the zygote's memory (a game's child cannot change it): each
 ;;; game's child writes its own copy to a private file, loads it and deletes it.
-
-(defun deny-forking-if-asked ()
-  "In a child that runs agent code: where no cgroup holds the agent's processes together
-the monitor orders forking denied (PDH_NO_FORK_FILTER, harness/seccomp.py); the zygote
-itself must fork, so the order is carried out here (lisp_bridge/no_fork.lisp does it)."
-  (let ((script (sb-ext:posix-getenv "PDH_NO_FORK_LISP")))
-    (forget-environment-variable "PDH_NO_FORK_LISP")
-    (when (and script (plusp (length script)))
-      (load script))))
 
 (defun exit-now (code)
   "_exit(2): no unwinding, no exit hooks, no streams flushed (a forked child's are not its own)."
@@ -552,7 +647,8 @@ itself must fork, so the order is carried out here (lisp_bridge/no_fork.lisp doe
   (handler-case
       (progn (prctl 1 +sigkill+)            ; PR_SET_PDEATHSIG: die with the zygote
              (close-monitor-pipes)
-             (deny-forking-if-asked)
+             (when *pid-namespace* (build-world))
+             (install-game-filter)
              (funcall work)
              (finish-output *agent-output*)
              (exit-now 0))
@@ -572,7 +668,7 @@ itself must fork, so the order is carried out here (lisp_bridge/no_fork.lisp doe
   "In a throwaway child: compile FILE and load it once. The zygote gets the fasl's bytes
 (then this child and all it started die), or sends LOADERR and exits."
   (multiple-value-bind (read-fd write-fd) (sb-unix:unix-pipe)
-    (let ((pid (fork)))
+    (let ((pid (world-fork)))
       (when (zerop pid)
         (sb-unix:unix-close read-fd)
         (in-child (lambda () (report-preparation file name write-fd))))
@@ -626,7 +722,7 @@ itself must fork, so the order is carried out here (lisp_bridge/no_fork.lisp doe
   "Fork the next game's child: it waits for its GAME with nothing of the agent loaded."
   (multiple-value-bind (requests-read requests-write) (sb-unix:unix-pipe)
     (multiple-value-bind (replies-read replies-write) (sb-unix:unix-pipe)
-      (let ((pid (fork)))
+      (let ((pid (world-fork)))
         (when (zerop pid)
           (sb-unix:unix-close requests-write)
           (sb-unix:unix-close replies-read)
@@ -740,7 +836,20 @@ the agent's crash and replaces the host for the next game."
   (forget-environment-variable "PDH_TOKEN")
   (forget-environment-variable "PDH_TIMEOUT")
   (take-protocol-streams)
+  (read-given-source)
+  (let ((required (equal (sb-ext:posix-getenv "PDH_WORLD_REQUIRED") "1"))
+        (world (handler-case (enter-world)
+                 (serious-condition (c)
+                   (reply "LOADERR" (one-line (format nil "cannot make a game's namespaces: ~A"
+                                                      (describe-condition c))))
+                   (exit-now 1)))))
+    (forget-environment-variable "PDH_WORLD_REQUIRED")
+    (when (and required (null world))
+      (reply "LOADERR" "cannot make a game's namespaces: the kernel allows no user namespace here")
+      (exit-now 1)))
   (become-zygote)
+  (prepare-game-filter)
+  (prepare-capset)
   (setf *packages-at-start* (list-all-packages))
   (destructuring-bind (file name) (arguments)
     (setf *fasl-bytes* (prepare file name))

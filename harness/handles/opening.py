@@ -48,6 +48,9 @@ def open_handle(spec: AgentSpec, isolation: Isolation) -> PollableHandle:
 
     language = LANGUAGES[spec.language]
     if isolation.mode == "none" and language.runs_in_monitor:
+        from ..agent_files import hand_over
+
+        hand_over(spec.source, spec.content())  # the bytes the run plays (AgentSpec.content)
         factory = language.load(Path(spec.source), spec.entry)
         return _in_monitor(spec.name, factory, language.pairs(), isolation)
     argv = language.host_command(spec.source, spec.entry, isolation.memory_limit)

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..agent_files import file_hash
 from ..tournament import Observer
 from . import db
 
@@ -34,7 +33,7 @@ class Recorder(Observer):
                 "VALUES (?, ?, ?, ?, ?, ?, 'ok')",
                 [(spec.name, position, spec.language, spec.source,
                   str(spec.path.resolve()) if spec.path else None,
-                  file_hash(spec.path) if spec.path else None)
+                  spec.sha256() if spec.path else None)
                  for position, spec in enumerate(specs, 1)])
         return cls(connection, path)
 

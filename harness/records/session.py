@@ -268,17 +268,21 @@ def recorded_specs(record):
         if not path.is_file():
             raise HarnessError(f"{record.path}: agent {row['name']}: {path} is gone; put it "
                                "back to resume the run")
-        if file_hash(path) != row["sha256"]:
+        if row["language"] == "builtin":  # a Q-table agent: its model file
+            spec = AgentSpec(row["name"], "builtin", row["source"])
+            played = file_hash(path)
+        else:
+            # as given on the command line, when that still names the file (so the result
+            # prints the same source), else where the file is; the bytes checked here are
+            # the bytes the resumed run plays (AgentSpec.content)
+            given = Path(row["source"])
+            source = row["source"] if given.is_file() and given.resolve() == path else str(path)
+            spec = AgentSpec(row["name"], row["language"], source)
+            played = spec.sha256()
+        if played != row["sha256"]:
             raise HarnessError(f"{record.path}: agent {row['name']}: {path} changed since the "
                                "run started; the resumed run would not be the same tournament")
-        if row["language"] == "builtin":  # a Q-table agent, its model checked above
-            specs.append(AgentSpec(row["name"], "builtin", row["source"]))
-            continue
-        # as given on the command line, when that still names the file (so the result
-        # prints the same source), else where the file is
-        given = Path(row["source"])
-        source = row["source"] if given.is_file() and given.resolve() == path else str(path)
-        specs.append(AgentSpec(row["name"], row["language"], source))
+        specs.append(spec)
     return specs
 
 
