@@ -115,11 +115,14 @@ def handed_over(path) -> bytes | None:
 
 
 def take_given_source(path, environ=None) -> None:
-    """In a host: the bytes the monitor gave on the descriptor named in SOURCE_FD, handed
-    over for `path` (the variable leaves the environment, the descriptor is closed)."""
+    """In a host, before any game's world hides the file: the bytes the monitor gave on the
+    descriptor named in SOURCE_FD (the variable leaves the environment, the descriptor is
+    closed), else the file's own, read now; handed over for `path`. LoadError if the file
+    cannot be read."""
     environ = os.environ if environ is None else environ
     number = environ.pop(SOURCE_FD, "")
     if not number:
+        hand_over(path, read_agent_file(path))
         return
     fd = int(number)
     chunks = []

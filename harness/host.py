@@ -336,9 +336,15 @@ def main(argv: list[str]) -> int:
     token = os.environ.pop("PDH_TOKEN", "")
     requests, replies = _take_protocol_streams()
     kind, source, name = argv
-    from .agent_files import take_given_source
+    if kind != "builtin":
+        from .agent_files import take_given_source
+        from .errors import LoadError
 
-    take_given_source(source)   # the bytes the run plays, read once by the monitor
+        try:
+            take_given_source(source)   # the bytes the run plays, read once by the monitor
+        except LoadError as error:
+            os.write(replies, f"{token} LOADERR {error}\n".encode("utf-8", "replace"))
+            return 1
     required = os.environ.pop(worlds.REQUIRED, "") == "1"
     try:  # a built-in is our own code: it plays in this process, no world needed
         world = worlds.enter(keep_open=(requests, replies)) if kind != "builtin" else None

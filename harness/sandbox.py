@@ -41,7 +41,6 @@ if TYPE_CHECKING:
 UID_BASE = 1_900_000_000           # sandbox user ids: far above any real account's
 UID_SPAN = 100_000_000
 SANDBOX_PATH = "/usr/bin:/bin"
-HOST_TMP_SIZE = 1024 * 1024        # the host's /tmp, which agent code never sees
 OUTSIDE_ROOT_ID = 65534            # a root monitor's user in a sandbox of its own namespace
 
 # How a sandbox is built on this machine (chosen once by `support()`):
@@ -361,7 +360,9 @@ def bwrap_command(argv, env, views: _Views, found: Support, data_fd: int | None,
     command += _namespaces(found)
     command += ["--proc", "/proc", "--dev", "/dev"]
     if "--size" in found.options:  # the host's; each game has its own (harness/world.py)
-        command += ["--size", str(HOST_TMP_SIZE)]
+        from .world import TMP_SIZE
+
+        command += ["--size", str(TMP_SIZE)]
     command += perms("1777") + ["--tmpfs", "/tmp"]
     cwd = os.getcwd()
     # bwrap gives the folders it creates on the way to a bind the modes of the host's

@@ -101,9 +101,12 @@ zygote adds it when it relays the line)."
 
 
 (defvar *fasl-bytes* nil "The agent's compiled file, in the zygote's memory.")
+(defvar *pid-namespace* nil
+  "The zygote's PID namespace (a descriptor) once it has a world of its own; nil: games are
+plain forks (no user namespaces here).")
 (defvar *source-bytes* nil
-  "The agent's file as the monitor read it once for the whole run (PDH_SOURCE_FD), where
-the host is given it that way; nil: the file at its path is that copy (the sandbox's).")
+  "The agent's file as the monitor read it once for the whole run (PDH_SOURCE_FD), loaded
+by every process of this host from a copy in its own world's /tmp.")
 (defvar *function* nil)
 (defvar *move-c* nil)
 (defvar *move-d* nil)
@@ -186,32 +189,37 @@ the stream and file position (which mean nothing to a student) left out."
         (format nil "undefined function ~A" name))))
 
 (defun source-file (file)
-  "FILE as the monitor read it once for the run: where it gave the bytes (*source-bytes*),
-a copy in this process's own /tmp (its world's), else FILE itself (the sandbox shows that
-copy at FILE's path)."
-  (if *source-bytes*
-      (let ((copy (format nil "/tmp/~A.lisp" (pathname-name file))))
-        (with-open-file (out copy :direction :output :element-type '(unsigned-byte 8)
-                                  :if-exists :supersede)
-          (write-sequence *source-bytes* out))
-        copy)
-      file))
+  "FILE as the monitor read it once for the run (*source-bytes*), copied into this
+process's own /tmp (its world's, harness/world.py; without one, the machine's: a name of
+its own there)."
+  (let ((copy (if *pid-namespace*
+                  (format nil "/tmp/~A.lisp" (pathname-name file))
+                  (make-pathname :type "lisp" :defaults (scratch-fasl-name (pathname-name file))))))
+    (with-open-file (out copy :direction :output :element-type '(unsigned-byte 8)
+                              :if-exists :supersede)
+      (write-sequence *source-bytes* out))
+    copy))
 
-(defun read-given-source ()
-  "The agent's bytes from PDH_SOURCE_FD, where the monitor gives them that way."
+(defun read-given-source (file)
+  "The agent's bytes, before any game's world hides FILE: from PDH_SOURCE_FD, where the
+monitor gives them that way, else from FILE, read now."
   (let ((fd (sb-ext:posix-getenv "PDH_SOURCE_FD")))
     (forget-environment-variable "PDH_SOURCE_FD")
-    (when (and fd (plusp (length fd)))
-      (let ((fd (parse-integer fd)))
-        (with-open-stream (in (sb-sys:make-fd-stream fd :input t
-                                                        :element-type '(unsigned-byte 8)))
-          (setf *source-bytes* (read-all in)))))))
+    (with-open-stream (in (if (and fd (plusp (length fd)))
+                              (sb-sys:make-fd-stream (parse-integer fd) :input t
+                                                     :element-type '(unsigned-byte 8))
+                              (open file :element-type '(unsigned-byte 8))))
+      (setf *source-bytes* (read-all in)))))
 
 (defun compile-agent (file)
-  "Compile FILE to a scratch fasl and return its bytes (the file is deleted at once)."
-  (let ((file (source-file file))
-        (output (scratch-fasl-name (pathname-name file)))
-        (undefined '())
+  "Compile FILE (its bytes as the run plays them) and return the fasl's bytes."
+  (let ((copy (source-file file)))
+    (unwind-protect (compile-copy copy (scratch-fasl-name (pathname-name file)))
+      (ignore-errors (delete-file copy)))))
+
+(defun compile-copy (file output)
+  "Compile FILE to the scratch fasl OUTPUT and return its bytes (the fasl is deleted)."
+  (let ((undefined '())
         (problems '()))
     (multiple-value-bind (fasl warnings-p failure-p)
         (handler-bind ((warning
@@ -435,9 +443,6 @@ nreverse, setf of a move) never reaches the host's record of the game."
     ,@(mapcar #'second typed-arguments)))
 
 (defconstant +sigkill+ 9)
-(defvar *pid-namespace* nil
-  "The zygote's PID namespace (a descriptor) once it has a world of its own; nil: games are
-plain forks (no user namespaces here).")
 (defvar *child* nil "The next or current game's child: (pid requests-stream replies-stream).")
 (defvar *playing* nil "The child has its GAME.")
 (defconstant +line-limit+ 4096)
@@ -458,9 +463,13 @@ process of the same user may ptrace this one or read its memory (not dumpable)."
   (length (directory "/proc/self/task/*/" :resolve-symlinks nil)))
 
 (defun single-threaded ()
-  "Stop SBCL's finalizer thread: fork(2) and a new user namespace need one thread."
-  (when (and (fboundp 'sb-impl::finalizer-thread-stop) (> (task-count) 1))
-    (funcall 'sb-impl::finalizer-thread-stop)))
+  "Stop SBCL's finalizer thread: fork(2) and a new user namespace need one thread. A GC
+may start it again at any time (streams have finalizers), and one caught while starting
+cannot be stopped yet (SBCL's AVER): then a moment later."
+  (loop repeat 1000
+        while (and (fboundp 'sb-impl::finalizer-thread-stop) (> (task-count) 1))
+        do (handler-case (funcall 'sb-impl::finalizer-thread-stop)
+             (serious-condition () (sleep 0.001)))))
 
 (defun fork ()
   "fork(2), from a single-threaded image."
@@ -836,7 +845,11 @@ the agent's crash and replaces the host for the next game."
   (forget-environment-variable "PDH_TOKEN")
   (forget-environment-variable "PDH_TIMEOUT")
   (take-protocol-streams)
-  (read-given-source)
+  (handler-case (read-given-source (first (arguments)))
+    (serious-condition (c)
+      (reply "LOADERR" (one-line (format nil "~A: cannot read: ~A" (first (arguments))
+                                         (describe-condition c))))
+      (exit-now 1)))
   (let ((required (equal (sb-ext:posix-getenv "PDH_WORLD_REQUIRED") "1"))
         (world (handler-case (enter-world)
                  (serious-condition (c)

@@ -104,9 +104,9 @@ def test_every_architecture_gets_a_whole_program_that_checks_the_architecture_fi
     assert (first_opcode, offset) == (0x20, 4)   # load seccomp_data.arch
 
 
-def test_a_host_told_to_deny_forking_can_fork_itself_its_children_cannot():
-    """The zygote takes the order (and removes it from the environment) and may still
-    fork; the child that calls the prepared function may not."""
+def test_a_host_given_a_game_filter_can_fork_itself_its_children_cannot():
+    """The zygote takes the game filter (and removes it from the environment) and may still
+    fork; the child that calls the prepared function may not, where it denies forking."""
     program = textwrap.dedent("""
         import json, os, sys
         sys.path.insert(0, sys.argv[1])
@@ -122,7 +122,7 @@ def test_a_host_told_to_deny_forking_can_fork_itself_its_children_cannot():
             os.waitpid(pid, 0)
             return True
 
-        deny = seccomp.fork_denier()
+        deny = seccomp.game_filter()
         read, write = os.pipe()
         child = os.fork()
         if child == 0:
@@ -131,9 +131,9 @@ def test_a_host_told_to_deny_forking_can_fork_itself_its_children_cannot():
             os._exit(0)
         os.waitpid(child, 0)
         print(json.dumps([forks(), os.read(read, 1) == b"1",
-                          seccomp.NO_FORK_VARIABLE in os.environ]))
+                          seccomp.GAME_FILTER in os.environ]))
     """)
-    env = dict(os.environ, **{seccomp.NO_FORK_VARIABLE: seccomp.program(no_fork=True).hex()})
+    env = dict(os.environ, **{seccomp.GAME_FILTER: seccomp.program(no_fork=True).hex()})
     done = subprocess.run([sys.executable, "-c", program, str(ROOT)], env=env,
                           capture_output=True, text=True, timeout=60)
     assert json.loads(done.stdout) == [True, False, False]
