@@ -1,15 +1,18 @@
-"""A game is a fresh agent, by construction (issue 11, section 2).
+"""A game is a fresh agent in a fresh world, by construction (issues 11 and 20).
 
 Hostile agents (tests/agents/hostile/) keep state from game to game in every carrier we
 know: Python's `builtins` and `sys.modules`, the environment, threads, a grandchild that
-left its session, files in /tmp (the game length, secret by the rules), and in Lisp symbols
-of packages the file did not make. Each plays one way in its first game and another in
-later ones. Every host forks each game's agent fresh from a zygote that never ran agent
-code, and kills all of a game's processes at its end, so:
+left its session, files in /tmp (the game length, secret by the rules), a tree under /tmp
+deeper than PATH_MAX, and in Lisp symbols of packages the file did not make. Each plays
+one way in its first game and another in later ones. Others (the world's spies) play the
+bits of what they see of the world around the game: process IDs (their own, a new
+thread's, the kernel's last), /tmp's metadata (a new file's inode number, /tmp's mode,
+links and extended attributes). Every host forks each game's agent fresh from a zygote
+that never ran agent code, in namespaces of its own (harness/world.py), under `process`
+as under `sandbox`, so:
 - the same game, played again on the same handle, is the same game;
 - a tournament's JSON is the same with one job or two, after kill -9 and resume, and under
-  `process` and `sandbox` isolation (files in /tmp carry over only outside the sandbox,
-  where /tmp is the machine's: those agents play under the sandbox only).
+  `process` and `sandbox` isolation.
 """
 from __future__ import annotations
 
@@ -32,7 +35,9 @@ pytestmark = pytest.mark.slow  # every test here starts processes (the CLI, agen
 IN_MEMORY = ["GameCounter.py", "ModuleStasher.py", "EnvCounter.py", "ThreadCounter.py",
              "GrandchildCounter.py", "HyGameCounter.hy", "LispGameCounter.lisp",
              "LispUserCounter.lisp"]
-IN_FILES = ["LengthSpy.py", "HyLengthSpy.hy", "LispLengthSpy.lisp"]  # /tmp: the sandbox's only
+IN_FILES = ["LengthSpy.py", "HyLengthSpy.hy", "LispLengthSpy.lisp", "DeepTree.py"]
+WORLD_SPIES = ["PidSpy.py", "TmpSpy.py", "HyPidSpy.hy", "HyTmpSpy.hy", "LispPidSpy.lisp",
+               "LispTmpSpy.lisp"]
 BUILTINS = ["titfortat", "grudger", "random", "defect"]
 GAME = ("--seed", "5", "--length", "6", "9", "--format", "json", "--timeout", "5")
 
@@ -49,16 +54,11 @@ def intended(handle, opponent, games=3, turns=5):
     return seen
 
 
-def cases():
-    for name in IN_MEMORY:
-        yield name, "process"
-        yield name, "sandbox"
-    for name in IN_FILES:
-        yield name, "sandbox"
+def cases(names):
+    return [(name, mode) for name in names for mode in ("process", "sandbox")]
 
 
-@pytest.mark.parametrize("name,mode", list(cases()))
-def test_the_same_game_played_again_is_the_same_game(name, mode, bwrap, sbcl):
+def played_three_times(name, mode):
     from harness.agents import builtin_spec, file_spec
     from harness.handles.opening import Isolation, open_handle
 
@@ -66,12 +66,23 @@ def test_the_same_game_played_again_is_the_same_game(name, mode, bwrap, sbcl):
     handle = open_handle(file_spec(HOSTILE / name), isolation)
     opponent = open_handle(builtin_spec("titfortat"), isolation)
     try:
-        seen = intended(handle, opponent)
+        return intended(handle, opponent), handle.captured_output()
     finally:
         handle.close()
         opponent.close()
-    assert seen[0] == ["CCC"] * 5, handle.captured_output()  # what it plays in a first game
+
+
+@pytest.mark.parametrize("name,mode", cases(IN_MEMORY + IN_FILES))
+def test_the_same_game_played_again_is_the_same_game(name, mode, bwrap, sbcl):
+    seen, output = played_three_times(name, mode)
+    assert seen[0] == ["CCC"] * 5, output  # what it plays in a first game
     assert seen[1:] == seen[:1] * 2
+
+
+@pytest.mark.parametrize("name,mode", cases(WORLD_SPIES))
+def test_what_a_game_sees_of_its_world_is_the_same_in_every_game(name, mode, bwrap, sbcl):
+    seen, output = played_three_times(name, mode)
+    assert seen[1:] == seen[:1] * 2, output
 
 
 def field(tmp_path, names):
@@ -121,7 +132,7 @@ def killed_and_resumed(tmp_path, agents, *options):
 
 
 def test_one_job_two_jobs_and_a_resumed_run_agree_in_the_sandbox(tmp_path, bwrap, sbcl):
-    agents = field(tmp_path, IN_MEMORY + IN_FILES)
+    agents = field(tmp_path, IN_MEMORY + IN_FILES + WORLD_SPIES)
     one = tournament(agents, "--isolation", "sandbox", "--jobs", "1")
     assert tournament(agents, "--isolation", "sandbox", "--jobs", "2") == one
     assert killed_and_resumed(tmp_path, agents, "--isolation", "sandbox", "--jobs", "2") == one
@@ -129,7 +140,7 @@ def test_one_job_two_jobs_and_a_resumed_run_agree_in_the_sandbox(tmp_path, bwrap
 
 
 def test_process_and_sandbox_isolation_agree(tmp_path, bwrap, sbcl):
-    agents = field(tmp_path, IN_MEMORY)
+    agents = field(tmp_path, IN_MEMORY + IN_FILES + WORLD_SPIES)
     sandboxed = tournament(agents, "--isolation", "sandbox", "--jobs", "2")
     in_processes = tournament(agents, "--isolation", "process", "--jobs", "2")
     assert sandboxed["params"].pop("isolation") == "sandbox"
@@ -172,3 +183,77 @@ def test_hy_agents_that_require_the_prelude_all_load_on_a_cold_cache(tmp_path, m
                                "--max-rounds", "1", "--format", "json")
     assert status == 0, err
     assert [a["status"] for a in json.loads(out)["agents"]] == ["ok"] * 6, out
+
+
+# -- the agent's own file: read once for the run ---------------------------------------------
+REWRITTEN = {
+    "py": ('def Rewritten(hist, score):\n'
+           '    if len(hist) == 6:\n'
+           '        import os\n'
+           '        os._exit(3)\n'
+           '    return ["{move}"] * 3\n'),
+    "lisp": ('(defun Rewritten (hist score)\n'
+             '  (declare (ignore score))\n'
+             '  (when (= (length hist) 6) (sb-ext:exit :code 3 :abort t))\n'
+             "  '({move} {move} {move}))\n"),
+}
+
+
+@pytest.mark.parametrize("suffix", ["py", "lisp"])
+@pytest.mark.parametrize("mode", ["process", "sandbox"])
+def test_a_replaced_host_plays_the_file_the_run_started_with(tmp_path, mode, suffix, bwrap,
+                                                             sbcl):
+    """An agent that makes its own process die (on its third turn, every game) gets a new
+    one for its next game: that one loads the bytes the run read, not the file edited since,
+    and the record's SHA-256 is of those bytes."""
+    import hashlib
+
+    from harness.agents import builtin_spec, file_spec
+    from harness.handles.opening import Isolation, open_handle
+
+    path = tmp_path / f"Rewritten.{suffix}"
+    path.write_text(REWRITTEN[suffix].format(move="C"))
+    first = hashlib.sha256(path.read_bytes()).hexdigest()
+    spec = file_spec(path)
+    isolation = Isolation(mode, 5.0)
+    handle = open_handle(spec, isolation)
+    opponent = open_handle(builtin_spec("titfortat"), isolation)
+    try:
+        before = intended(handle, opponent, games=1)
+        path.write_text(REWRITTEN[suffix].format(move="D"))
+        after = intended(handle, opponent, games=2)
+    finally:
+        handle.close()
+        opponent.close()
+    assert before == after[:1] == after[1:], handle.captured_output()
+    assert before[0][:2] == ["CCC"] * 2
+    assert spec.sha256() == first
+
+
+def test_a_checkout_under_tmp_changes_nothing(tmp_path, bwrap, sbcl):
+    """Each game covers /tmp with its own: the harness and the agents, when they live under
+    /tmp (a scratch clone), are still there for it, as every folder the host needs is
+    (a venv's the same way: harness/world.py, KEEP)."""
+    checkout = tmp_path / "checkout"
+    for part in ("harness", "lisp_bridge", "student_agents"):
+        shutil.copytree(ROOT / part, checkout / part,
+                        ignore=shutil.ignore_patterns("__pycache__"))
+    agents = ["AdamsBrown.py", "KimLopez.hy", "BrownChen.lisp"]
+    options = ("titfortat", "--seed", "3", "--length", "4", "6", "--format", "json",
+               "--timeout", "5", "--max-rounds", "2")
+
+    def played(python, root, mode):
+        done = subprocess.run(
+            [str(python), "-m", "harness", "tournament",
+             *[str(root / "student_agents" / name) for name in agents], *options,
+             "--isolation", mode], capture_output=True, text=True, timeout=600, cwd=root,
+            env=dict(os.environ, PYTHONPATH=str(root)))
+        assert done.returncode == 0, done.stderr
+        result = json.loads(done.stdout)
+        for agent in result["agents"]:
+            assert agent["status"] == "ok", agent
+            agent.pop("source")
+        return result
+
+    for mode in ("sandbox", "process"):
+        assert played(sys.executable, checkout, mode) == played(sys.executable, ROOT, mode)
