@@ -11,6 +11,7 @@ monitor captures apart from the protocol.
 """
 from __future__ import annotations
 
+import gc
 import marshal
 import os
 import signal
@@ -267,6 +268,9 @@ class Zygote:
 
     def _fork(self) -> int:
         sys.stderr.flush()
+        # what exists now is never collected in a child: a collection there would touch,
+        # and so copy, every page of the zygote's objects
+        gc.freeze()
         return self.world.fork() if self.world is not None else os.fork()
 
     def _in_child(self, work) -> None:

@@ -11,7 +11,10 @@ starts in namespaces of its own, and everything it did dies with them:
 - a mount namespace with a new, size-capped tmpfs on /tmp and /dev/shm (same inode
   numbers, owner, mode and times in every game), and an empty tmpfs over /proc (a new
   /proc cannot be mounted under the sandbox's, and the old one shows the zygote);
-- an IPC namespace; and no capability left once that is built.
+- no capability left once that is built.
+
+The host's own IPC namespace is the games' (the game's seccomp filter denies every SysV
+and POSIX IPC call: one per game would cost more than all the rest).
 
 How: the host (harness/host.py; lisp_bridge/sbcl_host.lisp does the same in Lisp) calls
 `enter` first of all. It takes a user namespace of its own, in which the agent's user is
@@ -112,10 +115,10 @@ class World:
         return os.fork()
 
     def build(self) -> None:
-        """In the child, before any agent code: its own mounts and IPC, a new /tmp and
-        /dev/shm, /proc covered, and no capability left."""
+        """In the child, before any agent code: its own mounts, a new /tmp and /dev/shm,
+        /proc covered, and no capability left."""
         os.close(self.pid_namespace)
-        _checked(_libc.unshare(CLONE_NEWNS | CLONE_NEWIPC), "unshare")
+        _checked(_libc.unshare(CLONE_NEWNS), "unshare")
         _mount(b"none", b"/", None, MS_REC | MS_PRIVATE)
         # the new /tmp is made on /proc (covered below anyway), where what the game must
         # still see of the old one is bound into it read-only; then it moves to /tmp
@@ -176,6 +179,7 @@ def enter(keep_open=()) -> World | None:
             except InterruptedError:
                 continue
     _checked(_libc.prctl(PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0), "prctl")
+    _checked(_libc.unshare(CLONE_NEWIPC), "unshare")   # not the machine's, under `process`
     kept = os.environ.pop(KEEP, "").split("\n")
     return World(os.open("/proc/self/ns/pid", os.O_RDONLY | os.O_CLOEXEC), kept)
 

@@ -542,6 +542,7 @@ allows no user namespace (games are then plain forks)."
         (loop (multiple-value-bind (found status) (wait-for zygote)
                 (when (= found zygote) (end-like status))))))
     (prctl 1 +sigkill+)                     ; PR_SET_PDEATHSIG: die with the waiting process
+    (checked (c-call "unshare" sb-alien:int (sb-alien:int +clone-newipc+)) "unshare")
     (setf *pid-namespace* (sb-unix:unix-open "/proc/self/ns/pid" sb-unix:o_rdonly 0))))
 
 (defun world-fork ()
@@ -555,11 +556,10 @@ allows no user namespace (games are then plain forks)."
 (defvar *no-capabilities* nil "capset(2)'s header and data, made once in the zygote.")
 
 (defun build-world ()
-  "In a game's child, before any agent code: its own mounts and IPC, a new /tmp and
-/dev/shm, /proc covered, and no capability left."
+  "In a game's child, before any agent code: its own mounts, a new /tmp and /dev/shm,
+/proc covered, and no capability left."
   (sb-unix:unix-close *pid-namespace*)
-  (checked (c-call "unshare" sb-alien:int (sb-alien:int (logior +clone-newns+ +clone-newipc+)))
-           "unshare")
+  (checked (c-call "unshare" sb-alien:int (sb-alien:int +clone-newns+)) "unshare")
   (checked (c-call "mount" sb-alien:int (sb-alien:c-string "none") (sb-alien:c-string "/")
                    (sb-alien:c-string nil) (sb-alien:unsigned-long #x44000)   ; MS_REC|MS_PRIVATE
                    (sb-alien:unsigned-long 0))

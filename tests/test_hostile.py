@@ -353,20 +353,20 @@ def test_games_between_honest_agents_are_the_same_with_or_without_hostile_ones(r
 
 
 # -- what the sandbox protects, and what `process` does not ------------------------------------
-def test_agents_that_kill_what_they_can_see_end_only_their_own_host(sandboxed_run):
-    """In the sandbox an agent sees only its own host's processes: killing them (its zygote,
-    everything in its PID namespace) is a crash of its own, every game; the monitor and the
-    other agents go on untouched."""
+def test_agents_that_kill_what_they_can_see_reach_nothing(sandboxed_run):
+    """A game sees only its own processes (harness/world.py: it is process 1 of a PID
+    namespace of its own): killing its parent, process 1 or everything it may signal
+    reaches nothing, not even its own host; the monitor and the other agents go on."""
     for name in ["ParentKiller", "Massacre"]:
-        assert set(sandboxed_run.faults(name)) == {"crash"}
-        assert sandboxed_run.intended(name) <= {"CCC"}   # never the D D D of "not in a sandbox"
+        assert sandboxed_run.faults(name) == {}
+        assert sandboxed_run.intended(name) == {"CCC"}   # never the D D D of "not in a sandbox"
     crashed = sorted(name for name, agent in sandboxed_run.result["agents"].items()
                      if agent["status"] == "crashed" or sandboxed_run.faults(name).get("crash"))
     # each crashed itself; the protocol breakers' crashes are the zygote's verdict on them;
     # the agent holding more than its memory limit may lose its host to the kernel's OOM
     # killer, which picks its victim in the agent's own group (CI saw it once in 3 runs)
     own_doing = PROTOCOL_BREAKERS | {"MemoryForker"}
-    assert sorted(set(crashed) - own_doing) == ["Massacre", "OsExiter", "ParentKiller"]
+    assert sorted(set(crashed) - own_doing) == ["OsExiter"]
 
 
 def test_a_fork_bomb_is_held_to_the_process_limit(sandboxed_run):
@@ -394,25 +394,27 @@ def test_in_the_sandbox_no_file_appears_outside_the_run(sandboxed_run):
 
 
 def test_under_process_isolation_agents_can_read_write_and_connect(process_run):
-    """Not protected without the OS sandbox (docs/readme/untrusted.md says so)."""
+    """Not protected without the OS sandbox (docs/readme/untrusted.md says so), but for
+    /tmp, which is each game's own (harness/world.py)."""
     assert process_run.intended("Snoop") == {"DDD"}
     assert process_run.intended("Peeker") == {"DDD"}
     assert process_run.intended("Planter") == {"DDD"}
     assert "agents/Planted.py" in set(process_run.after) - set(process_run.before)
-    assert process_run.markers["/tmp/pdharness-hostile-planted"]
+    assert not process_run.markers["/tmp/pdharness-hostile-planted"]
     assert process_run.intended("Networker") == {"DDD"}
     assert process_run.connections > 0
 
 
-def test_under_process_isolation_an_agent_can_kill_the_monitor(tmp_path):
-    """Not protected without the OS sandbox: the host's zygote's parent is the monitor."""
+def test_under_process_isolation_an_agent_cannot_kill_the_monitor(tmp_path):
+    """Without the OS sandbox a game still runs in a PID namespace of its own (where the
+    kernel allows user namespaces, as here): its parent, the monitor, is out of sight."""
     shutil.copy(HOSTILE / "ParentKiller.py", tmp_path)
     options = dict(SETTINGS, agents=[str(tmp_path / "ParentKiller.py"), "titfortat"],
                    isolation="process", max_rounds=1)
     done = subprocess.run([sys.executable, "-c", RUNNER, str(ROOT), json.dumps(options)],
                           capture_output=True, text=True, cwd=tmp_path, timeout=300,
                           env=dict(os.environ, PYTHONPATH=str(ROOT)))
-    assert done.returncode == -9 and done.stdout == ""
+    assert done.returncode == 0, done.stderr
 
 
 # -- nothing shared between agents, limits per agent ----------------------------------------

@@ -1,8 +1,9 @@
 """Hostile: SIGKILLs every process it can see, then every process it may signal (kill -1).
 
-Guard for the test machine: it only acts inside a bubblewrap sandbox's PID namespace (where
-process 1 is bubblewrap). Outside the sandbox, as root, `kill(-1, SIGKILL)` would end every
-process on the machine: `process` isolation does not protect against that (see README)."""
+Guard for the test machine: it only acts inside a PID namespace of its own: a game's world
+(harness/world.py), where it is process 1 itself and sees nothing else, or a bubblewrap
+sandbox's, where process 1 is bubblewrap. Anywhere else, as root, `kill(-1, SIGKILL)`
+would end every process on the machine."""
 import os
 import signal
 import sys
@@ -14,6 +15,7 @@ def Massacre(hist, score):
             in_sandbox = cmdline.read().split(b"\0")[0].endswith(b"bwrap")
     except OSError:
         in_sandbox = False
+    in_sandbox = in_sandbox or os.getpid() == 1
     if not in_sandbox:
         print("Massacre: not in a sandbox's PID namespace, refusing", file=sys.stderr)
         return ["D", "D", "D"]

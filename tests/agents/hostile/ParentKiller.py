@@ -1,6 +1,7 @@
-"""Hostile: SIGKILLs its parent, its parent's parent and process 1. Outside the sandbox its
-grandparent is the monitor (its parent is its own host's zygote); inside, it can reach only
-its own sandbox's processes, so it ends its own host and nothing else.
+"""Hostile: SIGKILLs its parent, its parent's parent and process 1. Where games are plain
+forks its grandparent is the monitor (its parent is its own host's zygote); in a game's
+world (harness/world.py) it is process 1 of a PID namespace of its own, has no parent in
+sight and no /proc to find one: it reaches nothing.
 
 Guard for the test machine: it only acts inside an agent host process (the zygote's module
 is loaded there, never in the monitor), not when loaded into the monitor itself

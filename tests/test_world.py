@@ -1,0 +1,125 @@
+"""A game's world (harness/world.py), seen from inside a game's process, and its cost.
+
+Each test runs a small program as a host would (in a process of its own: `enter` never
+returns in the process that calls it), which plays three "games": each a child of
+`World.fork` that builds its world and reports what it sees. Every game must see the same
+world, whatever the last one did in it.
+"""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from conftest import ROOT
+
+pytestmark = pytest.mark.slow  # each test starts processes in namespaces of their own
+
+HOST = textwrap.dedent("""
+    import ctypes, json, os, sys
+    sys.path.insert(0, sys.argv[1])
+    from harness import world
+
+    def capabilities():
+        header = (ctypes.c_uint32 * 2)(0x20080522, 0)
+        data = (ctypes.c_uint32 * 6)()
+        ctypes.CDLL(None).capget(header, data)
+        return [data[0], data[1]]            # effective, permitted (low words)
+
+    def game(number):
+        seen = {"pid": os.getpid(), "parent": os.getppid(), "uid": os.getuid(),
+                "proc": os.listdir("/proc"), "tmp": sorted(os.listdir("/tmp")),
+                "capabilities": capabilities()}
+        fd = os.open("/tmp/new", os.O_CREAT | os.O_WRONLY, 0o600)
+        seen["inode"] = os.fstat(fd).st_ino
+        os.close(fd)
+        kept = os.environ.get("KEPT")
+        if kept:
+            seen["kept"] = open(kept).read()
+            try:
+                open(kept, "a").close()
+                seen["kept_writable"] = True
+            except OSError:
+                seen["kept_writable"] = False
+        # what a hostile game would leave: files, a changed /tmp, a process, many IDs used
+        for index in range(20 + number * 50):
+            os.mkdir(f"/tmp/left-{index}")
+        os.chmod("/tmp", 0o700)
+        if os.fork() == 0:
+            os.setsid()
+            import time
+            time.sleep(60)
+        print(json.dumps(seen), flush=True)
+
+    found = world.enter()
+    for number in range(3):
+        pid = found.fork()
+        if pid == 0:
+            found.build()
+            game(number)
+            os._exit(0)
+        os.waitpid(pid, 0)   # the game's PID 1 is gone: everything it left dies with it
+        found.end()
+""")
+
+
+def games(tmp_path, kept=None):
+    env = dict(os.environ)
+    if kept is not None:
+        env["PDH_WORLD_KEEP"] = str(kept)
+        env["KEPT"] = str(kept)
+    done = subprocess.run([sys.executable, "-c", HOST, str(ROOT)], capture_output=True,
+                          text=True, timeout=120, env=env, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    return [json.loads(line) for line in done.stdout.splitlines()]
+
+
+def test_every_game_sees_the_same_new_world(tmp_path):
+    seen = games(tmp_path)
+    assert len(seen) == 3
+    assert seen[1:] == seen[:1] * 2
+    first = seen[0]
+    assert first["pid"] == 1 and first["parent"] == 0   # nothing of the host in sight
+    assert first["proc"] == [] and first["tmp"] == []
+    assert first["uid"] == 1000
+    assert first["capabilities"] == [0, 0]
+
+
+def test_what_the_host_needs_under_tmp_is_kept_read_only(tmp_path):
+    """A checkout or venv under /tmp (tmp_path is there): bound back into each game's /tmp."""
+    kept = tmp_path / "kept.txt"
+    kept.write_text("the harness")
+    seen = games(tmp_path, kept)
+    assert [game["kept"] for game in seen] == ["the harness"] * 3
+    assert not any(game["kept_writable"] for game in seen)
+    assert seen[1:] == seen[:1] * 2
+
+
+def test_a_game_cannot_mount_or_make_namespaces(tmp_path):
+    """No capability is left in a game (even before its seccomp filter): no mount, no new
+    mount or PID namespace."""
+    program = textwrap.dedent("""
+        import ctypes, json, os, sys
+        sys.path.insert(0, sys.argv[1])
+        from harness import world
+
+        found = world.enter()
+        pid = found.fork()
+        if pid == 0:
+            found.build()
+            libc = ctypes.CDLL(None, use_errno=True)
+            print(json.dumps([libc.mount(b"tmpfs", b"/tmp", b"tmpfs", 0, None),
+                              libc.unshare(0x00020000), libc.unshare(0x20000000)]),
+                  flush=True)
+            os._exit(0)
+        os.waitpid(pid, 0)
+        found.end()
+    """)
+    done = subprocess.run([sys.executable, "-c", program, str(ROOT)], capture_output=True,
+                          text=True, timeout=120, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == [-1, -1, -1]
