@@ -23,7 +23,9 @@ import signal
 import sqlite3
 import subprocess
 import sys
+import textwrap
 import time
+from pathlib import Path
 
 import pytest
 
@@ -257,3 +259,64 @@ def test_a_checkout_under_tmp_changes_nothing(tmp_path, bwrap, sbcl):
 
     for mode in ("sandbox", "process"):
         assert played(sys.executable, checkout, mode) == played(sys.executable, ROOT, mode)
+
+
+NOT_ROOT = 65534   # nobody: a monitor that is not root (a student's laptop, a shared server)
+RUN_AS_ANYONE = textwrap.dedent("""
+    import json, sys
+    sys.path.insert(0, sys.argv[1])
+    from pathlib import Path
+    from harness.agents import builtin_spec, file_spec
+    from harness.game import play_game
+    from harness.handles.opening import Isolation, open_handle
+    from harness.rules import GameParams
+
+    seen = {}
+    for name in sys.argv[3:]:
+        isolation = Isolation(sys.argv[2], 5.0)
+        handle = open_handle(file_spec(Path(sys.argv[1]) / name), isolation)
+        opponent = open_handle(builtin_spec("titfortat"), isolation)
+        seen[name] = [[turn.intended_a for turn in play_game(handle, opponent, 4, 9,
+                                                             GameParams()).turns]
+                      for _ in range(3)]
+        handle.close()
+        opponent.close()
+    print(json.dumps(seen))
+""")
+
+
+@pytest.mark.parametrize("mode", ["process", "sandbox"])
+def test_under_a_monitor_that_is_not_root_every_game_sees_the_same_world(mode, bwrap, sbcl):
+    """As an ordinary user the agent owns its /tmp (it may change its mode): each game's is
+    new all the same, and so are its process IDs. Run as `nobody`, with Debian's python3
+    (which `nobody` can read) and a copy of the harness it can read."""
+    if os.geteuid() != 0 or not os.path.exists("/usr/bin/python3"):
+        pytest.skip("needs root (to become nobody) and Debian's /usr/bin/python3")
+    import tempfile
+
+    names = ["PidSpy.py", "TmpSpy.py", "DeepTree.py", "LispPidSpy.lisp", "LispTmpSpy.lisp"]
+    with tempfile.TemporaryDirectory() as folder:
+        root = Path(folder)
+        os.chmod(root, 0o755)
+        for part in ("harness", "lisp_bridge"):
+            shutil.copytree(ROOT / part, root / part,
+                            ignore=shutil.ignore_patterns("__pycache__"))
+        for name in names:
+            shutil.copy(HOSTILE / name, root)
+        (root / "run.py").write_text(RUN_AS_ANYONE)
+        home = root / "home"
+        home.mkdir()
+        os.chown(home, NOT_ROOT, NOT_ROOT)
+        for path in root.rglob("*"):
+            path.chmod(path.stat().st_mode | 0o444 | (0o111 if path.is_dir() else 0))
+        done = subprocess.run(
+            ["setpriv", "--reuid", str(NOT_ROOT), "--regid", str(NOT_ROOT), "--clear-groups",
+             "/usr/bin/python3", str(root / "run.py"), str(root), mode, *names],
+            capture_output=True, text=True, timeout=600, cwd=root,
+            env={"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(home),
+                 "XDG_CACHE_HOME": str(home / "cache")})
+    assert done.returncode == 0, done.stderr[-2000:]
+    for name, games in json.loads(done.stdout).items():
+        assert games[1:] == games[:1] * 2, name
+        if name == "DeepTree.py":
+            assert games[0] == ["CCC"] * 4
