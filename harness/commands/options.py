@@ -47,8 +47,8 @@ def option(name: str, **changes):
     default = parameter.default
     declared = dict(type=parameter.type, default=default, help=parameter.help,
                     show_default=default is not None and not parameter.flag)
-    if parameter.flag:
-        declared = dict(is_flag=True, help=parameter.help)
+    if parameter.flag:  # click 8.5 leaves a flag without a default unset, not False
+        declared = dict(is_flag=True, default=bool(default), help=parameter.help)
     if parameter.nargs > 1:
         declared["nargs"] = parameter.nargs
     if parameter.metavar:
