@@ -112,7 +112,7 @@ class Learner(ReadyHandle):
         for i in range(first, len(self.theirs)):
             state = window_state(self.mine, self.theirs, i - k, memory)
             counts[state][self.theirs[i] == "D"] += 1
-        for state, action, n in self.pending:
+        for _state, action, n in self.pending:
             self.flips[self.mine[n] != "CD"[action]] += 1
         flip = (self.flips[1] + 1) / (sum(self.flips) + 2)
         self.turns += 1

@@ -44,7 +44,8 @@ class Model:
     def untrained(cls, memory: int, types: int = 1) -> "Model":
         states = offset(memory + 1)
         return cls(memory, [[[0.0, 0.0] for _ in range(states)] for _ in range(types)],
-                   [[[0, 0] for _ in range(states)] for _ in range(types)])
+                   [[[0, 0] for _ in range(states)] for _ in range(types)],
+                   types=[f"untrained{t + 1}" for t in range(types)])
 
     def greedy(self, t: int) -> str:
         """The better action per window against type t (C on a tie)."""
@@ -125,15 +126,15 @@ def _model_of(content, path) -> Model:
         types = ["+".join(types)[:200] or "mix"]
         replies = [[[0, 0] for _ in range(states)]]
     else:
+        problem = check_size(len(types) or 1, memory)   # before reading the tables
+        if problem:
+            raise wrong(problem)
         q_tables, counts = content.get("q"), content.get("replies")
         if not isinstance(q_tables, list) or not isinstance(counts, list) \
                 or not len(q_tables) == len(counts) == len(types) or not types:
             raise wrong("q and replies hold one table per type")
         q = [_pairs(table, states, memory, _number, "q", wrong) for table in q_tables]
         replies = [_pairs(table, states, memory, _count, "replies", wrong) for table in counts]
-    problem = check_size(len(q), memory)
-    if problem:
-        raise wrong(problem)
     return Model(memory, q, replies, fingerprint, types, training)
 
 

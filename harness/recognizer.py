@@ -141,12 +141,12 @@ class _Game:
         theirs = list(seen.theirs)
         for i in range(start, n + 1):
             state = window_state(seen.mine, seen.theirs, i - k, model.memory)
-            mixed = sum(b * r[state] for b, r in zip(belief, model.replies))
+            mixed = sum(b * r[state] for b, r in zip(belief, model.replies, strict=True))
             theirs.append("D" if mixed > 0.5 else "C")
         state = window_state(mine, theirs, n, model.memory)
         probabilities = [r[state] for r in model.replies]
-        mixed = sum(b * p for b, p in zip(belief, probabilities))
-        return _entropy(mixed) - sum(b * _entropy(p) for b, p in zip(belief, probabilities))
+        mixed = sum(b * p for b, p in zip(belief, probabilities, strict=True))
+        return _entropy(mixed) - sum(b * _entropy(p) for b, p in zip(belief, probabilities, strict=True))
 
 
 def _entropy(p: float) -> float:
