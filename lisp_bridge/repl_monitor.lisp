@@ -335,6 +335,7 @@ the full table is printed unless :print nil. AGENTS: #'name of a function of thi
                      (fail "~A" (or (last-line err) "pdharness ended with status ~D")
                            (sb-ext:process-exit-code process)))
                    (when print
+                     (fresh-line)
                      (write-string (file-text (concatenate 'string folder "out")))
                      (fresh-line)
                      (write-string err *error-output*))
