@@ -137,16 +137,21 @@ class _Game:
         answers the window ending at n) would tell about its type, in nats. Their moves of
         this turn are not known yet: each is taken as the belief's likelier reply."""
         model, start = self.model, len(seen.mine)
-        mine = seen.mine + self.chosen + [action]
-        theirs = list(seen.theirs)
-        for i in range(start, n + 1):
+        mine: list[str] = []       # the window ending at n only: O(memory), not the game
+        theirs: list[str] = []
+        for i in range(max(0, n - model.memory + 1), n + 1):
+            if i < start:
+                mine.append(seen.mine[i])
+                theirs.append(seen.theirs[i])
+                continue
+            mine.append(self.chosen[i - start] if i < n else action)
             state = window_state(seen.mine, seen.theirs, i - k, model.memory)
             mixed = sum(b * r[state] for b, r in zip(belief, model.replies, strict=True))
             theirs.append("D" if mixed > 0.5 else "C")
-        state = window_state(mine, theirs, n, model.memory)
+        state = window_state(mine, theirs, len(mine) - 1, model.memory)
         probabilities = [r[state] for r in model.replies]
-        mixed = sum(b * p for b, p in zip(belief, probabilities, strict=True))
-        return _entropy(mixed) - sum(b * _entropy(p) for b, p in zip(belief, probabilities, strict=True))
+        pairs = list(zip(belief, probabilities, strict=True))
+        return _entropy(sum(b * p for b, p in pairs)) - sum(b * _entropy(p) for b, p in pairs)
 
 
 def _entropy(p: float) -> float:
