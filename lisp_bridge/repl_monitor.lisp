@@ -212,7 +212,10 @@ random state; stopped after *limit* seconds; anything it signals is its fault."
     (let ((hist (pdharness-host::fresh-hist))
           (score (list pdharness-host::*mine* pdharness-host::*theirs*)))
       (handler-case
-          (let ((answer (let ((*random-state* (channel-random-state channel)))
+          (let ((answer (let ((*random-state* (channel-random-state channel))
+                              ;; as in a host: nothing to read (the REPL's own input,
+                              ;; the rest of a script, is not the agent's)
+                              (*standard-input* (make-string-input-stream "")))
                           (sb-ext:with-timeout *limit*
                             (funcall (fdefinition (channel-symbol channel)) hist score)))))
             (multiple-value-bind (moves note) (pdharness-host::answer-moves answer)

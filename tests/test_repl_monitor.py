@@ -89,8 +89,11 @@ def test_faults_are_faults_and_the_repl_survives_them(sbcl, tmp_path):
 (defun Raiser (hist score) (declare (ignore hist score)) (error "no idea"))
 (defun Looper (hist score) (declare (ignore hist score)) (loop))
 (defun Garbler (hist score) (declare (ignore hist score)) (list 'C 'X))
+(defun Reader (hist score)    ; the REPL's input (the rest of this script) is not its own
+  (declare (ignore hist score))
+  (if (read-line *standard-input* nil nil) (list 'D 'D 'D) (list 'C 'C 'C)))
 (format t "~&RESULT ~S~%"
-        (monitor '(0 0) '(3 3) '(#'Raiser #'Looper #'Garbler #'cooperate)
+        (monitor '(0 0) '(3 3) '(#'Raiser #'Looper #'Garbler #'Reader)
                  :seed 1 :timeout 0.2 :max-rounds 1 :isolation :none))
 (format t "~&ALIVE ~D~%" (+ 1 2))""", tmp_path)
     assert printed(output, "ALIVE") == "3"
@@ -102,6 +105,7 @@ def test_faults_are_faults_and_the_repl_survives_them(sbcl, tmp_path):
     # the loop was stopped inside Lisp, call after call (3 turns x 3 opponents), and the
     # REPL kept serving it: never given up on (no crash)
     assert re.search(r"LOOPER .* 9 timeout$", table, re.MULTILINE), table
+    assert re.search(r"READER .* -$", table, re.MULTILINE), table
 
 
 def test_a_redefined_function_plays_its_new_definition(sbcl, tmp_path):
@@ -237,4 +241,5 @@ def test_a_repl_that_breaks_the_protocol_or_never_answers_is_given_up_on():
     assert faults[0].kind == "invalid" and faults[0].message.startswith("protocol violation")
     assert any(f.kind == "crash" and "no longer serves it" in f.message for f in faults)
     silent, _ = play_against_stand_in(lambda request: [], turns=1, timeout=0.05)
-    assert my_faults(silent)[0].kind == "timeout"
+    late = my_faults(silent)[0]
+    assert late.kind == "timeout" and "stops asking this REPL" in late.message

@@ -21,6 +21,7 @@ import os
 import select
 
 from ..errors import HarnessError, LoadError
+from .base import TIMEOUT, Fault, Reply
 from .process import CapturedOutput, HostProcess, ProcessHandle
 from .replies import ReplyReader
 
@@ -122,6 +123,16 @@ class ReplHandle(ProcessHandle):
             host.kill()
             raise LoadError(f"the REPL answered {line[:80]!r} instead of READY")
         return host
+
+    def collect(self) -> Reply:
+        reply = super().collect()
+        fault = reply.fault
+        if fault is not None and fault.kind == TIMEOUT and "process killed" in fault.message:
+            # the process handle's words for a host it kills; here the REPL lives on
+            return Reply(None, Fault(TIMEOUT, f"no answer within {self.timeout:g} s, though "
+                                              f"the REPL stops a call after {self.limit:g} s; "
+                                              "the monitor stops asking this REPL"))
+        return reply
 
     def captured_output(self) -> str:
         return ""
