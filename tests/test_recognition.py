@@ -70,6 +70,7 @@ def late_moves(game, opponent, seeds=range(4)):
     return moves
 
 
+@pytest.mark.slow   # each game's model is trained once per module: about a second of CPU
 @pytest.mark.parametrize("game", ["classic", "levinson"])
 @pytest.mark.parametrize("opponent, move", [("cooperate", "D"), ("titfortat", "C"),
                                             ("defect", "D")])
@@ -78,6 +79,7 @@ def test_it_answers_each_trained_type_as_it_deserves(request, game, opponent, mo
     assert moves.count(move) >= 0.8 * len(moves), moves
 
 
+@pytest.mark.slow
 def test_it_probes_while_unsure_then_settles(classic):
     """Against `titfortat` it defects early to tell it from `cooperate`, then keeps the
     peace; against `cooperate` the same probe goes unanswered and it keeps defecting."""

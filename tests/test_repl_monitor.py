@@ -155,6 +155,7 @@ def test_a_missing_pdharness_is_one_clear_lisp_error(sbcl, tmp_path):
                                         '"/path/to/pdharness"')
 
 
+@pytest.mark.slow   # two runs of the console script
 def test_repl_serve_is_not_for_users():
     """Started by hand, it says what starts it, in one line."""
     status, out, err = run_cli("repl-serve", "--requests", "5", "--result", "x", "random")
