@@ -10,9 +10,11 @@ position of a turn: defect after its own C, cooperate after its own D, by a tent
 point), so a learner that finds the best answer must not cooperate 80% of the time there.
 At 10% cooperating is worth a third of a point a move more, and the learner finds it."""
 import json
+import random
 from dataclasses import replace
 
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from harness.agents import builtin_spec, resolve
 from harness.experiment.plan import load
@@ -156,3 +158,34 @@ def test_the_playing_key_is_checked():
         else:
             with pytest.raises(ValueError):
                 Recognizer(key)
+
+
+@pytest.mark.slow
+@settings(max_examples=60, deadline=None)
+@given(memory=st.integers(1, 3), types=st.integers(1, 4), per_turn=st.sampled_from([1, 3]),
+       data=st.data())
+def test_any_model_plays_valid_moves_whatever_the_opponent_does(memory, types, per_turn,
+                                                                data):
+    """Any Q values and reply counts a model file may hold, against any moves: every
+    answer is per_turn moves of C and D (the belief never breaks on a surprise)."""
+    from harness.builtins import strategy_for
+    from harness.memory_agents import offset
+    from harness.qtable import Model
+
+    states = offset(memory + 1)
+    values = st.floats(-1e6, 1e6, allow_nan=False)
+    counts = st.integers(0, 1 << 53)
+    model = Model(memory,
+                  data.draw(st.lists(st.lists(st.lists(values, min_size=2, max_size=2),
+                                              min_size=states, max_size=states),
+                                     min_size=types, max_size=types)),
+                  data.draw(st.lists(st.lists(st.lists(counts, min_size=2, max_size=2),
+                                              min_size=states, max_size=states),
+                                     min_size=types, max_size=types)))
+    strategy = strategy_for(model.key()).strategy(random.Random(1), per_turn)
+    theirs = data.draw(st.lists(st.text("CD", min_size=per_turn, max_size=per_turn),
+                                max_size=20))
+    for move in theirs:
+        answer = strategy.answer()
+        assert len(answer) == per_turn and set(answer) <= {"C", "D"}
+        strategy.observe(answer, move)
