@@ -224,7 +224,12 @@ BUILTINS = {
 
 
 def strategy_for(key: str) -> Builtin:
-    """A built-in by name, or a strategy table by its key (harness/memory_agents.py)."""
+    """A built-in by name, a strategy table by its key (harness/memory_agents.py), or a
+    trained Q-table agent by its key (harness/recognizer.py)."""
+    if key.startswith("belief:"):
+        from .recognizer import Recognizer
+
+        return Recognizer(key).builtin()
     if key.startswith("table:"):
         from .memory_agents import parse_table_key
 

@@ -20,7 +20,10 @@ COMMANDS = {
     "experiment": "Run conditions x replicates of the tournament and compare them.",
     "train": "Train a Q-table agent against the agent types of an experiment file.",
     "autograder": "Write a Gradescope autograder bundle (setup.sh, run_autograder).",
+    "lisp-init": "Print the path of the Lisp file that defines (monitor ...) in an SBCL REPL.",
 }
+# started by that Lisp file, not by users: not listed
+HIDDEN = {"repl-serve": "Play a tournament whose agents a Lisp REPL serves over pipes."}
 
 
 class LazyGroup(click.Group):
@@ -41,12 +44,13 @@ class LazyGroup(click.Group):
 
     @staticmethod
     def _module(name):
-        if name not in COMMANDS:
+        if name not in COMMANDS and name not in HIDDEN:
             return None
+        module = f"harness.commands.{name.replace('-', '_')}"
         try:
-            return importlib.import_module(f"harness.commands.{name}")
+            return importlib.import_module(module)
         except ModuleNotFoundError as error:
-            if error.name == f"harness.commands.{name}":
+            if error.name == module:
                 return None
             raise
 

@@ -1,7 +1,8 @@
 """Agent specs that name trusted strategies with parameters: `memory:BITS` (a Memory-N
 strategy vector, harness/memory_agents.py) and `qtable:MODEL.json` (a trained Q-table,
 harness/qtable.py). Both run as built-ins do (our own code: in the monitor for `none`,
-in a host process otherwise), from the strategy table their key spells."""
+in a host process otherwise), from the key they spell: a strategy table's, or a trained
+model's (harness/recognizer.py)."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -44,7 +45,7 @@ def strategy_key(spec) -> str:
     if source.startswith(QTABLE_PREFIX):
         from .qtable import load_model
 
-        return load_model(Path(source[len(QTABLE_PREFIX):])).policy().key()
+        return load_model(Path(source[len(QTABLE_PREFIX):])).key()
     return spec.name if source == "builtin" else source  # a population's copy: its built-in
 
 

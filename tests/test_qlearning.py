@@ -2,12 +2,15 @@
 untrained one against its training mix; its model is plain JSON, read with checks; it
 plays as `qtable:MODEL.json` in every isolation mode; other types make the tool say
 "retrain"."""
+import itertools
 import json
+import random
 
 import pytest
 from hypothesis import given, settings, strategies as st
 
 from harness.agents import builtin_spec, resolve
+from harness.builtins import strategy_for
 from harness.errors import HarnessError
 from harness.experiment.plan import load
 from harness.game import play_game
@@ -63,8 +66,24 @@ def test_it_beats_an_untrained_one_against_its_training_mix(trained):
 def test_the_model_is_plain_json_with_the_types_fingerprint(trained):
     content = json.loads(trained[0].read_text())
     assert content["format"] == "pdharness-qtable" and content["memory"] == 1
+    assert content["version"] == 2
     assert content["types"] == ["coop", "tft", "rand"] and len(content["fingerprint"]) == 64
-    assert len(content["q"]) == 5
+    assert [len(table) for table in content["q"]] == [5, 5, 5]      # one Q-table per type
+    assert [len(table) for table in content["replies"]] == [5, 5, 5]
+    assert all(isinstance(n, int) for table in content["replies"] for pair in table
+               for n in pair)
+
+
+def test_a_version_1_model_still_plays_its_one_table(tmp_path):
+    """Models written before issue 25 (one Q-table for the whole mix) keep playing."""
+    path = tmp_path / "v1.json"
+    path.write_text(json.dumps({"format": "pdharness-qtable", "version": 1, "memory": 1,
+                                "fingerprint": "", "types": ["a", "b"],
+                                "q": [[1, 0], [0, 1], [1, 0], [0, 1], [1, 0]]}))
+    model = load_model(path)
+    assert model.types == ["a+b"] and model.greedy(0) == "CDCDC"
+    _score, moves = score_against(path, "cooperate", games=1)
+    assert moves[0] == "C" and set(moves[3:]) == {"D"}   # CC -> D, then DC -> D
 
 
 def test_the_same_seed_trains_the_same_model_in_any_isolation_mode():
@@ -72,7 +91,7 @@ def test_the_same_seed_trains_the_same_model_in_any_isolation_mode():
     short = Training(memory=2, games=60, seed=4)
     in_monitor = train(condition.types, condition.settings, short)
     in_processes = train(condition.types, load(MIX, "process").conditions[0].settings, short)
-    assert in_monitor.q == in_processes.q
+    assert in_monitor.q == in_processes.q and in_monitor.replies == in_processes.replies
     assert train(condition.types, condition.settings, Training(memory=2, games=60, seed=5)).q \
         != in_monitor.q
 
@@ -112,7 +131,15 @@ def test_train_refuses_bad_training_values_in_one_line(tmp_path):
 
 @pytest.mark.parametrize("content, words", [
     ({"format": "pdharness-qtable", "version": 1, "memory": 1, "q": [[0, 0]] * 4}, "5 pairs"),
-    ({"format": "pdharness-qtable", "version": 2, "memory": 1, "q": []}, "version"),
+    ({"format": "pdharness-qtable", "version": 3, "memory": 1, "q": []}, "version"),
+    ({"format": "pdharness-qtable", "version": 2, "memory": 1, "types": ["a"],
+      "q": [[[0, 0]] * 5], "replies": [[[0, 0]] * 4]}, "5 pairs"),
+    ({"format": "pdharness-qtable", "version": 2, "memory": 1, "types": ["a"],
+      "q": [[[0, 0]] * 5], "replies": [[[0, 0.5]] * 5]}, "counts"),
+    ({"format": "pdharness-qtable", "version": 2, "memory": 1, "types": ["a", "b"],
+      "q": [[[0, 0]] * 5], "replies": [[[0, 0]] * 5]}, "one table per type"),
+    ({"format": "pdharness-qtable", "version": 2, "memory": 5, "types": ["a"] * 40,
+      "q": [], "replies": []}, "types"),
     ({"format": "pickle"}, "format"),
     ({"format": "pdharness-qtable", "version": 1, "memory": 9, "q": []}, "memory"),
     ({"format": "pdharness-qtable", "version": 1, "memory": 1,
@@ -125,22 +152,27 @@ def test_a_bad_model_is_one_clear_line(tmp_path, content, words):
         resolve([f"qtable:{path}"])
 
 
+PAIR = st.lists(st.integers(-2, 3) | st.floats(), min_size=2, max_size=2)
+TABLE = st.lists(PAIR, min_size=4, max_size=6)
+
+
 @settings(max_examples=200, deadline=None)
-@given(content=st.recursive(
-    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=8),
+@given(version=st.sampled_from([1, 2]), content=st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=8) | TABLE,
     lambda inner: st.lists(inner, max_size=6) | st.dictionaries(
-        st.sampled_from(["format", "version", "memory", "q", "fingerprint", "types", "x"]),
-        inner, max_size=6), max_leaves=30))
-def test_any_json_is_a_model_or_one_clear_line(tmp_path_factory, content):
+        st.sampled_from(["format", "version", "memory", "q", "replies", "fingerprint",
+                         "types", "x"]), inner, max_size=6), max_leaves=30))
+def test_any_json_is_a_model_or_one_clear_line(tmp_path_factory, version, content):
     path = tmp_path_factory.getbasetemp() / "any-model.json"
-    path.write_text(json.dumps(dict(content, format="pdharness-qtable", version=1)
+    path.write_text(json.dumps(dict(content, format="pdharness-qtable", version=version)
                                if isinstance(content, dict) else content))
     try:
         model = load_model(path)
     except HarnessError as error:
         assert "\n" not in str(error)
-    else:
-        assert set(model.policy().table) <= {"C", "D"}
+    else:   # what it plays is its key, which the built-in host rebuilds
+        assert strategy_for(model.key()).strategy(random.Random(1), 3).answer() in \
+            {"".join(m) for m in itertools.product("CD", repeat=3)}
 
 
 def test_an_experiment_says_once_that_a_model_needs_retraining(trained, tmp_path):

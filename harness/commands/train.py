@@ -25,9 +25,10 @@ from ..records.outputs import quiet_option
               help="How the opponents run (default: the file's parameters, else sandbox).")
 @quiet_option
 def command(file, out, condition, memory, games, seed, isolation, quiet):
-    """Train a tabular Q-learning agent against one copy of each agent type in FILE (an
-    experiment or population file), under its parameters (flips, moves per turn, horizon),
-    and write it to MODEL.json with the fingerprint of those types."""
+    """Train a Q-learning agent against one copy of each agent type in FILE (an experiment
+    or population file), under its parameters (flips, moves per turn, horizon), and write it
+    to MODEL.json: a Q-table and a model of the replies per type, and the fingerprint of
+    those types. Playing, it recognizes which type it faces and answers it."""
     from pathlib import Path
 
     from ..errors import HarnessError
@@ -48,11 +49,17 @@ def command(file, out, condition, memory, games, seed, isolation, quiet):
         if bar:
             bar.close()
     save_model(model, out)
-    policy = model.policy().table
-    click.echo(f"trained a memory-{model.memory} Q-table in {training.games} games against "
-               f"{', '.join(model.types)} ({chosen.name}); wrote {out}\n"
-               f"it defects in {policy.count('D')} of its {len(policy)} states; play it as "
-               f"qtable:{out}")
+    from ..safe_text import line
+
+    click.echo(f"trained a memory-{model.memory} Q-table per type in {training.games} games "
+               f"against {line(', '.join(model.types))} ({line(chosen.name)}); wrote "
+               f"{line(str(out))}")
+    for t, name in enumerate(model.types):
+        greedy = model.greedy(t)
+        click.echo(f"  against {line(name)} it defects in {greedy.count('D')} of its "
+                   f"{len(greedy)} states")
+    click.echo(f"playing, it tells these types apart from their replies; play it as "
+               f"qtable:{line(str(out))}")
 
 
 def _condition(experiment, name):
