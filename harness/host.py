@@ -339,44 +339,50 @@ def main(argv: list[str]) -> int:
     _site_folders()
     token = os.environ.pop("PDH_TOKEN", "")
     requests, replies = _take_protocol_streams()
-    kind, source, name = argv
-    if kind != "builtin":
-        from .agent_files import take_given_source
-        from .errors import LoadError
 
-        try:
-            take_given_source(source)   # the bytes the run plays, read once by the monitor
-        except LoadError as error:
-            os.write(replies, f"{token} LOADERR {error}\n".encode("utf-8", "replace"))
-            return 1
+    def refuse(reason: str) -> int:
+        from .runtime import one_line
+
+        os.write(replies, f"{token} LOADERR {one_line(reason)}\n".encode("utf-8", "replace"))
+        return 1
+
+    kind, source, name = argv
     required = os.environ.pop(worlds.REQUIRED, "") == "1"
-    try:  # a built-in is our own code: it plays in this process, no world needed
-        world = worlds.enter(keep_open=(requests, replies)) if kind != "builtin" else None
-        if world is None and required and kind != "builtin":
+    try:
+        agent = _agent(kind, source, name)
+    except BaseException as error:  # unreadable, or Hy missing: the agent cannot load here
+        from .errors import LoadError
+        from .runtime import describe_exception
+
+        return refuse(str(error) if isinstance(error, LoadError) else describe_exception(error))
+    try:  # after the imports above: a world's user namespace may not see where they live
+        world = worlds.enter(keep_open=(requests, replies)) if agent.language else None
+        if world is None and required and agent.language:
             raise OSError(0, "the kernel allows no user namespace here")
     except OSError as error:
-        os.write(replies, f"{token} LOADERR cannot make a game's namespaces: "
-                          f"{error.strerror or error}\n".encode())
-        return 1
+        return refuse(f"cannot make a game's namespaces: {error.strerror or error}")
     zygote.become_zygote()
-    try:
-        agent = Agent(kind, source, name)
-    except BaseException as error:  # Hy missing, say: the agent cannot load here
-        from .runtime import describe_exception, one_line
-
-        os.write(replies, f"{token} LOADERR {one_line(describe_exception(error))}\n".encode())
-        return 1
     host = Zygote(agent, requests, replies, token, world)
     compiled = host.prepare()
     if compiled is None:
         return 1
     host.compiled = compiled
     host.send(b"READY")
-    if agent.language is None:
+    if agent.language is None:  # a built-in is our own code: no fork, no world needed
         host.serve_builtin()
     else:
         host.serve()
     return 0
+
+
+def _agent(kind: str, source: str, name: str) -> Agent:
+    """The agent's bytes, read before any game's world hides its file (the bytes the run
+    plays, from the monitor), and what every game's child needs, imported once."""
+    if kind != "builtin":
+        from .agent_files import take_given_source
+
+        take_given_source(source)
+    return Agent(kind, source, name)
 
 
 if __name__ == "__main__":

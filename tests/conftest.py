@@ -56,6 +56,17 @@ def _private_cache(tmp_path_factory, monkeypatch):
     monkeypatch.setenv("PDHARNESS_CACHE", str(tmp_path_factory.getbasetemp() / "cache"))
 
 
+@pytest.fixture
+def shared_folder():
+    """A folder a test and an agent under `process` isolation both see: not under /tmp,
+    which is each game's own (harness/world.py), but under /var/tmp, which is not."""
+    import tempfile
+
+    folder = Path(tempfile.mkdtemp(prefix="pdharness-test-", dir="/var/tmp"))
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
+
+
 def run_cli(*args, input=None, cwd=None, timeout=300):
     """The real console entry point in a subprocess: (exit status, stdout, stderr)."""
     command = [sys.executable, "-m", "harness", *map(str, args)]

@@ -215,8 +215,8 @@ def test_what_an_agent_does_to_its_hist_and_score_stays_with_it():
     assert intended(record, side) == ["CDC"] * 6
 
 
-def test_a_reload_that_fails_makes_every_call_of_that_game_an_error(tmp_path):
-    flag = tmp_path / "fail-now"
+def test_a_reload_that_fails_makes_every_call_of_that_game_an_error(tmp_path, shared_folder):
+    flag = shared_folder / "fail-now"
     path = tmp_path / "LispFlaky.lisp"
     path.write_text(f'(when (probe-file "{flag}") (error "told to fail"))\n'
                     "(defun LispFlaky (hist score) (declare (ignore hist score)) '(D D D))\n")
@@ -349,11 +349,11 @@ def test_a_server_that_does_not_compile_is_one_clear_load_error(tmp_path, monkey
     assert not list((cache_dir() / "sbcl").glob("tmp*"))  # no half-written fasl left
 
 
-def test_heap_exhaustion_is_a_crash_and_the_next_game_has_a_fresh_host(tmp_path):
+def test_heap_exhaustion_is_a_crash_and_the_next_game_has_a_fresh_host(tmp_path, shared_folder):
     from harness.handles.base import GameStart
     from harness.rules import Payoffs
 
-    flag = tmp_path / "hog-now"
+    flag = shared_folder / "hog-now"
     flag.write_text("")
     path = tmp_path / "LispHog.lisp"
     path.write_text("(defvar *LispHog-hoard* nil)\n"
