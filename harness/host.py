@@ -21,10 +21,6 @@ from pathlib import Path
 from . import world as worlds, zygote
 from .seccomp import game_filter
 
-TYPE_CHECKING = False  # the host imports no more than it must: not even typing
-if TYPE_CHECKING:
-    from typing import NoReturn
-
 CODE, FAILED = b"C", b"E"   # the first byte of what the preparing child sends back
 
 
@@ -117,7 +113,7 @@ class Zygote:
         if result[:1] == FAILED:
             self.send(b"LOADERR " + one_line(result[1:].decode("utf-8", "replace")).encode())
             return None
-        _end_like(status)  # it died without a word: this process says how, as it would have
+        worlds.end_like(status)  # it died without a word: this process says how, as it would
 
     def _report_preparation(self, fd, load_error, describe_exception):
         try:
@@ -246,7 +242,7 @@ class Zygote:
                 pass
             status = _exit_status(pid)
             self._clean_up()
-            _end_like(status)
+            worlds.end_like(status)
         self.send(reply)
 
     def _violation(self, what: str) -> None:
@@ -308,20 +304,6 @@ def _exit_status(pid: int) -> int:
         return os.waitpid(pid, 0)[1]
     except ChildProcessError:
         return 0
-
-
-def _end_like(status: int) -> NoReturn:
-    """Exit as a child ended (its status, or its signal), so the monitor reports it."""
-    sys.stderr.flush()
-    if os.WIFSIGNALED(status):
-        number = os.WTERMSIG(status)
-        try:
-            signal.signal(number, signal.SIG_DFL)
-            os.kill(os.getpid(), number)
-        except (OSError, ValueError):
-            pass
-        os._exit(128 + number)
-    os._exit(os.WEXITSTATUS(status) if os.WIFEXITED(status) else 1)
 
 
 def _site_folders() -> None:

@@ -17,7 +17,7 @@ The host's own IPC namespace is the games' (the game's seccomp filter denies eve
 and POSIX IPC call: one per game would cost more than all the rest).
 
 How: the host (harness/host.py; lisp_bridge/sbcl_host.lisp does the same in Lisp) calls
-`enter` first of all. It takes a user namespace of its own, in which the agent's user is
+`enter` once it has read the agent's bytes and imported what its games need. It takes a user namespace of its own, in which the agent's user is
 always AGENT_ID (the sandbox's outer user id encodes the monitor's process ID), and forks
 the zygote as PID 1 of a new PID namespace; the original process only waits and ends as the
 zygote ends. For each game the zygote calls `World.fork`, which puts the child in a PID
@@ -35,6 +35,11 @@ import ctypes
 import errno
 import os
 import signal
+import sys
+
+TYPE_CHECKING = False  # a host imports no more than it must: not even typing
+if TYPE_CHECKING:
+    from typing import NoReturn
 
 REQUIRED = "PDH_WORLD_REQUIRED"  # set by the sandbox: no game without its own world
 KEEP = "PDH_WORLD_KEEP"   # what a game must still see under /tmp (Python, the harness), by line
@@ -80,8 +85,9 @@ def kept_paths(roots) -> str:
     return "\n".join(root for root in roots if _under_tmp(root))
 
 
-def _end_like(status: int):
+def end_like(status: int) -> NoReturn:
     """Exit as a child ended (its status or its signal), so whoever waits sees the same."""
+    sys.stderr.flush()
     if os.WIFSIGNALED(status):
         number = os.WTERMSIG(status)
         try:
@@ -156,7 +162,7 @@ class World:
 
 
 def enter(keep_open=()) -> World | None:
-    """In a new host process, first of all: returns, in the zygote, its World; None where
+    """In a new host process, before any agent code runs: returns, in the zygote, its World; None where
     no user namespace can be made here (the caller forks games plainly); OSError when one
     was made but could not be set up. The process that
     called it never returns: it waits for the zygote and ends as it ends. `keep_open`: the
@@ -175,7 +181,7 @@ def enter(keep_open=()) -> World | None:
             os.close(fd)
         while True:
             try:
-                _end_like(os.waitpid(zygote, 0)[1])
+                end_like(os.waitpid(zygote, 0)[1])
             except InterruptedError:
                 continue
     _checked(_libc.prctl(PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0), "prctl")
