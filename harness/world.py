@@ -17,9 +17,10 @@ The host's own IPC namespace is the games' (the game's seccomp filter denies eve
 and POSIX IPC call: one per game would cost more than all the rest).
 
 How: the host (harness/host.py; lisp_bridge/sbcl_host.lisp does the same in Lisp) calls
-`enter` once it has read the agent's bytes and imported what its games need. It takes a user namespace of its own, in which the agent's user is
-always AGENT_ID (the sandbox's outer user id encodes the monitor's process ID), and forks
-the zygote as PID 1 of a new PID namespace; the original process only waits and ends as the
+`enter` once it has read the agent's bytes and imported what its games need. It takes a
+user namespace of its own, in which the agent's user is always AGENT_ID (the sandbox's
+outer user id encodes the monitor's process ID), and forks the zygote as PID 1 of a new
+PID namespace; the original process only waits and ends as the
 zygote ends. For each game the zygote calls `World.fork`, which puts the child in a PID
 namespace of its own, and the child calls `World.build` before any agent code runs. Ending a
 game is killing its PID 1: the kernel ends everything in its namespaces with it, and the
@@ -162,8 +163,9 @@ class World:
 
 
 def enter(keep_open=()) -> World | None:
-    """In a new host process, before any agent code runs: returns, in the zygote, its World; None where
-    no user namespace can be made here (the caller forks games plainly); OSError when one
+    """In a new host process, before any agent code runs: returns, in the zygote, its
+    World; None where no user namespace can be made here (the caller forks games plainly);
+    OSError when one
     was made but could not be set up. The process that
     called it never returns: it waits for the zygote and ends as it ends. `keep_open`: the
     descriptors only the zygote uses (the waiting process closes them)."""
