@@ -165,10 +165,9 @@ class World:
 def enter(keep_open=()) -> World | None:
     """In a new host process, before any agent code runs: returns, in the zygote, its
     World; None where no user namespace can be made here (the caller forks games plainly);
-    OSError when one
-    was made but could not be set up. The process that
-    called it never returns: it waits for the zygote and ends as it ends. `keep_open`: the
-    descriptors only the zygote uses (the waiting process closes them)."""
+    OSError when one was made but could not be set up. The process that called it never
+    returns: it waits for the zygote and ends as it ends. `keep_open`: the descriptors only
+    the zygote uses (the waiting process closes them)."""
     uid, gid = os.geteuid(), os.getegid()
     if _libc.unshare(CLONE_NEWUSER | CLONE_NEWPID) != 0:
         if ctypes.get_errno() in (errno.EPERM, errno.EINVAL, errno.ENOSPC, errno.EUSERS):
