@@ -318,14 +318,20 @@ def _end_like(status: int) -> NoReturn:
 
 
 def _site_folders() -> None:
-    """Started with -S (harness/lang/python_process.py): the site folders (not the user's), without
-    their .pth files, so that installed libraries (hy, hyrule, what agents import) are
-    found."""
+    """Started with -S (harness/lang/python_process.py): the monitor's site folders (not the
+    user's), without their .pth files, so that installed libraries (hy, hyrule, what agents
+    import) are found. The monitor names them (PDH_SITE_FOLDERS): under -S this process
+    would name the base interpreter's, not a virtual environment's."""
     if not sys.flags.no_site:
         return
-    import site
+    given = os.environ.pop("PDH_SITE_FOLDERS", None)
+    if given is None:  # started by hand, not by the monitor
+        import site
 
-    sys.path += [folder for folder in site.getsitepackages() if folder not in sys.path]
+        folders = site.getsitepackages()
+    else:
+        folders = given.split(os.pathsep) if given else []
+    sys.path += [folder for folder in folders if folder not in sys.path]
 
 
 def main(argv: list[str]) -> int:
