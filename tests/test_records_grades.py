@@ -101,10 +101,22 @@ def test_show_writes_the_same_grades_from_the_record(tmp_path):
     assert first.read_text() == second.read_text()
 
 
+def test_an_outputs_missing_folders_are_made(tmp_path):
+    grades, report = tmp_path / "out" / "grades.csv", tmp_path / "deep" / "er" / "r.html"
+    status, _, err = run_cli("tournament", *FIELD, *RUN, "--grades", grades,
+                             "--report", report)
+    assert status == 0, err
+    assert grades.is_file() and report.is_file()
+
+
 def test_unusable_output_paths_fail_before_the_run(tmp_path):
-    for option in ("--grades", "--report"):
+    (tmp_path / "a-file").write_text("")
+    for option in ("--grades", "--report", "--db"):
         status, out, err = run_cli("tournament", *FIELD, *RUN, option,
-                                   tmp_path / "no" / "such" / "file")
-        assert status == 2 and "does not exist" in err and out == ""
+                                   tmp_path / "a-file" / "out" / "file")
+        last = err.splitlines()[-1]
+        assert status == 2 and out == "" and "Traceback" not in err
+        assert last.startswith("pdharness: error: ") and "a-file" in last
+        assert "cannot make folder" in last or "is not a folder" in last
     status, _, err = run_cli("tournament", *FIELD, *RUN, "--roster", tmp_path / "none.csv")
     assert status == 2 and "--roster" in err and "Traceback" not in err

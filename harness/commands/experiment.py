@@ -85,12 +85,10 @@ def resume(record, jobs, format, report, quiet, isolation="sandbox",
 
 
 def _check_report_path(report) -> None:
-    from pathlib import Path
+    from ..output_paths import make_parent
 
-    from ..errors import HarnessError
-
-    if report and not Path(report).resolve().parent.is_dir():
-        raise HarnessError(f"{report}: folder {Path(report).parent} does not exist")
+    if report:
+        make_parent(report, str(report))
 
 
 def _exit_interrupted(stopped) -> None:

@@ -170,8 +170,9 @@ def create(path, schema: str = SCHEMA):
     if target.exists():
         raise HarnessError(f"{path} already exists; choose another file (or finish that "
                            f"run with: pdharness resume {path})")
-    if not target.parent.is_dir():
-        raise HarnessError(f"{path}: folder {target.parent} does not exist")
+    from ..output_paths import make_parent
+
+    make_parent(target, str(path))
     try:
         connection = sqlite3.connect(str(target), timeout=30)
         connection.executescript(schema)

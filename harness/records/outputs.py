@@ -36,15 +36,12 @@ quiet_option = click.option("--quiet", "-q", is_flag=True,
 
 def check_outputs(options) -> object:
     """Fail on unusable output paths before a long run, not after; the roster, read."""
-    from pathlib import Path
-
-    from ..errors import HarnessError
+    from ..output_paths import make_parent
 
     for option in ("report", "grades"):
         target = options.get(option)
-        if target and not Path(target).resolve().parent.is_dir():
-            raise HarnessError(f"--{option} {target}: folder {Path(target).parent} "
-                               "does not exist")
+        if target:
+            make_parent(target, f"--{option} {target}")
     if options.get("roster"):
         from .roster import load_roster
 
