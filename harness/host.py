@@ -256,7 +256,9 @@ class Zygote:
         os.kill(self.child[0], signal.SIGKILL)
         _exit_status(self.child[0])
         self._clean_up()
-        os.write(2, f"protocol violation: {what}\n".encode())
+        # on a line of its own: the agent may have left its last line unended (a write to a
+        # full stderr pipe, cut short by the kill), and the monitor reads the last line
+        os.write(2, f"\nprotocol violation: {what}\n".encode())
         os._exit(1)
 
     def _clean_up(self) -> None:
