@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 
 import pytest
+
 from conftest import IN_CI, ROOT
 
 pytestmark = pytest.mark.slow  # a venv and a pip install: tens of seconds
