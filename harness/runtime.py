@@ -58,6 +58,7 @@ class AgentRuntime:
     def __init__(self, factory, hist_pair):
         self.factory = factory
         self.source: str | None = getattr(factory, "source", None)  # where errors are told
+        self.lisp = _in_lisp_syntax(self.source)  # how its bad answers are quoted back
         self.hist_pair = hist_pair
         self.function: Callable[..., object] | LoadError | None = None
         self.hist: list = []
@@ -99,13 +100,25 @@ class AgentRuntime:
             _pass_on_users_ctrl_c(error)
             return ERROR_REPLY, describe_exception(error, self.source), None
         try:
-            moves, warning = normalize(answer, self.moves_per_turn)
+            moves, warning = normalize(answer, self.moves_per_turn, self.lisp)
         except InvalidAnswer as error:
             return INVALID_REPLY, one_line(str(error)), None
         except BaseException as error:  # a hostile answer object raising from __eq__ etc.
             _pass_on_users_ctrl_c(error)
             return INVALID_REPLY, f"answer failed when read: {describe_exception(error)}", None
         return MOVES_REPLY, moves, warning
+
+
+def _in_lisp_syntax(source: str | None) -> bool:
+    """An agent file of a language whose values print as Lisp (Hy)."""
+    if not source:
+        return False
+    import os
+
+    from .lang import BY_SUFFIX
+
+    language = BY_SUFFIX.get(os.path.splitext(source)[1].lower())
+    return bool(language and language.lisp_syntax)
 
 
 def _pass_on_users_ctrl_c(error: BaseException) -> None:

@@ -57,8 +57,8 @@ EXPECTED = {
 }
 # path -> words its warning must hold
 WARNINGS = {
-    "warnings/ReedShaw.py": "['c', 'c', 'd'] spelled non-canonically",
-    "warnings/RossSato.hy": "['c', 'c', 'd'] spelled non-canonically",
+    "warnings/ReedShaw.py": "answer ['c', 'c', 'd'] spells 'c', 'd' non-canonically",
+    "warnings/RossSato.hy": 'answer ["c" "c" "d"] spells "c", "d" non-canonically',
     "warnings/EastFox.lisp": '("C" "C" "D") spelled non-canonically',
     "warnings/McDonaldSmith.py": "cannot tell for sure where the last names in McDonaldSmith",
     "warnings/OrrPage.py": "names its team Orr, Paige, which does not spell OrrPage",
