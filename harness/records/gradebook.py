@@ -188,3 +188,17 @@ def write_gradebook_or_grades(path, result, roster, options) -> None:
         count = f"{len(ungraded)} student" + ("s" if len(ungraded) != 1 else "")
         click.echo(f"pdharness: no agent in this run for {count}, grade left empty: "
                    f"{line(', '.join(ungraded))}", err=True)
+    strays = unmatched_agents(result, roster)
+    if strays:
+        count = f"{len(strays)} agent" + ("s" if len(strays) != 1 else "")
+        click.echo(f"pdharness: {count} of this run match no team on the roster, so no "
+                   f"student gets their grade: {line(', '.join(strays))}", err=True)
+
+
+def unmatched_agents(result, roster) -> list[str]:
+    """The students' agents (files, not built-ins) that no team of the roster wrote."""
+    from ..lang import LANGUAGES
+
+    languages = {entrant.name: entrant.spec.language for entrant in result.entrants}
+    return [s.agent for s in result.standings
+            if languages.get(s.agent) in LANGUAGES and roster.team(s.agent) is None]
