@@ -88,5 +88,7 @@ def exit_interrupted(error) -> None:
 
     from ..safe_text import block  # two lines of ours, quoting the record's path
 
+    from ..interrupts import exit_status
+
     click.echo(f"pdharness: {block(error)}", err=True)
-    sys.exit(130)
+    sys.exit(exit_status())
