@@ -113,8 +113,13 @@ def test_sigterm_ends_a_run_as_ctrl_c_does(tmp_path, uninterrupted):
     kept = rounds_in(path)
     assert f"pdharness: interrupted; {kept} completed round" in err
     assert f"pdharness: to finish the run: pdharness resume {path}" in err
-    resumed, _note = resume_json(path, "--isolation", "process", "--timeout", "30")
+    report = tmp_path / "report.html"
+    resumed, _note = resume_json(path, "--isolation", "process", "--timeout", "30",
+                                 "--report", report)
     assert resumed == uninterrupted
+    with sqlite3.connect(path) as connection:   # the resumed report keeps the run's start
+        started = connection.execute("SELECT started_at FROM run").fetchone()[0]
+    assert f"run started {started}" in report.read_text(encoding="utf-8")
 
 
 def test_kill_9_keeps_the_completed_rounds_and_resume_gives_the_uninterrupted_result(

@@ -164,17 +164,22 @@ def as_gradebook_csv(header, rows) -> str:
     return write_csv(header, rows, line_end="\r\n")
 
 
-def write_gradebook_or_grades(path, result, roster, options) -> None:
+def write_gradebook_or_grades(path, result, roster, options, provisional: bool = False
+                              ) -> None:
     """--grades FILE: the per-student gradebook when the roster lists students, else the
-    per-agent grades CSV."""
+    per-agent grades CSV. `provisional` (an unfinished record's, `show --provisional`):
+    marked so in the file itself, the grade column's header or a column of its own."""
     from ..errors import HarnessError
     from ..safe_text import line
     from .grades import write_grades
 
     students = read_students(options["roster"]) if roster is not None else None
     if students is None:
-        write_grades(path, result, roster)
+        write_grades(path, result, roster, provisional)
         return
+    if provisional:
+        column = options.get("grade_column") or GRADE_COLUMN
+        options = dict(options, grade_column=f"{column} (provisional)")
     header, rows, ungraded = gradebook_rows(result, students, roster, options)
     try:
         with open(path, "w", encoding="utf-8", newline="") as handle:

@@ -73,7 +73,8 @@ def deliver(result, options, roster=None, command: str | None = None,
     if options.get("grades"):
         from .gradebook import write_gradebook_or_grades
 
-        write_gradebook_or_grades(options["grades"], result, roster, options)
+        write_gradebook_or_grades(options["grades"], result, roster, options,
+                                  provisional=bool(incomplete and options.get("provisional")))
 
 
 def command_line() -> str:
@@ -86,9 +87,8 @@ def command_line() -> str:
 def exit_interrupted(error) -> None:
     import sys
 
-    from ..safe_text import block  # two lines of ours, quoting the record's path
-
     from ..interrupts import exit_status
+    from ..safe_text import block  # two lines of ours, quoting the record's path
 
     click.echo(f"pdharness: {block(error)}", err=True)
     sys.exit(exit_status())

@@ -86,10 +86,12 @@ def resume(path, isolation, *, jobs: int | None = None, quiet: bool = False,
         wanted_replicates = record.run["replicates"]
         result = record.result() if done else None
         has_replicates = record.replicates() is not None
+        started = record.run["started_at"]
     recorder = Recorder.reopen(path)
     try:
         if result is None:
             result = _tournament(specs, record.seed, settings, recorder, quiet, state)
+            result.started_at = started  # the run's start, as its record and report say
         if wanted_replicates and not has_replicates:
             _replicates(result, specs, record.seed, settings, wanted_replicates, recorder,
                         quiet)
