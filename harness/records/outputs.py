@@ -49,6 +49,64 @@ def check_outputs(options) -> object:
     return None
 
 
+# What a recorded run keeps of the outputs it asked for, so that `resume` delivers them
+# when the run finishes, however it finishes (an interrupted run writes neither)
+KEPT = ("report", "grades", "roster", "grade_top", "grade_bottom", "grade_column")
+_PATHS = ("report", "grades", "roster")
+
+
+def asked_for(options) -> str | None:
+    """The run's outputs as the record keeps them (JSON, absolute paths), or None."""
+    import json
+    import os
+
+    if not (options.get("report") or options.get("grades")):
+        return None
+    kept = {name: (os.path.abspath(options[name]) if name in _PATHS else options[name])
+            for name in KEPT if options.get(name) is not None}
+    return json.dumps(kept, sort_keys=True)
+
+
+def recorded_outputs(record, options) -> None:
+    """Into `options` (resume's), the outputs the run asked for that this command line does
+    not set itself. A record is a file anyone may have edited: only those names, only
+    text or numbers, and a recorded report or grades file that already exists is not
+    replaced (another run may have written it): it is named on stderr instead."""
+    import json
+    import os
+
+    from click.core import ParameterSource
+
+    from ..safe_text import line
+
+    text = record.run["outputs"] if "outputs" in record.run.keys() else None
+    try:
+        kept = json.loads(text) if isinstance(text, str) else {}
+    except ValueError:
+        kept = {}
+    if not isinstance(kept, dict):
+        kept = {}
+    context = click.get_current_context(silent=True)
+
+    def given_here(name):
+        return context is not None and context.get_parameter_source(name) not in (
+            ParameterSource.DEFAULT, ParameterSource.DEFAULT_MAP, None)
+
+    for name in KEPT:
+        value = kept.get(name)
+        wanted = str if name in _PATHS or name == "grade_column" else (int, float)
+        if given_here(name) or not isinstance(value, wanted) or isinstance(value, bool):
+            continue
+        if name in ("report", "grades") and os.path.exists(value):
+            click.echo(f"pdharness: the run's --{name} {line(value)} exists: not replaced "
+                       f"(write it with: pdharness show {line(str(record.path))} --{name} "
+                       "FILE)", err=True)
+            continue
+        options[name] = value
+        if name in ("report", "grades"):
+            click.echo(f"pdharness: writing the run's --{name} {line(value)}", err=True)
+
+
 def deliver(result, options, roster=None, command: str | None = None,
             incomplete: str | None = None) -> None:
     from ..formats import FORMATTERS, as_table

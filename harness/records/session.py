@@ -37,12 +37,12 @@ def resume_command(path, isolation=None) -> str:
 
 
 def run(specs, seed: int, settings, *, db=None, quiet: bool = False, replicates: int = 0,
-        command: str | None = None):
+        command: str | None = None, outputs: str | None = None):
     from .db import now
     from .recorder import Recorder
 
     started = now()
-    recorder = (Recorder.create(db, specs, seed, settings, replicates, command)
+    recorder = (Recorder.create(db, specs, seed, settings, replicates, command, outputs)
                 if db else None)
     if recorder:   # the report of the run and of its record say the same time
         started = recorder.connection.execute("SELECT started_at FROM run").fetchone()[0]
