@@ -347,7 +347,12 @@ def main(argv: list[str]) -> int:
     except BaseException as error:  # Hy missing, say: the agent cannot load here
         from .runtime import describe_exception, one_line
 
-        os.write(replies, f"{token} LOADERR {one_line(describe_exception(error))}\n".encode())
+        text = describe_exception(error)
+        if isinstance(error, ImportError):  # only the harness's own libraries load here
+            text += (": the installation's, not the agent's: the Python running pdharness "
+                     f"({sys.executable}) cannot import it for this host; install pdharness "
+                     "with its dependencies into that Python (or its virtual environment)")
+        os.write(replies, f"{token} LOADERR {one_line(text)}\n".encode())
         return 1
     host = Zygote(agent, requests, replies, token)
     compiled = host.prepare()

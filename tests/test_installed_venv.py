@@ -97,3 +97,25 @@ def test_hy_and_a_venv_only_library_load_and_play_from_a_venv(venv, isolation, t
     assert {agent["name"]: agent["status"] for agent in result["agents"]} == {
         "VenvPython": "ok", "VenvHy": "ok", "titfortat": "ok"}
     assert all(game["faults"] == {"a": 0, "b": 0} for game in result["games"]), result["games"]
+
+
+def test_without_hy_a_hy_agents_load_error_blames_the_installation(tmp_path):
+    """pdharness installed without Hy (`--no-deps`, then all but Hy): the Hy agent cannot
+    load, and the message says it is the installation's doing, not the student's."""
+    base = _base_python()
+    source = tmp_path / "source"
+    shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(
+        ".git", ".venv*", "build", "*.egg-info", "__pycache__", ".pytest_cache",
+        ".mypy_cache", ".ruff_cache", ".hypothesis", "tests"))
+    _run(base, "-m", "venv", tmp_path / "v")
+    python = tmp_path / "v" / "bin" / "python"
+    _run(python, "-m", "pip", "install", "-q", "--disable-pip-version-check", "--no-deps",
+         source, "click", "Jinja2")
+    (tmp_path / "VenvHy.hy").write_text('(defn VenvHy [hist score] ["C" "C" "C"])\n')
+    done = _run(tmp_path / "v" / "bin" / "pdharness", "tournament", "VenvHy.hy", "titfortat",
+                "--isolation", "process", "--length", "2", "2", "--seed", "1", "--format",
+                "json", cwd=tmp_path)
+    [agent] = [a for a in json.loads(done.stdout)["agents"] if a["name"] == "VenvHy"]
+    assert agent["status"] == "load-error"
+    assert "No module named 'hy'" in agent["message"]
+    assert "the installation's, not the agent's" in agent["message"]
