@@ -92,6 +92,9 @@ def recorded_outputs(record, options) -> None:
         return context is not None and context.get_parameter_source(name) not in (
             ParameterSource.DEFAULT, ParameterSource.DEFAULT_MAP, None)
 
+    for name in ("report", "grades"):  # a course file's: the record says what the run asked
+        if not given_here(name):
+            options[name] = None
     for name in KEPT:
         value = kept.get(name)
         wanted = str if name in _PATHS or name == "grade_column" else (int, float)
@@ -104,7 +107,8 @@ def recorded_outputs(record, options) -> None:
             continue
         options[name] = value
         if name in ("report", "grades"):
-            click.echo(f"pdharness: writing the run's --{name} {line(value)}", err=True)
+            click.echo(f"pdharness: the run asked for --{name} {line(value)}: written when "
+                       "it finishes", err=True)
 
 
 def deliver(result, options, roster=None, command: str | None = None,
