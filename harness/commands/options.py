@@ -48,7 +48,8 @@ def option(name: str, **changes):
     declared = dict(type=parameter.type, default=default, help=parameter.help,
                     show_default=default is not None and not parameter.flag)
     if parameter.flag:
-        declared = dict(is_flag=True, help=parameter.help)
+        # an explicit default: click 8.5 leaves an unset flag's default as a sentinel
+        declared = dict(is_flag=True, default=bool(parameter.default), help=parameter.help)
     if parameter.nargs > 1:
         declared["nargs"] = parameter.nargs
     if parameter.metavar:
