@@ -158,6 +158,7 @@ def test_grades_from_an_unfinished_record_are_refused_unless_marked_provisional(
     status, _, err = run_cli("show", finished, "--grades", grades, "--provisional")
     assert status == 0, err
     assert "provisional" not in grades.read_text(encoding="utf-8")   # final: not marked
+    assert f"--grades {grades}: replaced the file that was there" in err   # said, not silent
 
 
 def test_show_leaves_the_course_files_outputs_alone_unless_asked(tmp_path):

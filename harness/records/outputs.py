@@ -131,12 +131,31 @@ def deliver(result, options, roster=None, command: str | None = None,
             text += "\n\n" + replicates.as_table()
     echo(text.rstrip("\n"))  # json and csv have no control character left to escape
     if options.get("report"):
+        replaced = _replacing(options["report"])
         write_report(options["report"], result, command=command, incomplete=incomplete)
+        _say_replaced("report", options["report"], replaced)
     if options.get("grades"):
         from .gradebook import write_gradebook_or_grades
 
+        replaced = _replacing(options["grades"])
         write_gradebook_or_grades(options["grades"], result, roster, options,
                                   provisional=bool(incomplete and options.get("provisional")))
+        _say_replaced("grades", options["grades"], replaced)
+
+
+def _replacing(path) -> bool:
+    import os
+
+    return os.path.exists(path)
+
+
+def _say_replaced(option: str, path, replaced: bool) -> None:
+    """An output file never replaces an earlier one silently (another run's, perhaps)."""
+    if replaced:
+        from ..safe_text import line
+
+        click.echo(f"pdharness: --{option} {line(str(path))}: replaced the file that was "
+                   "there", err=True)
 
 
 def command_line() -> str:
