@@ -19,22 +19,33 @@ class InvalidAnswer(Exception):
     """The agent's answer is not `moves_per_turn` moves of C or D; the message says why."""
 
 
-def describe(value, limit: int = 80) -> str:
-    """A short, safe description of an agent's value (never calls the agent's __repr__)."""
-    text = _known_text(value)
+def describe(value, limit: int = 80, lisp: bool = False) -> str:
+    """A short, safe description of an agent's value (never calls the agent's __repr__),
+    in Python's syntax or, with `lisp` (a Hy agent's), in Hy's: `["C" "D"]`, `#("C")`."""
+    text = _known_text(value, lisp)
     if text is None and type(value) in (list, tuple) and len(value) <= 8:
-        items = [_known_text(v) for v in value]
+        items = [_known_text(v, lisp) for v in value]
         known = [item for item in items if item is not None]
         if len(known) == len(items):
-            text = ", ".join(known) + ("," if len(known) == 1 and type(value) is tuple else "")
-            text = f"[{text}]" if type(value) is list else f"({text})"
+            if lisp:
+                text = " ".join(known)
+                text = f"[{text}]" if type(value) is list else f"#({text})"
+            else:
+                text = ", ".join(known) + ("," if len(known) == 1 and type(value) is tuple
+                                           else "")
+                text = f"[{text}]" if type(value) is list else f"({text})"
     if text is None:
         text = f"<{type(value).__name__} object>"
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-def _known_text(value) -> str | None:
+_describe = describe  # under its own name where a parameter shadows it
+
+
+def _known_text(value, lisp: bool = False) -> str | None:
     """How a value of a type we know exactly prints; None for anything else."""
+    if lisp and type(value) is str:  # Hy's string syntax: double quotes, backslash escapes
+        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
     if type(value) in (str, int, float, bool, type(None)):
         return repr(value)
     from .lang import LANGUAGES
@@ -43,7 +54,7 @@ def _known_text(value) -> str | None:
                  if (text := language.describe_value(value)) is not None), None)
 
 
-def _move(item) -> tuple[str, bool]:
+def _move(item, lisp: bool = False) -> tuple[str, bool]:
     """(canonical move, spelled canonically?) or InvalidAnswer."""
     if isinstance(item, str):
         text = str.__str__(item)  # the underlying characters, whatever the subclass says
@@ -51,11 +62,11 @@ def _move(item) -> tuple[str, bool]:
             return _EXACT[text], True
         if text in _LOWER:
             return _LOWER[text], False
-        raise InvalidAnswer(f"{describe(text)} is not a move (C or D)")
+        raise InvalidAnswer(f"{describe(text, lisp=lisp)} is not a move (C or D)")
     spelled = _other_spelling(item)
     if spelled is not None:
         return spelled, False
-    raise InvalidAnswer(f"{describe(item)} is not a move (C or D)")
+    raise InvalidAnswer(f"{describe(item, lisp=lisp)} is not a move (C or D)")
 
 
 def _other_spelling(item):
@@ -66,15 +77,19 @@ def _other_spelling(item):
                  if (move := language.spelled_move(item)) is not None), None)
 
 
-def normalize(answer, moves_per_turn: int) -> tuple[str, str | None]:
-    """The canonical move string and a warning (or None) for a valid answer."""
+def normalize(answer, moves_per_turn: int, lisp: bool = False) -> tuple[str, str | None]:
+    """The canonical move string and a warning (or None) for a valid answer; what is wrong
+    quotes the answer in the agent's own syntax (`lisp`: a Hy agent's)."""
     if type(answer) in (list, tuple) and len(answer) == moves_per_turn and all(
             type(m) is str and m in _EXACT for m in answer):
         return "".join(answer), None  # the fast path every well-behaved agent takes
-    return _normalize_slowly(answer, moves_per_turn)
+    return _normalize_slowly(answer, moves_per_turn, lisp)
 
 
-def _normalize_slowly(answer, moves_per_turn: int) -> tuple[str, str | None]:
+def _normalize_slowly(answer, moves_per_turn: int, lisp: bool) -> tuple[str, str | None]:
+    def describe(value, limit: int = 80) -> str:
+        return _describe(value, limit, lisp)
+
     if answer is None:
         raise InvalidAnswer("returned nothing (None)")
     if isinstance(answer, (bytes, bytearray, dict, set, frozenset, int, float)):
@@ -89,10 +104,22 @@ def _normalize_slowly(answer, moves_per_turn: int) -> tuple[str, str | None]:
         raise InvalidAnswer(
             f"returned {count} moves ({describe(answer)}), expected {moves_per_turn}")
     try:
-        moves, canonical = zip(*(_move(item) for item in items), strict=True)
+        moves, canonical = zip(*(_move(item, lisp) for item in items), strict=True)
     except InvalidAnswer as error:  # quote the whole answer, as the SBCL host does
         raise InvalidAnswer(f"{error} in {describe(answer)}") from None
-    warning = None
-    if not all(canonical) or isinstance(answer, str):
-        warning = f"answer {describe(answer)} spelled non-canonically; write upper-case C and D"
-    return "".join(moves), warning
+    return "".join(moves), _spelling_warning(answer, items, canonical, lisp)
+
+
+def _spelling_warning(answer, items, canonical, lisp: bool) -> str | None:
+    """What is non-canonical about a valid answer, said exactly: one string for a list of
+    moves, or which moves are not upper-case C or D (lower case, keywords, ...)."""
+    if isinstance(answer, str):
+        wanted = _describe([str.__str__(item).upper() for item in items], 80, lisp)
+        return (f"answer {_describe(answer, 80, lisp)} is one string, not a list of moves; "
+                f"return a list: {wanted}")
+    odd = list(dict.fromkeys(_describe(item, 20, lisp)
+                             for item, fine in zip(items, canonical, strict=True) if not fine))
+    if not odd:
+        return None
+    return (f"answer {_describe(answer, 80, lisp)} spells {', '.join(odd)} non-canonically; "
+            "write upper-case C and D")

@@ -106,11 +106,23 @@ def _horizon_words(params) -> str:
     return f" geometric (stop {params['stop_prob']:g})"
 
 
+def _ranking_scores(result, last_round: int) -> dict[str, int]:
+    """Agent -> its score in the round it is ranked by: the round it was dropped in, or
+    the last one played for an agent still in."""
+    scores = {r.number: r.scores for r in result.rounds}
+    found = {}
+    for s in result.standings:
+        number = last_round if s.dropped_in is None else s.dropped_in
+        if s.agent in scores.get(number, {}):
+            found[s.agent] = scores[number][s.agent]
+    return found
+
+
 def as_table(result, incomplete=None) -> str:
     """For a terminal: every name and message from an agent or a record escaped (`line`).
     How the run ended is said as what it is (harness/outcome.py): a run stopped by
     --max-rounds or an unfinished record has no winner."""
-    from .outcome import WINNER, default_answer_notes, ending
+    from .outcome import STOPPED, UNFINISHED, WINNER, default_answer_notes, ending
 
     params = params_dict(result.settings)
     lines = [f"Levinson tournament  seed {result.seed}  flip {params['flip'][0]:g} "
@@ -123,11 +135,18 @@ def as_table(result, incomplete=None) -> str:
         lines += [line(end.headline), ""]
     names = {s.agent: line(s.agent) for s in result.standings}
     width = max([len("agent")] + [len(name) for name in names.values()])
-    lines.append(f"{'rank':>4}  {'agent':<{width}}  {'score':>7}  {'out':<12}  faults")
+    # without a winner the order is by the score of the round each agent left in (the last
+    # round for those still in), not by the total: the table shows that score too
+    by_round = _ranking_scores(result, end.last_round) if end.kind in (STOPPED,
+                                                                         UNFINISHED) else None
+    ranked_by = f"  {'round score':>11}" if by_round is not None else ""
+    lines.append(f"{'rank':>4}  {'agent':<{width}}  {'score':>7}  {'out':<12}{ranked_by}  "
+                 "faults")
     for s in result.standings:
         faults = ", ".join(f"{n} {k}" for k, n in s.faults.items() if n) or "-"
+        shown = f"  {by_round.get(s.agent, '-'):>11}" if by_round is not None else ""
         lines.append(f"{s.rank:>4}  {names[s.agent]:<{width}}  {s.score:>7}  "
-                     f"{_dropped_text(s.dropped_in, end.out_word):<12}  {faults}")
+                     f"{_dropped_text(s.dropped_in, end.out_word):<12}{shown}  {faults}")
     notes = default_answer_notes(result)
     lines += [f"Note: {line(notes[s.agent])}" for s in result.standings if s.agent in notes]
     lines += ["", "Rounds:"]

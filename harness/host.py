@@ -253,7 +253,9 @@ class Zygote:
         os.kill(self.child[0], signal.SIGKILL)
         _exit_status(self.child[0])
         self._clean_up()
-        os.write(2, f"protocol violation: {what}\n".encode())
+        # on a line of its own: the agent may have left its last line unended (a write to a
+        # full stderr pipe, cut short by the kill), and the monitor reads the last line
+        os.write(2, f"\nprotocol violation: {what}\n".encode())
         os._exit(1)
 
     def _clean_up(self) -> None:
@@ -307,14 +309,20 @@ def _exit_status(pid: int) -> int:
 
 
 def _site_folders() -> None:
-    """Started with -S (harness/lang/python_process.py): the site folders (not the user's), without
-    their .pth files, so that installed libraries (hy, hyrule, what agents import) are
-    found."""
+    """Started with -S (harness/lang/python_process.py): the monitor's site folders (not the
+    user's), without their .pth files, so that installed libraries (hy, hyrule, what agents
+    import) are found. The monitor names them (PDH_SITE_FOLDERS): under -S this process
+    would name the base interpreter's, not a virtual environment's."""
     if not sys.flags.no_site:
         return
-    import site
+    given = os.environ.pop("PDH_SITE_FOLDERS", None)
+    if given is None:  # started by hand, not by the monitor
+        import site
 
-    sys.path += [folder for folder in site.getsitepackages() if folder not in sys.path]
+        folders = site.getsitepackages()
+    else:
+        folders = given.split(os.pathsep) if given else []
+    sys.path += [folder for folder in folders if folder not in sys.path]
 
 
 def main(argv: list[str]) -> int:
@@ -336,7 +344,14 @@ def main(argv: list[str]) -> int:
         from .errors import LoadError
         from .runtime import describe_exception
 
-        return refuse(str(error) if isinstance(error, LoadError) else describe_exception(error))
+        if isinstance(error, LoadError):
+            return refuse(str(error))
+        text = describe_exception(error)
+        if isinstance(error, ImportError):  # only the harness's own libraries load here
+            text += (": the installation's, not the agent's: the Python running pdharness "
+                     f"({sys.executable}) cannot import it for this host; install pdharness "
+                     "with its dependencies into that Python (or its virtual environment)")
+        return refuse(text)
     try:  # after the imports above: a world's user namespace may not see where they live
         world = worlds.enter(keep_open=(requests, replies)) if agent.language else None
         if world is None and required and agent.language:

@@ -36,7 +36,8 @@ class Ending:
                     f"{self.last_round}'s score")
         if self.kind == UNFINISHED:
             return (f"Unfinished: provisional order after round {self.last_round}; "
-                    f"{len(self.still_in)} agents still in")
+                    f"{len(self.still_in)} agents still in, ranked by round "
+                    f"{self.last_round}'s score")
         return f"Winner: {names}" if names else "No winner"
 
 

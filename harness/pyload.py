@@ -64,6 +64,7 @@ def code_factory(code, path: Path, name: str, check: bool = True):
             raise LoadError(f"{path}: {name} is a {type(function).__name__}, not a function")
         return function
 
+    factory.source = str(path)  # type: ignore[attr-defined]  # the code's file name: errors' frames
     if check:
         factory(random.Random(0), 3)
     return factory

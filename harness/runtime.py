@@ -27,14 +27,38 @@ def one_line(text: str, limit: int = 500) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-def describe_exception(error: BaseException) -> str:
-    detail = one_line(str(error)) if str(error) else ""
-    return f"{type(error).__name__}: {detail}" if detail else type(error).__name__
+def describe_exception(error: BaseException, source: str | None = None) -> str:
+    """`IndexError: list index out of range`, and where in SOURCE (the agent's file) it
+    was raised when it was: `, at Name.py:12: return hist[5]`, the agent's own frame, never
+    the harness's (the deepest frame in that file: a library it called is not its code)."""
+    where = agent_frame(error.__traceback__, source) if source else None
+    detail = one_line(str(error), 200 if where else 500) if str(error) else ""
+    text = f"{type(error).__name__}: {detail}" if detail else type(error).__name__
+    return f"{text}, at {where}" if where else text
+
+
+def agent_frame(tb, source: str) -> str | None:
+    """`Name.py:12: the line` for the deepest frame of traceback TB in file SOURCE."""
+    import linecache
+    import os
+
+    line_number = None
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename == source:
+            line_number = tb.tb_lineno
+        tb = tb.tb_next
+    if line_number is None:
+        return None
+    line = one_line(linecache.getline(source, line_number), 120)
+    where = f"{os.path.basename(source)}:{line_number}"
+    return f"{where}: {line}" if line else where
 
 
 class AgentRuntime:
     def __init__(self, factory, hist_pair):
         self.factory = factory
+        self.source: str | None = getattr(factory, "source", None)  # where errors are told
+        self.lisp = _in_lisp_syntax(self.source)  # how its bad answers are quoted back
         self.hist_pair = hist_pair
         self.function: Callable[..., object] | LoadError | None = None
         self.hist: list = []
@@ -74,15 +98,27 @@ class AgentRuntime:
             answer = function(list(self.hist), [self.mine, self.theirs])
         except BaseException as error:  # SystemExit and KeyboardInterrupt are agent errors too
             _pass_on_users_ctrl_c(error)
-            return ERROR_REPLY, describe_exception(error), None
+            return ERROR_REPLY, describe_exception(error, self.source), None
         try:
-            moves, warning = normalize(answer, self.moves_per_turn)
+            moves, warning = normalize(answer, self.moves_per_turn, self.lisp)
         except InvalidAnswer as error:
             return INVALID_REPLY, one_line(str(error)), None
         except BaseException as error:  # a hostile answer object raising from __eq__ etc.
             _pass_on_users_ctrl_c(error)
             return INVALID_REPLY, f"answer failed when read: {describe_exception(error)}", None
         return MOVES_REPLY, moves, warning
+
+
+def _in_lisp_syntax(source: str | None) -> bool:
+    """An agent file of a language whose values print as Lisp (Hy)."""
+    if not source:
+        return False
+    import os
+
+    from .lang import BY_SUFFIX
+
+    language = BY_SUFFIX.get(os.path.splitext(source)[1].lower())
+    return bool(language and language.lisp_syntax)
 
 
 def _pass_on_users_ctrl_c(error: BaseException) -> None:

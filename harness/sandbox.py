@@ -257,10 +257,14 @@ def _system_roots() -> list[str]:
 
 
 def _python_roots() -> list[str]:
-    """The interpreter, its standard library and its site folders."""
+    """The interpreter, its standard library and its site folders (those the host is told
+    to use, a virtual environment's included)."""
     import sysconfig
 
+    from .lang.python_process import site_folders
+
     roots = {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix}
+    roots.update(site_folders())
     paths = sysconfig.get_paths()
     roots.update(paths[key] for key in ("stdlib", "platstdlib", "purelib", "platlib")
                  if key in paths)

@@ -33,10 +33,35 @@ def unknown_agent(argument: str, searched=()) -> str:
     reason = unusable_path(argument) or f"{argument}: no such file or folder"
     if looks_like_a_path(argument) or (Path(argument).is_symlink()):
         return reason
+    meant = _agent_file_named(argument, searched)
+    if meant is not None:
+        return (f"unknown agent {argument!r}: no file or folder of that name; did you mean "
+                f"the agent file {meant}? (name the file, with its suffix)")
     where = "".join(f", nor an agent file in {folder}" for folder in searched)
+    import difflib
+
+    close = difflib.get_close_matches(argument.lower(), sorted(BUILTINS), n=1, cutoff=0.8)
+    guess = f"; did you mean {close[0]}?" if close else ""
     return (f"unknown agent {argument!r}: no file or folder of that name, nor a built-in "
-            f"agent{where} (built-ins: {', '.join(sorted(BUILTINS))}; or memory:BITS, "
+            f"agent{where}{guess} (built-ins: {', '.join(sorted(BUILTINS))}; or memory:BITS, "
             "qtable:MODEL.json)")
+
+
+def _agent_file_named(name: str, searched=()) -> str | None:
+    """An agent file NAME (any case) in the current folder or a searched one: the path to
+    give for it."""
+    from .lang import SUFFIXES
+
+    for folder in (Path("."), *searched):
+        try:
+            found = sorted(path for path in folder.iterdir()
+                           if path.stem.lower() == name.lower() and path.suffix in SUFFIXES
+                           and path.is_file())
+        except OSError:
+            continue
+        if found:
+            return str(found[0])
+    return None
 
 
 def same_name(name: str, sources: list[str]) -> str:

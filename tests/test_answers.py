@@ -65,3 +65,35 @@ def test_an_iterable_that_raises_is_invalid_not_a_crash():
             raise RuntimeError("no")
     with pytest.raises(InvalidAnswer, match="fails when read"):
         normalize(Bad(), 3)
+
+
+# -- what a warning or a refusal says ----------------------------------------------------------
+@given(st.lists(st.sampled_from(["C", "D", "c", "d"]), min_size=3, max_size=3))
+def test_the_warning_names_exactly_the_moves_that_are_not_upper_case(moves):
+    _result, warning = normalize(moves, 3)
+    odd = [move for move in dict.fromkeys(moves) if move in "cd"]
+    if odd:
+        assert f"spells {', '.join(repr(move) for move in odd)} non-canonically" in warning
+        assert not any(f"{move!r}," in warning.split("spells")[1] for move in "CD")
+
+
+@pytest.mark.parametrize("answer", ["CCD", "ccd"])
+def test_one_string_is_told_to_be_a_list_whatever_its_case(answer):
+    assert normalize(answer, 3) == (
+        "CCD", f"answer {answer!r} is one string, not a list of moves; return a list: "
+               "['C', 'C', 'D']")
+
+
+def test_a_hy_agents_answers_are_quoted_in_hy_syntax():
+    import hy.models
+
+    from lisp_bridge.hy_data import hist_pair
+
+    with pytest.raises(InvalidAnswer, match=r"returned 2 moves \(\(C D\)\), expected 3"):
+        normalize(hist_pair("C", "D"), 3, lisp=True)
+    with pytest.raises(InvalidAnswer, match=r'"X" is not a move \(C or D\) in #\("C" "X" "D"\)'):
+        normalize(("C", "X", "D"), 3, lisp=True)
+    assert normalize("ccd", 3, lisp=True)[1] == (
+        'answer "ccd" is one string, not a list of moves; return a list: ["C" "C" "D"]')
+    warning = normalize([hy.models.Keyword("C"), "c", hy.models.Symbol("D")], 3, lisp=True)[1]
+    assert warning == """answer [:C "c" 'D] spells :C, "c" non-canonically; write upper-case C and D"""

@@ -64,6 +64,11 @@ def check_gradescope_shape(results: dict) -> None:
     """The fields and types of Gradescope's autograder specification."""
     assert isinstance(results["score"], (int, float))
     assert results["stdout_visibility"] in VISIBILITIES
+    assert results["visibility"] in VISIBILITIES
+    assert isinstance(results["execution_time"], int) and results["execution_time"] >= 0
+    for entry in results.get("leaderboard", []):
+        assert isinstance(entry["name"], str) and isinstance(entry["value"], (int, float))
+        assert entry.get("order", "desc") in ("asc", "desc")
     assert isinstance(results["output"], str)
     total = 0
     for test in results["tests"]:
@@ -110,6 +115,11 @@ def test_a_good_upload_gets_every_point_and_practice_scores(tmp_path, bundle, la
     assert "vs titfortat" in practice["output"] and "vs defect" in practice["output"]
     assert "Bubblewrap cannot run" not in results["output"]
     assert results["stdout_visibility"] == "hidden"
+    # the leaderboard's value is the practice score: the agent's points in those games
+    mine = [int(row.split()[2]) for row in practice["output"].splitlines()
+            if row.strip().startswith("vs ")]
+    assert results["leaderboard"] == [{"name": "Practice score vs built-ins",
+                                       "value": sum(mine), "order": "desc"}]
 
 
 @pytest.mark.parametrize("upload, failed, says", [
@@ -247,3 +257,23 @@ def test_what_the_agent_wrote_reaches_gradescope_escaped(tmp_path, bundle, bwrap
     results = run_autograder(gradescope_layout(tmp_path, bundle, [upload]))
     plays = by_name(results)["Plays"]["output"]
     assert "\x1b" not in plays and "\\x1b]0;pwned" in plays
+
+
+def test_the_instructor_chooses_visibility_and_the_leaderboard(tmp_path, bwrap):
+    """Hidden until the due date, no leaderboard: every test and the whole result say so,
+    and so does the result of an upload the autograder could not check."""
+    folder = tmp_path / "bundle"
+    status, _out, err = run_cli("autograder", folder, "--timeout", "5", "--visibility",
+                                "after_due_date", "--no-leaderboard")
+    assert status == 0, err
+    root = gradescope_layout(tmp_path / "a", folder, [VALIDATE / "py" / "ParkQuinn.py"])
+    results = run_autograder(root)
+    assert results["visibility"] == "after_due_date" and "leaderboard" not in results
+    assert {test["visibility"] for test in results["tests"]} == {"after_due_date"}
+    root = gradescope_layout(tmp_path / "b", folder, [VALIDATE / "py" / "ParkQuinn.py"])
+    settings = root / "source" / "pdharness-autograder.json"
+    settings.write_text(json.dumps(dict(json.loads(settings.read_text()),
+                                        roster="missing.csv")))
+    results = run_autograder(root)
+    assert "tell the instructor" in results["output"]
+    assert results["visibility"] == "after_due_date"

@@ -3,6 +3,8 @@ import json
 import os
 import shutil
 import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -12,7 +14,9 @@ pytestmark = pytest.mark.slow  # every test here starts processes (the CLI, agen
 
 
 def test_the_console_script_runs_a_tournament_of_the_bundled_agents(tmp_path):
-    script = shutil.which("pdharness")
+    # the one installed with this Python (a venv's, not necessarily on PATH), else PATH's
+    beside = Path(sys.executable).parent / "pdharness"
+    script = str(beside) if beside.exists() else shutil.which("pdharness")
     if script is None:
         if IN_CI:
             pytest.fail("pdharness is not installed: CI installs the package")

@@ -10,7 +10,7 @@ import sqlite3
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from conftest import AGENTS, run_cli
+from conftest import AGENTS, ROOT, run_cli
 
 pytestmark = pytest.mark.slow  # every test here starts processes (the CLI, agent hosts)
 
@@ -76,6 +76,27 @@ def test_paths_are_relative_to_the_course_file_and_agents_come_from_it(tmp_path)
     names = {agent["name"] for agent in json.loads(out)["agents"]}
     assert names == {"Counter", "Raiser", "titfortat"}
     assert (course / "out" / "grades.csv").is_file()
+
+
+def test_the_readmes_course_file_works_on_its_first_run(tmp_path):
+    """The example of docs/readme/grading.md as it stands, in a course folder holding only
+    its submissions and roster: the out/ folder its outputs go in is made."""
+    import re
+
+    text = (ROOT / "docs" / "readme" / "grading.md").read_text(encoding="utf-8")
+    example = re.search(r"```toml\n(# pdharness.toml\n.*?)```", text, re.S).group(1)
+    assert 'report = "out/report.html"' in example and 'db = "out/run.sqlite"' in example
+    write(tmp_path, example + 'isolation = "process"\nlength = [3, 3]\n')
+    (tmp_path / "submissions").mkdir()
+    for name in ("KhosmoodLevinson.py", "AdamsBrown.py"):
+        (tmp_path / "submissions" / name).write_text((ROOT / "student_agents" / name)
+                                                    .read_text(encoding="utf-8"))
+    (tmp_path / "roster.csv").write_text("Team,Member 1,Member 2\n1,Khosmood,Levinson\n"
+                                         "2,Adams,Brown\n", encoding="utf-8")
+    status, _out, err = run_cli("tournament", "--seed", "4", cwd=tmp_path)
+    assert status == 0, err
+    for made in ("report.html", "grades.csv", "run.sqlite"):
+        assert (tmp_path / "out" / made).is_file()
 
 
 def test_the_record_reruns_the_same_run_without_the_course_file(tmp_path):

@@ -61,7 +61,9 @@ def test_an_exception_is_a_fault_with_its_message(mode):
     faults = record.faults(side)
     assert [turn for turn, _ in faults] == [2, 4]
     assert faults[0][1].kind == "exception"
-    assert faults[0][1].message == "ValueError: odd history"
+    # the agent's own frame: its file, line and source line, never the harness's
+    assert faults[0][1].message == ("ValueError: odd history, at Raiser.py:3: "
+                                    "raise ValueError(\"odd history\")")
     assert [t.intended_a if side == "a" else t.intended_b for t in record.turns] == [
         "CDC", "CCC", "CDC", "CCC"]
 

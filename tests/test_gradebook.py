@@ -136,3 +136,30 @@ def test_grades_fall_from_top_to_bottom_with_rank(ranks, top, bottom):
         assert grades[-1] == pytest.approx(bottom, abs=0.01)
     step = 1 if top >= bottom else -1
     assert all(step * (a - b) >= -0.01 for a, b in zip(grades, grades[1:], strict=False))
+
+
+def test_agents_of_no_roster_team_are_named_not_silently_left_out(tmp_path, submissions):
+    """A stray submission (on no team of the roster) has no student row to carry its grade:
+    the command names it; the built-in in the run is no student's and is not named."""
+    folder = tmp_path / "subs"
+    folder.mkdir()
+    for path in submissions.iterdir():
+        (folder / path.name).write_text(path.read_text())
+    (folder / "GrayHunt.py").write_text("def GrayHunt(hist, score):\n    return 'CCC'\n")
+    _text, _out, err = run(tmp_path, folder, "canvas.csv")
+    [note] = [row for row in err.splitlines() if "match no team" in row]
+    assert note.endswith("so no student gets their grade: GrayHunt")
+    assert "titfortat" not in note
+
+
+def test_validate_with_a_roster_names_the_teams_that_submitted_nothing(tmp_path, submissions):
+    status, _out, err = run_cli("validate", submissions / "KhosmoodLevinson.py", "--roster",
+                                ROSTERS / "roster.csv", "--isolation", "process")
+    assert status == 0, err
+    [note] = [row for row in err.splitlines() if "submitted nothing" in row]
+    assert "Muñoz, Smith-Jones" in note and "Allen, Bell" in note
+    assert "Khosmood" not in note
+    status, _out, err = run_cli("validate", submissions, "--roster", ROSTERS / "roster.csv",
+                                "--isolation", "process", "--format", "json")
+    [note] = [row for row in err.splitlines() if "submitted nothing" in row]
+    assert "Muñoz" not in note and "Allen, Bell" in note   # MunozSmithJones: its team

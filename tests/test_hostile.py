@@ -257,10 +257,15 @@ def test_fault_messages_say_what_happened(run):
     messages = {name: {fault[1] for _moves, fault in run.turns_of(name) if fault}
                 for name in ["Thrower", "SysExiter", "SystemExitRaiser", "Interrupter",
                              "NoneAnswer", "DictAnswer", "WrongLength", "Spinner"]}
-    assert messages["Thrower"] == {"RuntimeError: hostile agent raising on purpose"}
-    assert messages["SysExiter"] == {"SystemExit: 0"}
-    assert messages["SystemExitRaiser"] == {"SystemExit: 3", "KeyboardInterrupt"}
-    assert messages["Interrupter"] == {"KeyboardInterrupt"}
+    assert messages["Thrower"] == {"RuntimeError: hostile agent raising on purpose, at "
+                                   "Thrower.py:5: raise RuntimeError(\"hostile agent raising "
+                                   "on purpose\")"}
+    assert messages["SysExiter"] == {"SystemExit: 0, at SysExiter.py:6: sys.exit(0)"}
+    assert messages["SystemExitRaiser"] == {
+        "SystemExit: 3, at SystemExitRaiser.py:7: raise SystemExit(3)",
+        "KeyboardInterrupt, at SystemExitRaiser.py:6: raise KeyboardInterrupt"}
+    assert messages["Interrupter"] == {"KeyboardInterrupt, at Interrupter.py:5: "
+                                       "raise KeyboardInterrupt"}
     assert messages["NoneAnswer"] == {"returned nothing (None)"}
     assert all("dict" in message for message in messages["DictAnswer"])
     assert any("returned 2 moves" in message for message in messages["WrongLength"])

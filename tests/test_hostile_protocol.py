@@ -167,3 +167,37 @@ def test_python_agents_flooding_their_pipes_cost_only_their_own_turns(mode, name
     assert all(len(game) == 5 for game in games)
     for game in games:
         assert_only_its_own_faults(game)
+
+
+# An agent whose output line is not ended when the zygote ends its game (a write to a full
+# stderr pipe cut short by the kill leaves just that, as the Forger's 10000-byte line did
+# under load, when new pipes get a smaller buffer once a user's pipes hold
+# /proc/sys/fs/pipe-user-pages-soft pages): it leaves the line unended on purpose, then
+# writes a second reply where its game's process answers.
+UNENDED = '''import os
+import time
+
+
+def Unended(hist, score):
+    os.write(1, b"M" * 1000)
+    for name in os.listdir("/proc/self/fd"):
+        try:
+            if int(name) > 2 and os.readlink(f"/proc/self/fd/{name}").startswith("pipe:"):
+                os.write(int(name), b"MOVES DDD\\nMOVES DDD\\n")
+        except OSError:
+            pass
+    time.sleep(30)
+    return ["C", "C", "C"]
+'''
+
+
+def test_the_zygotes_verdict_is_read_after_an_unended_line_of_the_agents(mode, tmp_path):
+    """The verdict that ends a game's processes begins a line of its own, so the monitor
+    finds it as the host's last words however the agent's output stopped."""
+    agent = tmp_path / "Unended.py"
+    agent.write_text(UNENDED, encoding="utf-8")
+    for game in faults_per_game(agent, mode, turns=3, timeout=5.0):
+        found = faults(game)
+        assert len(found) == 1, found
+        assert found[0][1].kind == "crash", found
+        assert "protocol violation: more than one reply" in found[0][1].message, found

@@ -124,3 +124,24 @@ def test_click_shell_completion_completes_commands_and_built_in_agents():
     done = subprocess.run([sys.executable, "-m", "harness"], env=env, capture_output=True,
                           text=True, timeout=60)
     assert done.stdout.splitlines() == ["plain,autograder"]
+
+
+def test_an_agent_named_without_its_suffix_is_pointed_to_its_file(tmp_path):
+    (tmp_path / "KhosmoodLevinson.py").write_text(GOOD)
+    for name in ("KhosmoodLevinson", "khosmoodlevinson"):
+        message = error_of("play", name, "titfortat", cwd=tmp_path)
+        assert message == (f"unknown agent {name!r}: no file or folder of that name; did you "
+                           "mean the agent file KhosmoodLevinson.py? (name the file, with its "
+                           "suffix)")
+    assert "; did you mean titfortat? (built-ins: " in error_of("play", "titfortatt",
+                                                                 "defect", cwd=tmp_path)
+
+
+def test_validate_of_a_folder_of_team_folders_suggests_recursive(tmp_path):
+    (tmp_path / "course" / "team1").mkdir(parents=True)
+    (tmp_path / "course" / "team1" / "KhosmoodLevinson.py").write_text(GOOD)
+    message = error_of("validate", "course", cwd=tmp_path)
+    assert message.endswith("in course; its subfolders hold some: add --recursive (-r) to "
+                            "look inside them")
+    (tmp_path / "empty").mkdir()
+    assert error_of("validate", "empty", cwd=tmp_path).endswith("in empty")

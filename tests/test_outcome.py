@@ -102,3 +102,21 @@ def test_show_agent_summarizes_many_faults_by_kind_and_lists_all_on_request(tmp_
     status, out, err = run_cli("show", db, "--agent", "Raiser", "--all-faults")
     listed = [row for row in out.splitlines() if row.startswith("  game ") and "turn" in row]
     assert len(listed) == total
+
+
+def test_without_a_winner_the_table_shows_the_round_score_it_ranks_by():
+    """After two rounds the totals and the last round's scores differ: the order is the
+    round's, and the `round score` column shows it (the JSON's round scores)."""
+    args = ("tournament", *FIELD, "--seed", "4", "--max-rounds", "2", "--length", "5", "5",
+            "--isolation", "none")
+    status, out, err = run_cli(*args)
+    assert status == 0, err
+    _, result, _ = run_cli(*args, "--format", "json")
+    last = json.loads(result)["rounds"][-1]["scores"]
+    header = next(row for row in out.splitlines() if row.lstrip().startswith("rank"))
+    assert header.split() == ["rank", "agent", "score", "out", "round", "score", "faults"]
+    still = [row.split() for row in out.splitlines()
+             if row.split()[:1] and row.split()[0].isdigit() and "still in" in row]
+    assert len(still) >= 2
+    assert [int(words[5]) for words in still] == [last[words[1]] for words in still]
+    assert [int(words[5]) for words in still] == sorted((int(w[5]) for w in still), reverse=True)

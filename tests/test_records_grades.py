@@ -101,10 +101,80 @@ def test_show_writes_the_same_grades_from_the_record(tmp_path):
     assert first.read_text() == second.read_text()
 
 
+def test_an_outputs_missing_folders_are_made(tmp_path):
+    grades, report = tmp_path / "out" / "grades.csv", tmp_path / "deep" / "er" / "r.html"
+    status, _, err = run_cli("tournament", *FIELD, *RUN, "--grades", grades,
+                             "--report", report)
+    assert status == 0, err
+    assert grades.is_file() and report.is_file()
+
+
 def test_unusable_output_paths_fail_before_the_run(tmp_path):
-    for option in ("--grades", "--report"):
+    (tmp_path / "a-file").write_text("")
+    for option in ("--grades", "--report", "--db"):
         status, out, err = run_cli("tournament", *FIELD, *RUN, option,
-                                   tmp_path / "no" / "such" / "file")
-        assert status == 2 and "does not exist" in err and out == ""
+                                   tmp_path / "a-file" / "out" / "file")
+        last = err.splitlines()[-1]
+        assert status == 2 and out == "" and "Traceback" not in err
+        assert last.startswith("pdharness: error: ") and "a-file" in last
+        assert "cannot make folder" in last or "is not a folder" in last
     status, _, err = run_cli("tournament", *FIELD, *RUN, "--roster", tmp_path / "none.csv")
     assert status == 2 and "--roster" in err and "Traceback" not in err
+
+
+def unfinished(tmp_path):
+    """A record as a run stopped after round 1 leaves it."""
+    import sqlite3
+
+    db = tmp_path / "unfinished.sqlite"
+    status, _, err = run_cli("tournament", *FIELD, *RUN, "--db", db)
+    assert status == 0, err
+    with sqlite3.connect(db) as connection:
+        for table, column in (("move", "game"), ("fault", "game")):
+            connection.execute(f"DELETE FROM {table} WHERE {column} IN (SELECT id FROM game "
+                               "WHERE round > 1)")
+        for table, column in (("game", "round"), ("round_score", "round"),
+                              ("round", "number")):
+            connection.execute(f"DELETE FROM {table} WHERE {column} > 1")
+        connection.execute("UPDATE agent SET rank = NULL, score = NULL, dropped_in = NULL "
+                           "WHERE dropped_in > 1 OR dropped_in IS NULL")
+        connection.execute("UPDATE run SET finished_at = NULL")
+    return db
+
+
+def test_grades_from_an_unfinished_record_are_refused_unless_marked_provisional(tmp_path):
+    db, grades = unfinished(tmp_path), tmp_path / "grades.csv"
+    status, out, err = run_cli("show", db, "--grades", grades)
+    assert status == 2 and not grades.exists() and "Traceback" not in err
+    assert err.splitlines()[-1].startswith(f"pdharness: error: --grades {grades}: ")
+    assert "--provisional" in err and "pdharness resume" in err
+    status, _, err = run_cli("show", db, "--grades", grades, "--provisional")
+    assert status == 0, err
+    rows = table(grades.read_text(encoding="utf-8"))
+    assert rows and all(row["provisional"] == "yes" for row in rows)
+    finished = tmp_path / "finished.sqlite"
+    status, _, err = run_cli("tournament", *FIELD, *RUN, "--db", finished)
+    assert status == 0, err
+    status, _, err = run_cli("show", finished, "--grades", grades, "--provisional")
+    assert status == 0, err
+    assert "provisional" not in grades.read_text(encoding="utf-8")   # final: not marked
+    assert f"--grades {grades}: replaced the file that was there" in err   # said, not silent
+
+
+def test_show_leaves_the_course_files_outputs_alone_unless_asked(tmp_path):
+    """The course file's report and grades belong to its tournament: `show` of another
+    record writes them only when its own command line asks, and says so."""
+    course = tmp_path / "course"
+    course.mkdir()
+    (course / "pdharness.toml").write_text('report = "out/report.html"\n'
+                                           'grades = "out/grades.csv"\n')
+    other = tmp_path / "other.sqlite"
+    status, _, err = run_cli("tournament", *FIELD, *RUN, "--db", other)
+    assert status == 0, err
+    status, _, err = run_cli("show", other, cwd=course)
+    assert status == 0, err
+    assert not (course / "out").exists()
+    assert "not written: the course file's report = " in err
+    status, _, err = run_cli("show", other, "--grades", "mine.csv", cwd=course)
+    assert status == 0, err
+    assert (course / "mine.csv").is_file() and not (course / "out" / "report.html").exists()

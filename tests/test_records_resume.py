@@ -106,6 +106,43 @@ def test_ctrl_c_keeps_the_completed_rounds_says_how_to_resume_and_resume_finishe
     assert resumed == uninterrupted
 
 
+def test_sigterm_ends_a_run_as_ctrl_c_does(tmp_path, uninterrupted):
+    """A `kill`, a batch system's time limit: the record kept, the resume hint printed."""
+    status, err, path = start_and_stop(tmp_path, signal.SIGTERM, "--jobs", "2")
+    assert status == 128 + signal.SIGTERM
+    kept = rounds_in(path)
+    assert f"pdharness: interrupted; {kept} completed round" in err
+    assert f"pdharness: to finish the run: pdharness resume {path}" in err
+    report = tmp_path / "report.html"
+    resumed, _note = resume_json(path, "--isolation", "process", "--timeout", "30",
+                                 "--report", report)
+    assert resumed == uninterrupted
+    with sqlite3.connect(path) as connection:   # the resumed report keeps the run's start
+        started = connection.execute("SELECT started_at FROM run").fetchone()[0]
+    assert f"run started {started}" in report.read_text(encoding="utf-8")
+
+
+def test_the_outputs_a_run_asked_for_are_written_when_resume_finishes_it(tmp_path,
+                                                                          uninterrupted):
+    """--report and --grades are part of the run: an interrupted run writes neither, its
+    record keeps them, and resume writes them, without being asked again; a second resume
+    does not replace them (nor any file of that name another run wrote)."""
+    report, grades = tmp_path / "out" / "report.html", tmp_path / "out" / "grades.csv"
+    status, _err, path = start_and_stop(tmp_path, signal.SIGINT, "--report", report,
+                                        "--grades", grades)
+    assert status == 130 and not report.exists() and not grades.exists()
+    resumed, err = resume_json(path, "--isolation", "process", "--timeout", "30")
+    assert resumed == uninterrupted
+    assert f"the run asked for --report {report}: written when it finishes" in err
+    assert report.is_file() and grades.is_file()
+    assert [row.split(",")[1] for row in grades.read_text().splitlines()[1:]] == [
+        standing["agent"] for standing in uninterrupted["standings"]]
+    grades.write_text("another run's grades\n")
+    _resumed, err = resume_json(path, "--isolation", "process", "--timeout", "30")
+    assert f"the run's --grades {grades} exists: not replaced" in err
+    assert grades.read_text() == "another run's grades\n"
+
+
 def test_kill_9_keeps_the_completed_rounds_and_resume_gives_the_uninterrupted_result(
         tmp_path, uninterrupted):
     status, _, path = start_and_stop(tmp_path, signal.SIGKILL)

@@ -57,8 +57,8 @@ EXPECTED = {
 }
 # path -> words its warning must hold
 WARNINGS = {
-    "warnings/ReedShaw.py": "['c', 'c', 'd'] spelled non-canonically",
-    "warnings/RossSato.hy": "['c', 'c', 'd'] spelled non-canonically",
+    "warnings/ReedShaw.py": "answer ['c', 'c', 'd'] spells 'c', 'd' non-canonically",
+    "warnings/RossSato.hy": 'answer ["c" "c" "d"] spells "c", "d" non-canonically',
     "warnings/EastFox.lisp": '("C" "C" "D") spelled non-canonically',
     "warnings/McDonaldSmith.py": "cannot tell for sure where the last names in McDonaldSmith",
     "warnings/OrrPage.py": "names its team Orr, Paige, which does not spell OrrPage",
@@ -152,8 +152,12 @@ def test_load_and_syntax_errors_name_file_and_line(verdicts, sbcl):
 
 
 def test_exceptions_and_timeouts_say_what_happened(verdicts, sbcl):
-    assert "IndexError" in verdicts["py/ParkQuinn.py"]["problems"][0]["message"]
-    assert "IndexError" in verdicts["hy/FinchGrant.hy"]["problems"][0]["message"]
+    # the agent's own frame: file:line and the source line, in Python and Hy alike
+    assert ("IndexError: list index out of range, at ParkQuinn.py:3: "
+            "return [hist[-1][1]] * 3") in verdicts["py/ParkQuinn.py"]["problems"][0]["message"]
+    assert ("IndexError: list index out of range, at FinchGrant.hy:3: "
+            "(* [(get (get hist -1) 1)] 3))") in verdicts["hy/FinchGrant.hy"]["problems"][0][
+                "message"]
     for path in ("py/NashOwen.py", "hy/EllisFinch.hy", "lisp/JuarezKhan.lisp"):
         message = verdicts[path]["problems"][0]["message"]
         assert message.startswith("call 1 against random") and "no answer within" in message

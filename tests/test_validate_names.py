@@ -214,3 +214,16 @@ def test_a_team_line_settles_an_uncertain_split(tmp_path):
                      "  (declare (ignore hist score))\n  (list 'C 'C 'C))\n")
     status, out, err = run_cli("validate", agent, "--format", "json", "--isolation", "process")
     assert status == 0 and json.loads(out)[0]["warnings"] == [], out + err
+
+
+def test_a_badly_cased_name_is_suggested_as_the_roster_spells_it(tmp_path):
+    """brownchen: the capitals alone would guess Brownchen; the roster knows BrownChen."""
+    (tmp_path / "roster.csv").write_text("Brown,Chen\n")
+    agent = tmp_path / "brownchen.py"
+    agent.write_text("def brownchen(hist, score):\n    return ['C', 'C', 'C']\n")
+    _status, out, err = run_cli("validate", agent, "--roster", tmp_path / "roster.csv",
+                                "--format", "json", "--isolation", "process")
+    [problem] = json.loads(out)[0]["problems"]
+    assert problem["code"] == "name-format", err
+    assert problem["message"].endswith("; perhaps BrownChen")
+    assert check_name("brownchen").problems[0][1].endswith("; perhaps Brownchen")  # no roster

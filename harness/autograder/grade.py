@@ -1,8 +1,9 @@
 """One student upload, graded inside Gradescope's container: `validate`'s checks (the name,
 the file, the contract played in the sandbox) as Gradescope tests with points, a few
 practice games against built-ins, and `validate`'s hints, written as results.json
-(Gradescope's autograder specification: score, tests[] with name, score, max_score,
-status, output and visibility; stdout_visibility for run_autograder's own output).
+(Gradescope's autograder specification: score, execution_time, tests[] with name, score,
+max_score, status, output and visibility; visibility, stdout_visibility for
+run_autograder's own output; a leaderboard of the practice score).
 
 Where bubblewrap cannot run in the container, agents run as plain processes with the same
 resource limits (as the tournament does) and the output says so.
@@ -24,6 +25,10 @@ TOURNAMENT_SETTINGS = ("timeout", "moves_per_turn", "memory_limit", "isolation")
 PRACTICE = ("titfortat", "defect", "cooperate", "random", "grudger", "pavlov")
 PRACTICE_SEED = 20261124
 NOT_CHECKED = "Not checked: {} failed first."
+# Gradescope's visibility values: "hidden" until published or "after_due_date" keep the
+# results from the student until then (the score too, with the top-level visibility)
+VISIBILITIES = ("visible", "hidden", "after_due_date", "after_published")
+LEADERBOARD_NAME = "Practice score vs built-ins"
 
 
 def defaults() -> dict:
@@ -32,7 +37,8 @@ def defaults() -> dict:
     from ..parameters import BY_NAME
 
     return {"points": 10.0, **{name: BY_NAME[name].default for name in TOURNAMENT_SETTINGS},
-            "roster": None, "practice_turns": 30}
+            "roster": None, "practice_turns": 30, "visibility": "visible",
+            "leaderboard": True}
 
 
 @dataclass(frozen=True)
@@ -62,6 +68,9 @@ def main() -> int:
     """Grade the upload under $AUTOGRADER_ROOT and write results/results.json. Whatever
     happens, a results.json is written (Gradescope shows nothing without one); what went
     wrong goes to stdout, which only the instructor sees."""
+    import time
+
+    started = time.monotonic()
     root = Path(os.environ.get(ROOT_VARIABLE) or DEFAULT_ROOT)
     try:
         results = grade(root)
@@ -71,13 +80,27 @@ def main() -> int:
         traceback.print_exc(file=sys.stdout)
         results = {"score": 0, "output": f"The autograder could not check this upload "
                    f"({type(error).__name__}: {error}). Please tell the instructor.",
-                   "stdout_visibility": "hidden", "tests": []}
+                   "stdout_visibility": "hidden", "visibility": _visibility_of(root),
+                   "tests": []}
+    import math
+
+    results["execution_time"] = math.ceil(time.monotonic() - started)  # whole seconds
     target = root / "results" / "results.json"
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(json.dumps(results, indent=2, ensure_ascii=False) + "\n",
                       encoding="utf-8")
     print(f"score {results['score']:g}; results written to {target}")
     return 0
+
+
+def _visibility_of(root: Path) -> str:
+    """The instructor's visibility, even when grading failed: a failure must not show a
+    student what the instructor keeps hidden until the due date."""
+    try:
+        chosen = settings_of(root)["visibility"]
+    except Exception:  # noqa: BLE001 - unreadable settings: the most careful choice
+        return "after_published"
+    return chosen if chosen in VISIBILITIES else "after_published"
 
 
 def settings_of(root: Path) -> dict:
@@ -108,16 +131,24 @@ def grade(root: Path) -> dict:
               else None)
     verdicts = validate_all(files, isolation, roster, 1,
                             ContractParams(settings["moves_per_turn"]))
-    tests = checks(verdicts, missing, settings["points"])
+    visibility = settings["visibility"]
+    if visibility not in VISIBILITIES:
+        raise ValueError(f"visibility {visibility!r} is none of {', '.join(VISIBILITIES)}")
+    tests = checks(verdicts, missing, settings["points"], visibility)
     warnings = [line(f"{v.path.name}: {w}") for v in verdicts for w in v.warnings]
     if warnings:
         notes.append("Warnings (no points lost):\n" + "\n".join(f"  {w}" for w in warnings))
+    results = {"score": 0.0, "output": "\n".join(notes), "output_format": "text",
+               "test_output_format": "text", "stdout_visibility": "hidden",
+               "visibility": visibility, "tests": tests}
     if tests[-1]["status"] == "passed" and len(files) == 1:
-        tests.append(practice_games(files[0], isolation, settings))
-    return {"score": round(sum(t["score"] for t in tests), 2),
-            "output": "\n".join(notes), "output_format": "text",
-            "test_output_format": "text", "stdout_visibility": "hidden",
-            "visibility": "visible", "tests": tests}
+        practice, total = practice_games(files[0], isolation, settings)
+        tests.append(dict(practice, visibility=visibility))
+        if settings["leaderboard"]:
+            results["leaderboard"] = [{"name": LEADERBOARD_NAME, "value": total,
+                                       "order": "desc"}]
+    results["score"] = round(sum(t["score"] for t in tests), 2)
+    return results
 
 
 def submitted_files(folder: Path) -> tuple[list[Path], str]:
@@ -138,7 +169,7 @@ def submitted_files(folder: Path) -> tuple[list[Path], str]:
                     f"team, ending in {listed_suffixes()}, e.g. KhosmoodLevinson.py.")
 
 
-def checks(verdicts, missing: str, points: float) -> list[dict]:
+def checks(verdicts, missing: str, points: float, visibility: str = "visible") -> list[dict]:
     """One Gradescope test per check, in order; a check whose prerequisite failed fails
     too, saying so."""
     total = sum(check.weight for check in CHECKS)
@@ -158,7 +189,7 @@ def checks(verdicts, missing: str, points: float) -> list[dict]:
                       "score": max_score if ok else 0, "max_score": max_score,
                       "status": "passed" if ok else "failed",
                       "output": "\n".join(lines) if lines else "Passed.",
-                      "visibility": "visible"})
+                      "visibility": visibility})
     return tests
 
 
@@ -188,9 +219,9 @@ def _problem_lines(verdicts, codes) -> list[str]:
     return lines
 
 
-def practice_games(path: Path, isolation, settings) -> dict:
+def practice_games(path: Path, isolation, settings) -> tuple[dict, int]:
     """A game against each of a few built-ins with the tournament's default noise, scores
-    only: what the agent does, not a grade."""
+    only: what the agent does, not a grade. (The test, the agent's total score.)"""
     from .. import seeds
     from ..agents import builtin_spec, file_spec
     from ..game import play_game
@@ -203,6 +234,7 @@ def practice_games(path: Path, isolation, settings) -> dict:
     lines = [f"{turns} turns per game, flip chance {params.flip.start:g} decaying "
              f"{params.flip.decay:g}; these scores are not graded."]
     agent = open_handle(spec, isolation)
+    total = 0
     try:
         for name in PRACTICE:
             opponent = open_handle(builtin_spec(name), Isolation("none"))
@@ -210,9 +242,10 @@ def practice_games(path: Path, isolation, settings) -> dict:
             game = play_game(first, second, turns,
                              seeds.game_seed(PRACTICE_SEED, 1, first.name, second.name), params)
             mine, theirs = game.score if first is agent else reversed(game.score)
+            total += mine
             lines.append(f"  vs {name:<10} {mine:>4} : {theirs:<4}")
     finally:
         agent.close()
     return {"name": "Practice games against built-in agents (not graded)",
             "number": str(len(CHECKS) + 1), "score": 0, "max_score": 0,
-            "status": "passed", "output": "\n".join(lines), "visibility": "visible"}
+            "status": "passed", "output": "\n".join(lines), "visibility": "visible"}, total

@@ -16,7 +16,16 @@ from .options import FiniteFloat, option
 @option("timeout")
 @option("moves_per_turn", help="Moves an answer must hold, as the tournament will ask.")
 @option("memory_limit")
-def command(folder, roster, points, timeout, moves_per_turn, memory_limit):
+@click.option("--visibility", type=click.Choice(["visible", "hidden", "after_due_date",
+                                                 "after_published"]),
+              default="visible", show_default=True,
+              help="When students see their results (Gradescope's values): at once, never, "
+                   "after the due date, or once the grades are published.")
+@click.option("--leaderboard/--no-leaderboard", default=True, show_default=True,
+              help="Put each upload's practice score against the built-ins on Gradescope's "
+                   "leaderboard (when the assignment has one).")
+def command(folder, roster, points, timeout, moves_per_turn, memory_limit, visibility,
+            leaderboard):
     """Write into DIR a Gradescope autograder (setup.sh, run_autograder, a copy of this
     harness, the settings) and DIR/autograder.zip, the file to upload under the
     assignment's Configure Autograder. Every student upload is then validated as
@@ -28,7 +37,8 @@ def command(folder, roster, points, timeout, moves_per_turn, memory_limit):
     from ..autograder.bundle import write_bundle
 
     settings = {"points": points, "timeout": timeout, "moves_per_turn": moves_per_turn,
-                "memory_limit": memory_limit}
+                "memory_limit": memory_limit, "visibility": visibility,
+                "leaderboard": leaderboard}
     archive = write_bundle(Path(folder), settings, Path(roster) if roster else None)
     click.echo(f"wrote the autograder in {folder}\n"
                f"  upload:   {archive} (Gradescope: the assignment's Configure Autograder,"

@@ -85,18 +85,17 @@ def resume(record, jobs, format, report, quiet, isolation="sandbox",
 
 
 def _check_report_path(report) -> None:
-    from pathlib import Path
+    from ..output_paths import make_parent
 
-    from ..errors import HarnessError
-
-    if report and not Path(report).resolve().parent.is_dir():
-        raise HarnessError(f"{report}: folder {Path(report).parent} does not exist")
+    if report:
+        make_parent(report, str(report))
 
 
 def _exit_interrupted(stopped) -> None:
     import sys
 
+    from ..interrupts import exit_status
     from ..safe_text import block  # our two lines, quoting the record's path
 
     click.echo(f"pdharness: {block(stopped)}", err=True)
-    sys.exit(130)
+    sys.exit(exit_status())

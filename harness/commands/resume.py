@@ -37,8 +37,11 @@ def command(record, jobs, allow_weaker_isolation, cluster, **options):
                       options["quiet"], options["isolation"], allow_weaker_isolation,
                       cluster)
     from ..records import outputs, session
+    from ..records.reader import Record
     from .options import isolation
 
+    with Record(record) as opened:
+        outputs.recorded_outputs(opened, options)
     roster = outputs.check_outputs(options)
     try:
         result, note = session.resume(record, isolation(options), jobs=jobs,
@@ -51,8 +54,6 @@ def command(record, jobs, allow_weaker_isolation, cluster, **options):
         from ..safe_text import line
 
         click.echo(f"pdharness: {line(note)}", err=True)
-    from ..records.reader import Record
-
     with Record(record) as opened:
         command_line = opened.run["command"]
     outputs.deliver(result, options, roster, command=command_line)

@@ -21,6 +21,9 @@ from .options import bounded
 @click.option("--all-faults", is_flag=True,
               help="With --agent: list every fault (default: a count by kind and the "
                    "first few of each).")
+@click.option("--provisional", is_flag=True,
+              help="With --grades on an unfinished record: write them anyway, marked "
+                   "provisional in the file (refused without it).")
 @format_option
 @output_options
 def command(record, game_id, agent_name, all_faults, **options):
@@ -49,11 +52,41 @@ def _incomplete_note(opened) -> str | None:
             f"are provisional; finish with: pdharness resume {opened.path}")
 
 
+def _not_from_the_course_file(options) -> None:
+    """The course file's report and grades are its tournament's outputs: `show` of some
+    record must not silently replace them. It writes them only when its own command line
+    asks (--report, --grades), and says what it left alone."""
+    from click.core import ParameterSource
+
+    context = click.get_current_context(silent=True)
+    if context is None:
+        return
+    skipped = []
+    for name in ("report", "grades"):
+        if options.get(name) and context.get_parameter_source(name) == \
+                ParameterSource.DEFAULT_MAP:
+            skipped.append(f"{name} = {options[name]}")
+            options[name] = None
+    if skipped:
+        echo(f"pdharness: not written: the course file's {line(', '.join(skipped))} (its "
+             "tournament's outputs); give --report or --grades here to write them from this "
+             "record", err=True)
+
+
 def _show_run(opened, options) -> None:
+    from ..errors import HarnessError
     from ..records import outputs
 
-    roster = outputs.check_outputs(options)
+    _not_from_the_course_file(options)
     note = _incomplete_note(opened)
+    if note and options.get("grades") and not options.get("provisional"):
+        raise HarnessError(f"--grades {options['grades']}: {opened.path} is unfinished, its "
+                           "standings provisional: finish it (pdharness resume "
+                           f"{opened.path}) or add --provisional to write grades marked as "
+                           "such")
+    if not note:
+        options["provisional"] = False  # a finished record's grades are final
+    roster = outputs.check_outputs(options)
     if note:
         if options["format"] == "table":
             echo(line(note) + "\n")

@@ -20,7 +20,8 @@ def run_and_print(specs, options) -> None:
     try:
         result = session.run(specs, seed, chosen, db=options.get("db"),
                              quiet=options.get("quiet", False),
-                             replicates=options.get("replicates") or 0, command=command_line)
+                             replicates=options.get("replicates") or 0, command=command_line,
+                             outputs=outputs.asked_for(options))
     except session.RecordInterrupted as stopped:
         outputs.exit_interrupted(stopped)
     outputs.deliver(result, options, roster, command=command_line)

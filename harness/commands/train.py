@@ -29,10 +29,9 @@ def command(file, out, condition, memory, games, seed, isolation, quiet):
     or population file), under its parameters (flips, moves per turn, horizon), and write it
     to MODEL.json: a Q-table and a model of the replies per type, and the fingerprint of
     those types. Playing, it recognizes which type it faces and answers it."""
-    from pathlib import Path
 
-    from ..errors import HarnessError
     from ..experiment import plan
+    from ..output_paths import make_parent
     from ..qlearning import train
     from ..qtable import save_model
     from ..records import progress
@@ -40,8 +39,7 @@ def command(file, out, condition, memory, games, seed, isolation, quiet):
     experiment = plan.load(file, isolation)
     chosen = _condition(experiment, condition)
     training = _training(experiment, file, memory=memory, games=games, seed=seed)
-    if not Path(out).resolve().parent.is_dir():
-        raise HarnessError(f"--out {out}: folder {Path(out).parent} does not exist")
+    make_parent(out, f"--out {out}")
     bar = progress.CountProgress("games") if progress.wanted(quiet) else None
     try:
         model = train(chosen.types, chosen.settings, training, bar)

@@ -54,4 +54,10 @@ def command(paths, roster, format, isolation, timeout, moves_per_turn, jobs, see
         echo(as_json(verdicts))
     else:
         click.echo(colour.verdicts(block(as_table(verdicts))))
+    if chosen_roster is not None:
+        from ..validation.report import missing_teams
+
+        missing = missing_teams(chosen_roster, verdicts)
+        if missing:
+            click.echo(f"pdharness: {block(missing)}", err=True)
     sys.exit(0 if all(v.ok for v in verdicts) else 1)

@@ -93,6 +93,8 @@ class Language(ABC):
                 ).read_text(encoding="utf-8")
 
     # -- what agents of the language give the harness -----------------------------------------
+    lisp_syntax = False   # its agents' values are quoted back in Lisp syntax (Hy's)
+
     def describe_value(self, value) -> str | None:
         """How a value only this language makes prints in a message; None if not one."""
         return None

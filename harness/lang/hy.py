@@ -14,6 +14,7 @@ class Hy(Language):
     name = "hy"
     suffixes = (".hy",)
     new_choice = "hy"
+    lisp_syntax = True
     static_read_limit = 64 << 10   # Hy's reader takes about 0.1 s per KiB
     hints = {
         "no-agent": "Define the agent at the top level: (defn KhosmoodLevinson [hist score] ...)",
@@ -78,6 +79,12 @@ class Hy(Language):
             return ":" + value.name
         if models is not None and type(value) is models.Symbol:
             return "'" + str.__str__(value)
+        data = sys.modules.get("lisp_bridge.hy_data")  # hist's moves and pairs, as Hy prints them
+        if data is not None and type(value) is data.Move:
+            return str.__str__(value)
+        if data is not None and type(value) is data.Pair and len(value) == 2 and all(
+                type(move) is data.Move for move in value):
+            return "(" + " ".join(str.__str__(move) for move in value) + ")"
         return None
 
     def spelled_move(self, item) -> str | None:

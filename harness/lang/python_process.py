@@ -45,8 +45,8 @@ else:
 def _isolated(*arguments: str, site: bool = True) -> list[str]:
     safe_path = ["-P"] if sys.version_info >= (3, 11) else []  # the bootstrap does it too
     # -S (hosts): no site-packages .pth files either (some import heavy modules, and every
-    # MiB a host maps makes each game's fork dearer); harness/host.py puts the site folders
-    # themselves on its path
+    # MiB a host maps makes each game's fork dearer); harness/host.py puts the monitor's
+    # site folders themselves on its path (site_folders)
     sites = ["-s"] if site else ["-S"]
     return [python_executable(), *sites, *safe_path, "-c", _BOOT, package_root(), *arguments]
 
@@ -71,6 +71,25 @@ def package_root() -> str:
     return str(Path(__file__).resolve().parent.parent.parent)
 
 
+# The variable that tells a host (started with -S) the monitor's site folders.
+SITE_FOLDERS = "PDH_SITE_FOLDERS"
+
+
+def site_folders() -> list[str]:
+    """The site folders of the Python running the monitor: a virtual environment's own
+    when it runs from one. A host started with -S cannot find them itself: there
+    site.getsitepackages() names the base interpreter's folders (a venv is known only to
+    site.py's start-up, which -S skips), so hy and whatever an agent imports from the venv
+    would not be found. The monitor tells it (SITE_FOLDERS), and the sandbox binds them."""
+    import site
+
+    if sys.flags.no_site and SITE_FOLDERS in os.environ:  # a monitor started by a host
+        folders = os.environ[SITE_FOLDERS].split(os.pathsep)
+    else:
+        folders = site.getsitepackages()
+    return [folder for folder in dict.fromkeys(folders) if folder and os.path.isdir(folder)]
+
+
 def host_environment(token: str) -> dict[str, str]:
     """The environment of a host process: only what it needs, and a fixed hash seed so an
     agent that iterates over a set plays the same on every run."""
@@ -80,6 +99,7 @@ def host_environment(token: str) -> dict[str, str]:
         "PYTHONDONTWRITEBYTECODE": "1",
         "LANG": "C.UTF-8",
         "PDH_TOKEN": token,
+        SITE_FOLDERS: os.pathsep.join(site_folders()),
     }
     for name in ("PDHARNESS_CACHE", "XDG_CACHE_HOME", "HOME", "SBCL_HOME"):
         if name in os.environ:

@@ -10,7 +10,7 @@ SCHEMA_VERSION = 1
 
 # Columns added to schema 1 after records were made with it: an older record lacks them
 # (and settings_of reads them as optional). Add a new column here too.
-ADDED_COLUMNS = {("run", "horizon"), ("run", "stop_prob")}
+ADDED_COLUMNS = {("run", "horizon"), ("run", "stop_prob"), ("run", "outputs")}
 
 SCHEMA = """
 CREATE TABLE run (
@@ -40,6 +40,7 @@ CREATE TABLE run (
     disqualify_broken INTEGER NOT NULL,
     replicates        INTEGER NOT NULL DEFAULT 0,
     command           TEXT,
+    outputs           TEXT,   -- JSON: the files the run asked for (records/outputs.py)
     started_at        TEXT NOT NULL,
     finished_at       TEXT
 );
@@ -170,8 +171,9 @@ def create(path, schema: str = SCHEMA):
     if target.exists():
         raise HarnessError(f"{path} already exists; choose another file (or finish that "
                            f"run with: pdharness resume {path})")
-    if not target.parent.is_dir():
-        raise HarnessError(f"{path}: folder {target.parent} does not exist")
+    from ..output_paths import make_parent
+
+    make_parent(target, str(path))
     try:
         connection = sqlite3.connect(str(target), timeout=30)
         connection.executescript(schema)
@@ -193,7 +195,8 @@ def seed_value(seed: int):
     return seed if seed < 2 ** 63 else str(seed)
 
 
-def run_row(seed: int, settings, replicates: int, command: str | None) -> dict:
+def run_row(seed: int, settings, replicates: int, command: str | None,
+            outputs: str | None = None) -> dict:
     from .. import __version__
 
     game, flip = settings.game, settings.game.flip
@@ -210,7 +213,7 @@ def run_row(seed: int, settings, replicates: int, command: str | None) -> dict:
         "jobs": settings.jobs, "max_rounds": settings.max_rounds,
         "max_faults": settings.max_faults,
         "disqualify_broken": int(settings.disqualify_broken), "replicates": replicates,
-        "command": command, "started_at": now(), "finished_at": None,
+        "command": command, "outputs": outputs, "started_at": now(), "finished_at": None,
     }
 
 

@@ -164,17 +164,22 @@ def as_gradebook_csv(header, rows) -> str:
     return write_csv(header, rows, line_end="\r\n")
 
 
-def write_gradebook_or_grades(path, result, roster, options) -> None:
+def write_gradebook_or_grades(path, result, roster, options, provisional: bool = False
+                              ) -> None:
     """--grades FILE: the per-student gradebook when the roster lists students, else the
-    per-agent grades CSV."""
+    per-agent grades CSV. `provisional` (an unfinished record's, `show --provisional`):
+    marked so in the file itself, the grade column's header or a column of its own."""
     from ..errors import HarnessError
     from ..safe_text import line
     from .grades import write_grades
 
     students = read_students(options["roster"]) if roster is not None else None
     if students is None:
-        write_grades(path, result, roster)
+        write_grades(path, result, roster, provisional)
         return
+    if provisional:
+        column = options.get("grade_column") or GRADE_COLUMN
+        options = dict(options, grade_column=f"{column} (provisional)")
     header, rows, ungraded = gradebook_rows(result, students, roster, options)
     try:
         with open(path, "w", encoding="utf-8", newline="") as handle:
@@ -188,3 +193,17 @@ def write_gradebook_or_grades(path, result, roster, options) -> None:
         count = f"{len(ungraded)} student" + ("s" if len(ungraded) != 1 else "")
         click.echo(f"pdharness: no agent in this run for {count}, grade left empty: "
                    f"{line(', '.join(ungraded))}", err=True)
+    strays = unmatched_agents(result, roster)
+    if strays:
+        count = f"{len(strays)} agent" + ("s" if len(strays) != 1 else "")
+        click.echo(f"pdharness: {count} of this run match no team on the roster, so no "
+                   f"student gets their grade: {line(', '.join(strays))}", err=True)
+
+
+def unmatched_agents(result, roster) -> list[str]:
+    """The students' agents (files, not built-ins) that no team of the roster wrote."""
+    from ..lang import LANGUAGES
+
+    languages = {entrant.name: entrant.spec.language for entrant in result.entrants}
+    return [s.agent for s in result.standings
+            if languages.get(s.agent) in LANGUAGES and roster.team(s.agent) is None]

@@ -39,17 +39,24 @@ def _number(value) -> str:
     return "" if value is None or value == "" else f"{value:.4f}".rstrip("0").rstrip(".")
 
 
-def as_grades_csv(result, roster=None) -> str:
+def as_grades_csv(result, roster=None, provisional: bool = False) -> str:
+    """The grades CSV; `provisional` (from an unfinished record) adds a `provisional`
+    column saying so on every row."""
     from ..formats import write_csv
 
-    return write_csv(*grade_rows(result, roster))
+    columns, rows = grade_rows(result, roster)
+    if provisional:
+        columns.append("provisional")
+        for row in rows:
+            row["provisional"] = "yes"
+    return write_csv(columns, rows)
 
 
-def write_grades(path, result, roster=None) -> None:
+def write_grades(path, result, roster=None, provisional: bool = False) -> None:
     from ..errors import HarnessError
 
     try:
         with open(path, "w", encoding="utf-8", newline="") as handle:
-            handle.write(as_grades_csv(result, roster))
+            handle.write(as_grades_csv(result, roster, provisional))
     except OSError as error:
         raise HarnessError(f"--grades {path}: cannot write: {error.strerror}") from error

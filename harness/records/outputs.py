@@ -36,20 +36,79 @@ quiet_option = click.option("--quiet", "-q", is_flag=True,
 
 def check_outputs(options) -> object:
     """Fail on unusable output paths before a long run, not after; the roster, read."""
-    from pathlib import Path
-
-    from ..errors import HarnessError
+    from ..output_paths import make_parent
 
     for option in ("report", "grades"):
         target = options.get(option)
-        if target and not Path(target).resolve().parent.is_dir():
-            raise HarnessError(f"--{option} {target}: folder {Path(target).parent} "
-                               "does not exist")
+        if target:
+            make_parent(target, f"--{option} {target}")
     if options.get("roster"):
         from .roster import load_roster
 
         return load_roster(options["roster"])
     return None
+
+
+# What a recorded run keeps of the outputs it asked for, so that `resume` delivers them
+# when the run finishes, however it finishes (an interrupted run writes neither)
+KEPT = ("report", "grades", "roster", "grade_top", "grade_bottom", "grade_column")
+_PATHS = ("report", "grades", "roster")
+
+
+def asked_for(options) -> str | None:
+    """The run's outputs as the record keeps them (JSON, absolute paths), or None."""
+    import json
+    import os
+
+    if not (options.get("report") or options.get("grades")):
+        return None
+    kept = {name: (os.path.abspath(options[name]) if name in _PATHS else options[name])
+            for name in KEPT if options.get(name) is not None}
+    return json.dumps(kept, sort_keys=True)
+
+
+def recorded_outputs(record, options) -> None:
+    """Into `options` (resume's), the outputs the run asked for that this command line does
+    not set itself. A record is a file anyone may have edited: only those names, only
+    text or numbers, and a recorded report or grades file that already exists is not
+    replaced (another run may have written it): it is named on stderr instead."""
+    import json
+    import os
+
+    from click.core import ParameterSource
+
+    from ..safe_text import line
+
+    text = record.run["outputs"] if "outputs" in record.run.keys() else None
+    try:
+        kept = json.loads(text) if isinstance(text, str) else {}
+    except ValueError:
+        kept = {}
+    if not isinstance(kept, dict):
+        kept = {}
+    context = click.get_current_context(silent=True)
+
+    def given_here(name):
+        return context is not None and context.get_parameter_source(name) not in (
+            ParameterSource.DEFAULT, ParameterSource.DEFAULT_MAP, None)
+
+    for name in ("report", "grades"):  # a course file's: the record says what the run asked
+        if not given_here(name):
+            options[name] = None
+    for name in KEPT:
+        value = kept.get(name)
+        wanted = str if name in _PATHS or name == "grade_column" else (int, float)
+        if given_here(name) or not isinstance(value, wanted) or isinstance(value, bool):
+            continue
+        if name in ("report", "grades") and os.path.exists(str(value)):
+            click.echo(f"pdharness: the run's --{name} {line(value)} exists: not replaced "
+                       f"(write it with: pdharness show {line(str(record.path))} --{name} "
+                       "FILE)", err=True)
+            continue
+        options[name] = value
+        if name in ("report", "grades"):
+            click.echo(f"pdharness: the run asked for --{name} {line(value)}: written when "
+                       "it finishes", err=True)
 
 
 def deliver(result, options, roster=None, command: str | None = None,
@@ -72,11 +131,31 @@ def deliver(result, options, roster=None, command: str | None = None,
             text += "\n\n" + replicates.as_table()
     echo(text.rstrip("\n"))  # json and csv have no control character left to escape
     if options.get("report"):
+        replaced = _replacing(options["report"])
         write_report(options["report"], result, command=command, incomplete=incomplete)
+        _say_replaced("report", options["report"], replaced)
     if options.get("grades"):
         from .gradebook import write_gradebook_or_grades
 
-        write_gradebook_or_grades(options["grades"], result, roster, options)
+        replaced = _replacing(options["grades"])
+        write_gradebook_or_grades(options["grades"], result, roster, options,
+                                  provisional=bool(incomplete and options.get("provisional")))
+        _say_replaced("grades", options["grades"], replaced)
+
+
+def _replacing(path) -> bool:
+    import os
+
+    return os.path.exists(path)
+
+
+def _say_replaced(option: str, path, replaced: bool) -> None:
+    """An output file never replaces an earlier one silently (another run's, perhaps)."""
+    if replaced:
+        from ..safe_text import line
+
+        click.echo(f"pdharness: --{option} {line(str(path))}: replaced the file that was "
+                   "there", err=True)
 
 
 def command_line() -> str:
@@ -89,7 +168,8 @@ def command_line() -> str:
 def exit_interrupted(error) -> None:
     import sys
 
+    from ..interrupts import exit_status
     from ..safe_text import block  # two lines of ours, quoting the record's path
 
     click.echo(f"pdharness: {block(error)}", err=True)
-    sys.exit(130)
+    sys.exit(exit_status())

@@ -20,11 +20,11 @@ class Recorder(Observer):
     # -- making or reopening a record ------------------------------------------------------
     @classmethod
     def create(cls, path, specs, seed: int, settings, replicates: int = 0,
-               command: str | None = None) -> "Recorder":
+               command: str | None = None, outputs: str | None = None) -> "Recorder":
         """A new record holding the parameters, seed and agents, before anything is played,
         so bad paths fail fast and even a run killed while loading leaves its parameters."""
         connection = db.create(path)
-        row = db.run_row(seed, settings, replicates, command)
+        row = db.run_row(seed, settings, replicates, command, outputs)
         with connection:
             connection.execute(f"INSERT INTO run ({', '.join(row)}) VALUES "
                                f"({', '.join('?' * len(row))})", list(row.values()))

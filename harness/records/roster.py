@@ -18,13 +18,7 @@ class Roster:
 
     def team(self, agent: str):
         """The roster's team that wrote AGENT, or None."""
-        from ..validation.naming import split_capitals
-
-        team = self.course.team_for(agent)
-        if team is None:
-            parts = split_capitals(agent)
-            team = self.course.team_with_members(parts) if parts else None
-        return team
+        return self.course.team_of(agent)
 
 
 def load_roster(path) -> Roster:

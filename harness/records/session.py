@@ -37,12 +37,12 @@ def resume_command(path, isolation=None) -> str:
 
 
 def run(specs, seed: int, settings, *, db=None, quiet: bool = False, replicates: int = 0,
-        command: str | None = None):
+        command: str | None = None, outputs: str | None = None):
     from .db import now
     from .recorder import Recorder
 
     started = now()
-    recorder = (Recorder.create(db, specs, seed, settings, replicates, command)
+    recorder = (Recorder.create(db, specs, seed, settings, replicates, command, outputs)
                 if db else None)
     if recorder:   # the report of the run and of its record say the same time
         started = recorder.connection.execute("SELECT started_at FROM run").fetchone()[0]
@@ -86,10 +86,12 @@ def resume(path, isolation, *, jobs: int | None = None, quiet: bool = False,
         wanted_replicates = record.run["replicates"]
         result = record.result() if done else None
         has_replicates = record.replicates() is not None
+        started = record.run["started_at"]
     recorder = Recorder.reopen(path)
     try:
         if result is None:
             result = _tournament(specs, record.seed, settings, recorder, quiet, state)
+            result.started_at = started  # the run's start, as its record and report say
         if wanted_replicates and not has_replicates:
             _replicates(result, specs, record.seed, settings, wanted_replicates, recorder,
                         quiet)

@@ -110,12 +110,13 @@ class NameCheck:
     members: list[str] = field(default_factory=list)                # the most likely split
 
 
-def check_name(name: str) -> NameCheck:
-    """The rule without a roster: the split is inferred from capitals."""
+def check_name(name: str, meant: str | None = None) -> NameCheck:
+    """The rule without a roster: the split is inferred from capitals. MEANT: the name a
+    badly written one is suggested to be (the roster's spelling), if known."""
     result = NameCheck()
     parts = split_capitals(name)
     if parts is None:
-        result.problems.append(("name-format", _format_message(name)))
+        result.problems.append(("name-format", _format_message(name, meant)))
         return result
     if re.search(r"[A-Z]{3}", name) or (len(name) > 1 and name.isupper()):
         result.problems.append(("name-format", f"{name} is written in capitals: capitalize "
@@ -137,14 +138,14 @@ def check_name(name: str) -> NameCheck:
     return result
 
 
-def _format_message(name: str) -> str:
+def _format_message(name: str, meant: str | None = None) -> str:
     what = "is empty" if not name else "is not last names run together, each capitalized"
     if name and not name[0].isupper() and name[0].isalpha():
         what = "does not start with a capital letter"
     elif name and not all(c.isalpha() for c in name):
         odd = next(c for c in name if not c.isalpha())
         what = f"has {odd!r} in it: letters only"
-    suggestion = _suggest_format(name)
+    suggestion = meant or _suggest_format(name)
     hint = f"; perhaps {suggestion}" if suggestion and suggestion != name else ""
     return f"{name!r} {what} (like KhosmoodLevinson){hint}"
 

@@ -33,6 +33,24 @@ def as_table(verdicts) -> str:
     return "\n".join(lines)
 
 
+def missing_teams(roster, verdicts) -> str | None:
+    """The roster's teams no checked file belongs to (they submitted nothing), or None."""
+    missing = roster.without_agent(v.agent for v in verdicts if v.agent)
+    if not missing:
+        return None
+    teams = "; ".join(line(_team_words(team)) for team in missing)
+    count = f"{len(missing)} team" + ("s" if len(missing) != 1 else "")
+    return f"{count} of the roster {roster.source} submitted nothing: {teams}"
+
+
+def _team_words(team) -> str:
+    members = ", ".join(team.members)
+    if not team.label:
+        return members
+    label = f"team {team.label}" if team.label.isdigit() else team.label
+    return f"{label} ({members})"
+
+
 def summary(verdicts) -> str:
     passed = sum(v.ok for v in verdicts)
     warned = sum(1 for v in verdicts if v.ok and v.warnings)

@@ -105,6 +105,22 @@ class Roster:
                 return team
         return None
 
+    def team_of(self, agent_name: str) -> Team | None:
+        """The team that wrote AGENT_NAME: the one it spells, or the one whose members its
+        capitals name in another order (a name validate reports, still that team's)."""
+        from .naming import split_capitals
+
+        team = self.team_for(agent_name)
+        if team is None:
+            parts = split_capitals(agent_name)
+            team = self.team_with_members(parts) if parts else None
+        return team
+
+    def without_agent(self, agent_names) -> list[Team]:
+        """The teams none of AGENT_NAMES belongs to: those that submitted nothing."""
+        found = {id(team) for name in agent_names if (team := self.team_of(name)) is not None}
+        return [team for team in self.teams if id(team) not in found]
+
     def closest(self, agent_name: str) -> Team | None:
         """The team whose name AGENT_NAME most likely misspells, if one is close."""
         found = difflib.get_close_matches(plain(agent_name), list(self.by_name), n=1,

@@ -62,8 +62,12 @@ def submission_files(arguments, recursive: bool = False) -> list[Path]:
             seen.add(key)
             unique.append(path)
     if not unique:
+        deeper = not recursive and any(Path(argument).is_dir() and _in_folder(Path(argument), True)
+                                       for argument in arguments)
+        hint = ("; its subfolders hold some: add --recursive (-r) to look inside them"
+                if deeper else "")
         raise HarnessError(f"no agent files ({listed_suffixes('')}) in "
-                           f"{', '.join(map(str, arguments))}")
+                           f"{', '.join(map(str, arguments))}{hint}")
     return unique
 
 
@@ -180,7 +184,7 @@ def check_name(verdict: Verdict, roster=None, declared: list[str] | None = None)
 
     name = verdict.agent
     assert name is not None  # both callers name the agent (by the file name at least)
-    naming = rule(name)
+    naming = rule(name, _roster_spelling(roster, name))
     if naming.problems and naming.problems[0][0] == "name-format":
         verdict.problems.append(Problem(*naming.problems[0]))
         return
@@ -191,6 +195,15 @@ def check_name(verdict: Verdict, roster=None, declared: list[str] | None = None)
         return
     verdict.problems += [Problem(code, message) for code, message in naming.problems]
     verdict.warnings += naming.warnings
+
+
+def _roster_spelling(roster, name: str) -> str | None:
+    """How the roster spells the team NAME is a case or accent variant (or a near miss)
+    of: `brownchen` is BrownChen there, not the capitals' guess Brownchen."""
+    if roster is None:
+        return None
+    team = roster.team_for(name) or roster.closest(name)
+    return team.agent_name if team is not None else None
 
 
 def _against_declared(verdict: Verdict, name: str, declared: list[str]) -> bool:
