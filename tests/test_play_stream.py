@@ -39,8 +39,8 @@ def read_until(controller, seen: bytearray, wanted: bytes, limit: float = 120) -
     return True
 
 
-def test_each_turn_and_the_agents_output_show_while_the_game_goes_on(tmp_path):
-    gate = tmp_path / "go"
+def test_each_turn_and_the_agents_output_show_while_the_game_goes_on(tmp_path, shared_folder):
+    gate = shared_folder / "go"   # where the agent's process sees it (not its own /tmp)
     agent = tmp_path / "Gated.py"
     agent.write_text(GATED.format(gate=str(gate)))
     controller, terminal = pty.openpty()

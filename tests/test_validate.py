@@ -303,14 +303,15 @@ def test_moves_per_turn_is_checked_as_the_tournament_would():
     assert "expected 1" in entry["problems"][0]["message"]
 
 
-def test_the_default_isolation_is_the_sandbox(tmp_path, bwrap):
+def test_the_default_isolation_is_the_sandbox(shared_folder, bwrap):
     """An agent that fails when it can see a file next to it: in the sandbox it sees only
-    its own file, so it validates; as a plain process it does not."""
-    (tmp_path / "marker.txt").write_text("visible")
-    agent = tmp_path / "SandSeer.py"
+    its own file, so it validates; as a plain process it does not (in a folder of yours:
+    /tmp is each game's own, harness/world.py)."""
+    (shared_folder / "marker.txt").write_text("visible")
+    agent = shared_folder / "SandSeer.py"
     agent.write_text(
         "import os\n\n\ndef SandSeer(hist, score):\n"
-        f"    if os.path.exists({str(tmp_path / 'marker.txt')!r}):\n"
+        f"    if os.path.exists({str(shared_folder / 'marker.txt')!r}):\n"
         "        raise RuntimeError('I can see the folder around me')\n"
         "    return ['C', 'C', 'C']\n")
     status, [entry] = validate(agent)

@@ -2,8 +2,8 @@
 ;;; sleeping children as it may, up to 64. Answers D on move 1 when it got more than 40
 ;;; (past the 32 processes an agent may have), D on move 2 when it got any (allowed where a
 ;;; cgroup holds the agent's processes together, denied where none can), C otherwise. Guard
-;;; for the test machine: it forks only inside a PID namespace of its own (whose first
-;;; process is bubblewrap; its own pid grows with every game, each a fresh process).
+;;; for the test machine: it forks only inside a PID namespace of its own: a game's world
+;;; (harness/world.py), where it is process 1 itself, or a bubblewrap sandbox's.
 (defun c-fork ()
   (sb-alien:alien-funcall (sb-alien:extern-alien "fork" (function sb-alien:int))))
 
@@ -17,8 +17,9 @@
                           0))
 
 (defun in-a-sandbox-p ()
-  (with-open-file (in "/proc/1/comm" :if-does-not-exist nil)
-    (and in (equal (read-line in nil "") "bwrap"))))
+  (or (= (c-getpid) 1)
+      (with-open-file (in "/proc/1/comm" :if-does-not-exist nil)
+        (and in (equal (read-line in nil "") "bwrap")))))
 
 (defun LispForker (hist score)
   (declare (ignore hist score))
