@@ -81,9 +81,14 @@ def _load_into_context(ctx: click.Context, _param, value):
 def read(path: Path, command: click.Command, command_name: str | None) -> CourseValues:
     """The values of the course file at `path` that `command` takes, checked."""
     data = parse(path)
+    from .llm.config import declare_course, declared
+
+    declare_course(declared(data, path.resolve().parent, str(path)))  # [llm.NAME] tables
     known = known_keys()
     chosen: dict[str, object] = {}
     for key, value in data.items():
+        if key == "llm":
+            continue
         if isinstance(value, dict):
             if key not in known["commands"]:
                 _unknown(path, f"[{key}]", known["commands"], "table")

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from ..tournament import Settings
 
 TOP_LEVEL = ("types", "replicates", "conditions", "parameters", "seed", "training",
-             "title", "description")
+             "title", "description", "llm")
 # tournament options a condition may set (by their command-line names, - or _ alike): all
 # declared parameters but those the command line gives the whole experiment
 PARAMETERS = tuple(p.name for p in TABLE
@@ -91,9 +91,12 @@ def plan(data: dict, content: bytes, path: Path, isolation: str | None) -> Exper
     entries = data.get("conditions", [{"name": "base"}])
     if not isinstance(entries, list) or not entries:
         raise HarnessError(f"{where}: conditions must be a non-empty list")
+    from ..llm.config import declared
+
+    models = declared(data, path.parent, where)   # the file's `llm` table, for every condition
     conditions, seen = [], set()
     for number, entry in enumerate(entries, 1):
-        condition = _condition(entry, data, base, path, f"{where}: condition {number}")
+        condition = _condition(entry, data, base, path, f"{where}: condition {number}", models)
         if condition.name.lower() in seen:
             raise HarnessError(f"{where}: two conditions named {condition.name!r}")
         seen.add(condition.name.lower())
@@ -102,7 +105,7 @@ def plan(data: dict, content: bytes, path: Path, isolation: str | None) -> Exper
                       title if isinstance(title, str) else None)
 
 
-def _condition(entry, data, base, path, where) -> Condition:
+def _condition(entry, data, base, path, where, models) -> Condition:
     from ..population import population_types
 
     if not isinstance(entry, dict):
@@ -116,7 +119,7 @@ def _condition(entry, data, base, path, where) -> Condition:
     options = dict(base, **_overrides(given, where))
     types_from = entry if "types" in entry else data
     types = population_types(types_from, path.parent, where if "types" in entry
-                             else str(path))
+                             else str(path), models)
     return Condition(name, options, _settings(options, where), types)
 
 

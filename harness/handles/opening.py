@@ -33,6 +33,10 @@ def open_handle(spec: AgentSpec, isolation: Isolation) -> PollableHandle:
         language = language_of_function(spec.function)
         return _in_monitor(spec.name, lambda rng, per_turn: spec.function, language.pairs(),
                            isolation)
+    if spec.language == "llm":   # trusted code of ours that needs the network: the monitor
+        from ..llm.handle import LlmHandle
+
+        return LlmHandle(spec.name, spec.llm)
     if spec.path is not None:  # no link, FIFO, device or huge file, in every mode alike
         from ..agent_files import check_agent_file
 

@@ -258,6 +258,15 @@ def recorded_specs(record):
 
     specs = []
     for row in record.agent_rows():
+        if row["language"] == "llm":   # as declared when the run started (its framing too)
+            from ..llm.record import recorded_config
+
+            config = recorded_config(record.connection, row["name"])
+            if config is None:
+                raise HarnessError(f"{record.path}: agent {row['name']}: its model's "
+                                   "declaration is not in the record")
+            specs.append(AgentSpec(row["name"], "llm", row["source"], llm=config))
+            continue
         if row["language"] == "builtin" and row["path"] is None:
             specs.append(AgentSpec(row["name"], "builtin", row["source"]))
             continue
