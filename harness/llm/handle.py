@@ -38,6 +38,7 @@ class LlmHandle(Chatter):
         self.client.check()   # once per endpoint and model: before the first game
         self._read_fd, self._write_fd = os.pipe()
         self._thread: threading.Thread | None = None
+        self._done = threading.Event()   # the turn's answer is in (set before the pipe)
         self._reply: Reply | None = None
         self._first: bool | None = None
         self._heard: str | None = None
@@ -50,7 +51,9 @@ class LlmHandle(Chatter):
         return time.monotonic() + _POLL_AGAIN
 
     def waiting_on(self) -> dict[int, int]:
-        return {self._read_fd: select.POLLIN} if self._thread is not None else {}
+        if self._thread is None or self._done.is_set():
+            return {}
+        return {self._read_fd: select.POLLIN}
 
     def pump(self, fd: int, events: int) -> None:
         pass                           # collect() reads the pipe
@@ -96,6 +99,7 @@ class LlmHandle(Chatter):
         first, heard = self._first, self._heard
         self._first = self._heard = None
         self._reply = None
+        self._done.clear()
         self._thread = threading.Thread(target=self._ask, args=(message, chatting, first, heard),
                                         name=f"llm {self.name}", daemon=True)
         self._thread.start()
@@ -130,6 +134,7 @@ class LlmHandle(Chatter):
             self._reply = Reply(None, Fault(EXCEPTION, f"{type(error).__name__}: {error}"))
         finally:
             self._last_talk = self._reply.talk if self._reply is not None else None
+            self._done.set()
             os.write(self._write_fd, b"x")
 
     def _turn(self, message: str, chatting: bool, first, heard) -> Reply:

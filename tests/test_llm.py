@@ -1,0 +1,344 @@
+"""Language-model agents (`llm:NAME`, issue 24), through the real `openai` client against
+a scripted stand-in server on 127.0.0.1 (a port the OS picks): the parse rule and its
+retries, the chat phase, model-call errors and limits, the record of every prompt and
+response, and resume never asking again for a recorded turn."""
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+import pytest
+from hypothesis import given, strategies as st
+
+from conftest import run_cli
+from llm_server import StandIn, Step
+
+from harness.agents import builtin_spec
+from harness.game import play_game
+from harness.handles.opening import Isolation, open_handle
+from harness.llm.config import declared, spec
+from harness.llm.parse import MAX_CHAT, chat_problem, parse_chat, parse_moves
+from harness.rules import GameParams
+from test_records_resume import cut_back
+
+
+# -- the parse rule ----------------------------------------------------------------------------
+@pytest.mark.parametrize("text, k, moves", [
+    ("D", 1, "D"), ("C", 1, "C"), ("  Cooperate.", 1, "C"), ("Defect!", 1, "D"),
+    ("I choose D", 1, "D"), ("I will cooperate", 1, None), ("maybe c or d", 1, None),
+    ("I pick C\nbut D later", 1, "C"), ("first line\nD", 1, None),
+    ("CHAT: let us both C\nACTION: D", 1, "D"),
+    ("ACTION: C C D", 3, "CCD"), ("action: CCD", 3, "CCD"), ("C, D, C", 3, "CDC"),
+    ("ACTION: C D", 3, None), ("CHAT: hi ACTION: C C D", 3, "CCD"),
+    ("CHAT: I play C C C\nACTION: D D D", 3, "DDD"), ("Do it", 1, "D"), ("do it", 1, None),
+])
+def test_the_parse_rule(text, k, moves):
+    parsed = parse_moves(text, k)
+    assert parsed.moves == moves
+    assert (parsed.error is None) == (moves is not None)
+
+
+@given(st.text(max_size=300), st.integers(1, 5))
+def test_the_parse_rule_reads_any_text_into_k_moves_or_a_reason(text, k):
+    parsed = parse_moves(text, k)
+    if parsed.moves is None:
+        assert parsed.error
+    else:
+        assert len(parsed.moves) == k and set(parsed.moves) <= {"C", "D"}
+
+
+@given(st.text(max_size=700))
+def test_a_chat_shown_is_one_short_printable_line(text):
+    chat = parse_chat("CHAT: " + text)
+    if chat_problem(chat) is None:
+        assert chat and len(chat) <= MAX_CHAT
+        assert all(ch.isprintable() or ch == " " for ch in chat)
+
+
+def test_chats_that_fail_the_check():
+    assert chat_problem(None) and chat_problem("")
+    assert chat_problem("x" * (MAX_CHAT + 1))
+    assert chat_problem("hello\x1b[2J") and chat_problem("two\nlines")
+    assert chat_problem("let's both cooperate") is None
+
+
+# -- one game through the real client ----------------------------------------------------------
+def _model(server, name="bot", model="m", **keys):
+    entry = {"base_url": server.base_url, "model": model, **keys}
+    return spec(f"llm:{name}", declared({"llm": {name: entry}}, Path("."), "test"))
+
+
+def _game(server, opponent="titfortat", turns=3, per_turn=1, model="m", **keys):
+    isolation = Isolation("none", 1.0)
+    agent = open_handle(_model(server, model=model, **keys), isolation)
+    other = open_handle(builtin_spec(opponent), isolation) if isinstance(opponent, str) \
+        else open_handle(opponent, isolation)
+    try:
+        # "llm:bot" sorts before the built-ins: side a
+        return play_game(agent, other, turns, 11, GameParams(moves_per_turn=per_turn,
+                                                             flip=_no_flips()))
+    finally:
+        agent.close()
+        other.close()
+
+
+def _no_flips():
+    from harness.rules import FlipParams
+
+    return FlipParams(0.0, 0.0)
+
+
+def test_a_clean_answer_is_played_as_it_is():
+    with StandIn({"m": ["D"]}) as server:
+        game = _game(server)
+    assert game.intended_a == ["D", "D", "D"] and not game.fault_at
+    assert [len(game.talk["a", t]["calls"]) for t in range(3)] == [1, 1, 1]
+
+
+def test_an_unreadable_answer_is_asked_again_with_a_corrective_prompt():
+    with StandIn({"m": ["I will cooperate", "D"]}) as server:
+        game = _game(server, turns=1)
+        second = server.calls()[1]["messages"]
+    assert game.intended_a == ["D"] and not game.fault_at
+    assert [call["response"] for call in game.talk["a", 0]["calls"]] == ["I will cooperate", "D"]
+    # the same conversation, the bad answer in it, then the correction
+    assert [m["role"] for m in second] == ["system", "user", "assistant", "user"]
+    assert second[2]["content"] == "I will cooperate"
+    assert "could not be read" in second[3]["content"]
+
+
+def test_three_unreadable_answers_play_the_default_and_record_a_parse_error():
+    with StandIn({"m": ["garbage"]}) as server:
+        game = _game(server, turns=2)
+        asked = len(server.calls())
+    assert asked == 6                       # 1 + 2 retries per turn
+    assert game.intended_a == ["C", "C"]    # the default answer
+    fault = game.fault_at["a", 0]
+    assert fault.kind == "invalid" and fault.message.startswith("parse error")
+    assert game.talk["a", 0]["parse_error"]
+
+
+def test_several_moves_after_the_action_marker():
+    with StandIn({"m": ["CHAT: hello ACTION: C C D"]}) as server:
+        game = _game(server, turns=2, per_turn=3)
+    assert game.intended_a == ["CCD", "CCD"] and not game.fault_at
+
+
+def test_history_and_score_in_the_prompt_from_the_model_side():
+    with StandIn({"m": ["D"]}) as server:
+        _game(server, opponent="cooperate", turns=12)
+        prompts = [call["messages"][-1]["content"] for call in server.calls()]
+    assert "first turn" in prompts[0]
+    assert "you 5, the other player 0" in prompts[1]     # D against C: 5 and 0
+    assert "turn 1: D; C; 5; 0" in prompts[1]
+    last = prompts[11]
+    assert "turn 1:" not in last and "turn 2: D; C; 5; 0" in last   # the last 10 turns only
+    assert "you 55, the other player 0" in last
+
+
+def test_a_server_error_is_retried_with_backoff():
+    with StandIn({"m": [Step(status=500), Step(status=429), "D"]}) as server:
+        game = _game(server, turns=1)
+    assert game.intended_a == ["D"] and not game.fault_at
+    assert game.talk["a", 0]["calls"][0]["tries"] == 3
+
+
+def test_a_client_error_is_not_retried_and_is_an_exception_fault():
+    with StandIn({"m": [Step(status=400)]}) as server:
+        game = _game(server, turns=1)
+        asked = len(server.calls())
+    assert asked == 1
+    assert game.fault_at["a", 0].kind == "exception"
+    assert "HTTP 400" in game.fault_at["a", 0].message
+
+
+def test_a_model_past_its_time_limit_times_out_and_is_not_asked_after_three():
+    with StandIn({"m": [Step("D", delay=2.0)]}) as server:
+        game = _game(server, turns=5, timeout=0.2, retries=0)
+        asked = len(server.calls())
+    assert [game.fault_at["a", t].kind for t in range(5)] == ["timeout"] * 5
+    assert asked == 3                       # rules.TIMEOUTS_IN_A_ROW, as for any agent
+    assert game.intended_a == ["C"] * 5
+
+
+# -- the chat phase ------------------------------------------------------------------------------
+def _chatters(server, script_a, script_b, turns=4, per_turn=3):
+    models = declared({"llm": {
+        "alice": {"base_url": server.base_url, "model": "ma", "chat": True},
+        "bob": {"base_url": server.base_url, "model": "mb", "chat": True}}}, Path("."), "test")
+    isolation = Isolation("none", 1.0)
+    a = open_handle(spec("llm:alice", models), isolation)
+    b = open_handle(spec("llm:bob", models), isolation)
+    try:
+        return play_game(a, b, turns, 5, GameParams(moves_per_turn=per_turn, flip=_no_flips()))
+    finally:
+        a.close()
+        b.close()
+
+
+def test_two_chatting_models_speak_in_turn_and_hear_only_the_chat():
+    with StandIn({"ma": ["CHAT: alice here\nACTION: C C D"],
+                  "mb": ["CHAT: bob here\nACTION: D D C"]}) as server:
+        game = _chatters(server, None, None)
+        order = [call["model"] for call in server.calls()]
+        bob_turn_1 = server.calls("mb")[0]["messages"][-1]["content"]
+        alice_turn_2 = server.calls("ma")[1]["messages"][-1]["content"]
+    assert order == ["ma", "mb", "mb", "ma", "ma", "mb", "mb", "ma"]   # A first on odd turns
+    assert "The other player says: alice here" in bob_turn_1
+    assert "CCD" not in bob_turn_1 and "C C D" not in bob_turn_1      # never its action
+    assert "The other player says: bob here" in alice_turn_2
+    assert game.talk["a", 0]["first"] is True and game.talk["b", 0]["heard"] == "alice here"
+    assert game.intended_a == ["CCD"] * 4 and game.intended_b == ["DDC"] * 4
+
+
+def test_a_chat_that_fails_the_check_is_recorded_and_not_shown():
+    with StandIn({"ma": ["CHAT: \x1b[31mred\nACTION: C C C"],
+                  "mb": ["CHAT: fine\nACTION: C C C"]}) as server:
+        game = _chatters(server, None, None, turns=1)
+        bob = server.calls("mb")[0]["messages"][-1]["content"]
+    assert game.talk["a", 0]["chat_problem"]
+    assert game.talk["b", 0]["heard"] is None
+    assert "said nothing" in bob and "red" not in bob
+
+
+def test_a_chatting_model_against_a_fixed_policy_plays_without_the_chat_phase():
+    with StandIn({"m": ["D"]}) as server:
+        game = _game(server, turns=2, chat=True)
+        prompt = server.calls()[0]["messages"][-1]["content"]
+    assert game.intended_a == ["D", "D"]
+    assert "CHAT" not in prompt
+
+
+# -- the command line: course file, record, show, resume ------------------------------------------
+def _course(tmp_path, server, **keys) -> Path:
+    lines = ["[llm.bot]", f'base_url = "{server.base_url}"', 'model = "m"']
+    lines += [f"{key} = {json.dumps(value)}" for key, value in keys.items()]
+    path = tmp_path / "pdharness.toml"
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+@pytest.mark.slow
+def test_a_tournament_records_every_prompt_and_response_and_show_prints_them(tmp_path):
+    with StandIn({"m": ["garbage", "ACTION: C D C", "\x1b]0;owned\x07ACTION: D D D"]}) as server:
+        course = _course(tmp_path, server)
+        db = tmp_path / "run.sqlite"
+        status, out, err = run_cli("tournament", "llm:bot", "titfortat", "--config", course,
+                                   "--seed", "3", "--length", "2", "2", "--max-rounds", "1",
+                                   "--isolation", "process", "--db", db, "--format", "json",
+                                   cwd=tmp_path)
+        assert status == 0, err
+        asked = len(server.calls())
+    result = json.loads(out)
+    assert {a["name"]: a["language"] for a in result["agents"]}["llm:bot"] == "llm"
+    with sqlite3.connect(db) as connection:
+        calls = connection.execute("SELECT response, prompt FROM llm_call ORDER BY turn, "
+                                   "attempt").fetchall()
+        config = json.loads(connection.execute("SELECT config FROM llm_agent").fetchone()[0])
+    assert len(calls) == asked == 3
+    assert calls[0][0] == "garbage" and json.loads(calls[1][1])[2]["content"] == "garbage"
+    assert config["model"] == "m" and "framing_text" in config
+    status, out, err = run_cli("show", db, "--game", "1")
+    assert status == 0, err
+    assert "answered: garbage" in out and "answered again (2): ACTION: C D C" in out
+    assert "\x1b" not in out and "\x07" not in out           # model output is escaped
+    status, out, err = run_cli("show", db, "--game", "1", "--format", "json")
+    talk = json.loads(out)["turns"][0]["talk"]["a"]
+    assert [c["response"] for c in talk["calls"]] == ["garbage", "ACTION: C D C"]
+
+
+@pytest.mark.slow
+def test_resume_never_asks_again_for_a_recorded_turn(tmp_path):
+    agents = ("llm:bot", "titfortat", "defect", "grudger", "cooperate")
+    with StandIn({"m": ["ACTION: C D D"]}) as server:
+        course = _course(tmp_path, server)
+        options = ("--config", course, "--seed", "8", "--length", "3", "5",
+                   "--isolation", "process", "--format", "json", "--jobs", "1")
+        reference = tmp_path / "reference.sqlite"
+        status, out, err = run_cli("tournament", *agents, *options, "--db", reference)
+        assert status == 0, err
+        first_run = len(server.calls())
+        with sqlite3.connect(reference) as connection:
+            rounds = connection.execute("SELECT count(*) FROM round").fetchone()[0]
+        assert rounds >= 2
+        cut = tmp_path / "cut.sqlite"
+        cut.write_bytes(reference.read_bytes())
+        cut_back(cut, 1)
+        with sqlite3.connect(cut) as connection:
+            later = "(SELECT id FROM game WHERE round > 1)"
+            connection.execute(f"DELETE FROM llm_call WHERE game IN {later}")
+            connection.execute(f"DELETE FROM llm_turn WHERE game IN {later}")
+            in_round_1 = connection.execute(
+                "SELECT count(*) FROM llm_call c JOIN game g ON g.id = c.game "
+                "WHERE g.round = 1").fetchone()[0]
+        status, resumed, err = run_cli("resume", cut, "--format", "json", "--isolation",
+                                       "process", cwd=tmp_path)
+        assert status == 0, err
+        asked_again = len(server.calls()) - first_run
+    assert asked_again == first_run - in_round_1     # only the turns not recorded
+    assert json.loads(resumed) == json.loads(out)
+
+
+@pytest.mark.slow
+def test_an_unreachable_server_or_unknown_model_is_one_line_before_any_game(tmp_path):
+    with StandIn({"other-model": ["C"]}) as server:
+        course = _course(tmp_path, server)
+        status, out, err = run_cli("tournament", "llm:bot", "titfortat", "--config", course,
+                                   "--isolation", "process")
+        assert not server.calls()
+    assert status == 2 and "Traceback" not in err
+    assert "no model 'm'" in err.strip().splitlines()[-1]
+    url = server.base_url           # the server is gone now
+    (tmp_path / "gone.toml").write_text(f'[llm.bot]\nbase_url = "{url}"\nmodel = "m"\n')
+    status, out, err = run_cli("tournament", "llm:bot", "titfortat", "--config",
+                               tmp_path / "gone.toml", "--isolation", "process")
+    assert status == 2 and "Traceback" not in err and "cannot reach" in err
+
+
+@pytest.mark.parametrize("entry, problem", [
+    ({"model": "m"}, "base_url is required"),
+    ({"base_url": "file:///etc/passwd", "model": "m"}, "http://"),
+    ({"base_url": "http://x/v1", "model": "m", "api_key_env": "sk-abc123"}, "never the key"),
+    ({"base_url": "http://x/v1", "model": "m", "temperature": 7}, "temperature"),
+    ({"base_url": "http://x/v1", "model": "m", "colour": 1}, "unknown key"),
+    ({"base_url": "http://x/v1", "model": "m", "framing": "nosuch.txt"}, "framing"),
+])
+def test_a_bad_declaration_is_one_clear_line(tmp_path, entry, problem):
+    from harness.errors import HarnessError
+
+    with pytest.raises(HarnessError, match=problem):
+        declared({"llm": {"bot": entry}}, tmp_path, "course")
+
+
+def test_a_framing_template_of_the_course(tmp_path):
+    (tmp_path / "mine.txt").write_text("Points: $T $R $P $S for $choices.")
+    (tmp_path / "bad.txt").write_text("Points: $money")
+    from harness.errors import HarnessError
+
+    with StandIn({"m": ["D"]}) as server:
+        models = declared({"llm": {"bot": {"base_url": server.base_url, "model": "m",
+                                           "framing": "mine.txt"}}}, tmp_path, "course")
+        isolation = Isolation("none", 1.0)
+        a = open_handle(spec("llm:bot", models), isolation)
+        b = open_handle(builtin_spec("defect"), isolation)
+        play_game(a, b, 1, 1, GameParams())
+        system = server.calls()[0]["messages"][0]["content"]
+    assert system == "Points: 5 3 1 0 for 3 choices."
+    with pytest.raises(HarnessError, match=r"\$money"):
+        declared({"llm": {"bot": {"base_url": "http://x/v1", "model": "m",
+                                  "framing": "bad.txt"}}}, tmp_path, "course")
+
+
+def test_an_undeclared_model_is_one_clear_line(tmp_path):
+    status, out, err = run_cli("tournament", "llm:nobody", "titfortat", cwd=tmp_path)
+    assert status == 2 and "Traceback" not in err and "no language model 'nobody'" in err
+
+
+def test_import_harness_does_not_import_openai():
+    import subprocess
+    import sys
+
+    code = "import harness, harness.cli, sys; print('openai' in sys.modules)"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.stdout.strip() == "False"
