@@ -32,6 +32,7 @@ class CourseValues:
     path: Path
     values: dict = field(default_factory=dict)       # parameter name -> value given
     keys: dict = field(default_factory=dict)         # parameter name -> key as written
+    models: list = field(default_factory=list)       # the [llm.NAME] tables' names
 
 
 def config_option(command: click.Command) -> click.Command:
@@ -83,7 +84,8 @@ def read(path: Path, command: click.Command, command_name: str | None) -> Course
     data = parse(path)
     from .llm.config import declare_course, declared
 
-    declare_course(declared(data, path.resolve().parent, str(path)))  # [llm.NAME] tables
+    models = declared(data, path.resolve().parent, str(path))   # [llm.NAME] tables
+    declare_course(models)
     known = known_keys()
     chosen: dict[str, object] = {}
     for key, value in data.items():
@@ -99,7 +101,7 @@ def read(path: Path, command: click.Command, command_name: str | None) -> Course
             continue
         _check_known(path, key, known["keys"])
         chosen.setdefault(key, value)
-    course = CourseValues(path)
+    course = CourseValues(path, models=sorted(models))
     by_key = keys_of(command)
     for key, value in chosen.items():
         param = by_key.get(key)
@@ -251,7 +253,12 @@ def note(ctx: click.Context | None = None) -> str:
     path, used, overridden = sources(ctx)
     if path is None:
         return ""
-    given = ", ".join(f"{key} = {_toml(value)}" for key, value in used.items()) or "nothing"
+    given = ", ".join(f"{key} = {_toml(value)}" for key, value in used.items())
+    course = ctx.meta.get(META_KEY) if ctx else click.get_current_context().meta.get(META_KEY)
+    if course is not None and course.models:
+        given += (", " if given else "") + "models " + ", ".join(
+            f"llm:{name}" for name in course.models)
+    given = given or "nothing"
     beaten = f"; the command line overrode {', '.join(overridden)}" if overridden else ""
     return f"course file {path}: {given}{beaten}"
 

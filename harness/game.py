@@ -9,7 +9,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Generator, NamedTuple
+from typing import Any, Generator, NamedTuple
 
 from . import seeds
 from .handles.base import TIMEOUT, AgentHandle, Chatter, Fault, GameStart, Reply
@@ -219,7 +219,7 @@ def game_steps(handle_a: AgentHandle, handle_b: AgentHandle, length: int, seed: 
 _NOT_ASKED = Reply(None, Fault(TIMEOUT, NOT_ASKED))
 
 
-def _both_chat(a: AgentHandle, b: AgentHandle) -> tuple[Chatter, Chatter] | None:
+def _both_chat(a: AgentHandle, b: AgentHandle) -> tuple[Any, Any] | None:
     """Both handles, when both talk before they answer (language-model agents with chat
     on); a model facing any other agent plays without the chat phase."""
     if isinstance(a, Chatter) and isinstance(b, Chatter) and a.chats and b.chats:

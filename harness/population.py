@@ -160,9 +160,9 @@ def _template(agent: str, type_id: str, base: Path, declarations: dict):
     if is_strategy(agent):
         return strategy_spec(agent, type_id, base)
     if agent.startswith("llm:"):
-        from .llm.config import spec
+        from .llm.config import spec as llm_spec
 
-        return spec(agent, declarations, type_id)
+        return llm_spec(agent, declarations, type_id)
     builtin = find_builtin(agent)
     if builtin:
         return AgentSpec(type_id, "builtin", builtin)

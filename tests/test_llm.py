@@ -11,15 +11,15 @@ from pathlib import Path
 import pytest
 from hypothesis import given, strategies as st
 
-from conftest import run_cli
-from llm_server import StandIn, Step
-
 from harness.agents import builtin_spec
 from harness.game import play_game
 from harness.handles.opening import Isolation, open_handle
 from harness.llm.config import declared, spec
 from harness.llm.parse import MAX_CHAT, chat_problem, parse_chat, parse_moves
 from harness.rules import GameParams
+
+from conftest import run_cli
+from llm_server import StandIn, Step
 from test_records_resume import cut_back
 
 
@@ -264,14 +264,12 @@ def test_resume_never_asks_again_for_a_recorded_turn(tmp_path):
         assert rounds >= 2
         cut = tmp_path / "cut.sqlite"
         cut.write_bytes(reference.read_bytes())
-        cut_back(cut, 1)
-        with sqlite3.connect(cut) as connection:
+        with sqlite3.connect(cut) as connection:   # a run stopped after round 1
             later = "(SELECT id FROM game WHERE round > 1)"
             connection.execute(f"DELETE FROM llm_call WHERE game IN {later}")
             connection.execute(f"DELETE FROM llm_turn WHERE game IN {later}")
-            in_round_1 = connection.execute(
-                "SELECT count(*) FROM llm_call c JOIN game g ON g.id = c.game "
-                "WHERE g.round = 1").fetchone()[0]
+            in_round_1 = connection.execute("SELECT count(*) FROM llm_call").fetchone()[0]
+        cut_back(cut, 1)
         status, resumed, err = run_cli("resume", cut, "--format", "json", "--isolation",
                                        "process", cwd=tmp_path)
         assert status == 0, err

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import threading
 import time
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from ..errors import HarnessError
 from .config import LlmConfig
@@ -33,7 +33,7 @@ class Answer(NamedTuple):
 class ModelClient:
     def __init__(self, config: LlmConfig):
         self.config = config
-        self._client = None
+        self._client: Any = None
         self._pid = -1
 
     def _openai(self):

@@ -44,15 +44,14 @@ class LlmHandle(Chatter):
         self._heard: str | None = None
 
     # -- PollableHandle --------------------------------------------------------------------
-    @property
-    def deadline(self) -> float:   # type: ignore[override]
-        """Not a limit (the model-call limit is enforced by the client): how long a runner
-        may wait before it looks again."""
-        return time.monotonic() + _POLL_AGAIN
+    # `deadline` is not a limit here (the client enforces the model-call limit): it is how
+    # long a runner may wait before it looks again, set each time it asks what to wait on
+    deadline = 0.0
 
     def waiting_on(self) -> dict[int, int]:
         if self._thread is None or self._done.is_set():
             return {}
+        self.deadline = time.monotonic() + _POLL_AGAIN
         return {self._read_fd: select.POLLIN}
 
     def pump(self, fd: int, events: int) -> None:
@@ -142,7 +141,7 @@ class LlmHandle(Chatter):
                     {"role": "user", "content": message}]
         talk: dict = {"calls": [], "chat": None, "chat_problem": None, "shown": None,
                       "first": first, "heard": heard, "parse_error": None}
-        reason = ""
+        reason: str | None = ""
         for attempt in range(PARSE_RETRIES + 1):
             answer = self.client.complete(messages)
             talk["calls"].append({"prompt": list(messages), "response": answer.text,

@@ -71,3 +71,13 @@ def game_talk(connection, game_id: int) -> dict:
         entry["calls"].append({"prompt": messages, "response": response, "error": error,
                                "latency": latency, "tries": tries})
     return talk
+
+
+def add_talk(connection, ids, games) -> None:
+    """Fill in the exchanges of recorded games (ids in the same order), when the record has
+    any (one look at an older record or one without models)."""
+    if not has_tables(connection) or connection.execute(
+            "SELECT count(*) FROM llm_turn").fetchone()[0] == 0:
+        return
+    for game_id, game in zip(ids, games, strict=True):
+        game.talk = game_talk(connection, game_id)

@@ -94,14 +94,14 @@ class Record:
             f"WHERE {span} ORDER BY game, turn, idx", (ids[0], ids[-1]))
         turns = _turn_moves(moves)
         score = Scorer(self.settings.game.payoffs)
-        return [_game(row, turns.get(row["id"], {}), faults, score) for row in rows]
+        games = [_game(row, turns.get(row["id"], {}), faults, score) for row in rows]
+        from ..llm.record import add_talk
+
+        add_talk(self.connection, ids, games)   # language-model agents' exchanges, if any
+        return games
 
     def game(self, game_id: int) -> GameRecord | None:
         games = self.games("WHERE id = ?", game_id)
-        if games:   # a language-model agent's prompts, responses and chats, turn by turn
-            from ..llm.record import game_talk
-
-            games[0].talk = game_talk(self.connection, game_id)
         return games[0] if games else None
 
     # -- the whole run ---------------------------------------------------------------------
