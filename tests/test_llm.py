@@ -340,3 +340,44 @@ def test_import_harness_does_not_import_openai():
     code = "import harness, harness.cli, sys; print('openai' in sys.modules)"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.stdout.strip() == "False"
+
+
+@pytest.mark.slow
+def test_play_prints_what_the_model_answered_escaped(tmp_path):
+    with StandIn({"m": ["\x1b[2Jgarbage", "D"]}) as server:
+        course = _course(tmp_path, server)
+        status, out, err = run_cli("play", "llm:bot", "cooperate", "--config", course,
+                                   "--turns", "2", "--moves-per-turn", "1",
+                                   "--isolation", "process")
+    assert status == 0, err
+    assert "llm:bot answered: " in out and "answered again (2): D" in out
+    assert "\x1b" not in out
+
+
+@pytest.mark.slow
+def test_an_experiment_compares_framings_like_any_condition(tmp_path):
+    with StandIn({"m": [lambda messages: "D" if "company" in messages[0]["content"] else "C"]}
+                 ) as server:
+        models = {"plain": {"base_url": server.base_url, "model": "m"},
+                  "firm": {"base_url": server.base_url, "model": "m", "framing": "business"}}
+        plan = {"llm": models, "replicates": 1,
+                "parameters": {"length": [2, 2], "moves-per-turn": 1, "flip": [0, 0]},
+                "types": [{"id": "model", "agent": "llm:plain"},
+                          {"id": "tft", "agent": "titfortat"}],
+                "conditions": [{"name": "neutral"},
+                               {"name": "business",
+                                "types": [{"id": "model", "agent": "llm:firm"},
+                                          {"id": "tft", "agent": "titfortat"}]}]}
+        path = tmp_path / "experiment.json"
+        path.write_text(json.dumps(plan))
+        status, out, err = run_cli("experiment", path, "--format", "json", "--jobs", "1",
+                                   "--isolation", "process", cwd=tmp_path)
+    assert status == 0, err
+    text = json.dumps(json.loads(out))
+    assert "neutral" in text and "business" in text
+    cooperation = {}
+    for condition in json.loads(out)["conditions"]:
+        for entry in condition["types"]:
+            if entry["type"] == "model":
+                cooperation[condition["name"]] = entry["cooperation"]
+    assert cooperation == {"neutral": 1.0, "business": 0.0}
