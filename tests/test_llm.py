@@ -221,13 +221,14 @@ def _course(tmp_path, server, **keys) -> Path:
 
 @pytest.mark.slow
 def test_a_tournament_records_every_prompt_and_response_and_show_prints_them(tmp_path):
-    with StandIn({"m": ["garbage", "ACTION: C D C", "\x1b]0;owned\x07ACTION: D D D"]}) as server:
+    with StandIn({"m": ["garbage", "ACTION: C D C",
+                        "\x1b]0;owned\x07<script>x</script>ACTION: D D D"]}) as server:
         course = _course(tmp_path, server)
-        db = tmp_path / "run.sqlite"
+        db, report = tmp_path / "run.sqlite", tmp_path / "report.html"
         status, out, err = run_cli("tournament", "llm:bot", "titfortat", "--config", course,
                                    "--seed", "3", "--length", "2", "2", "--max-rounds", "1",
                                    "--isolation", "process", "--db", db, "--format", "json",
-                                   cwd=tmp_path)
+                                   "--report", report, cwd=tmp_path)
         assert status == 0, err
         asked = len(server.calls())
     result = json.loads(out)
@@ -243,6 +244,9 @@ def test_a_tournament_records_every_prompt_and_response_and_show_prints_them(tmp
     assert status == 0, err
     assert "answered: garbage" in out and "answered again (2): ACTION: C D C" in out
     assert "\x1b" not in out and "\x07" not in out           # model output is escaped
+    page = report.read_text()
+    assert "answered again (2): ACTION: C D C" in page
+    assert "<script>x" not in page and "\x1b" not in page    # escaped in the report too
     status, out, err = run_cli("show", db, "--game", "1", "--format", "json")
     talk = json.loads(out)["turns"][0]["talk"]["a"]
     assert [c["response"] for c in talk["calls"]] == ["garbage", "ACTION: C D C"]
