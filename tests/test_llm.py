@@ -137,6 +137,7 @@ def test_history_and_score_in_the_prompt_from_the_model_side():
     assert "you 55, the other player 0" in last
 
 
+@pytest.mark.slow   # the backoff: 0.25 s, then 0.5 s
 def test_a_server_error_is_retried_with_backoff():
     with StandIn({"m": [Step(status=500), Step(status=429), "D"]}) as server:
         game = _game(server, turns=1)
@@ -313,6 +314,31 @@ def test_a_bad_declaration_is_one_clear_line(tmp_path, entry, problem):
         declared({"llm": {"bot": entry}}, tmp_path, "course")
 
 
+_VALUES = st.recursive(st.none() | st.booleans() | st.integers() | st.floats() | st.text(),
+                       lambda inner: st.lists(inner, max_size=3)
+                       | st.dictionaries(st.text(max_size=10), inner, max_size=3), max_leaves=8)
+
+
+@given(st.dictionaries(st.text(max_size=12), _VALUES, max_size=4)
+       | st.dictionaries(st.sampled_from(["base_url", "model", "temperature", "seed",
+                                          "max_tokens", "api_key_env", "framing", "chat",
+                                          "timeout", "retries", "in_flight"]),
+                        _VALUES, max_size=11), st.text(max_size=12) | st.integers())
+def test_any_declaration_is_a_model_or_one_clear_line(entry, name):
+    """A course, population or experiment file is a user's input: whatever its `llm`
+    table holds, reading it gives a checked declaration or a HarnessError, nothing else."""
+    from harness.errors import HarnessError
+
+    try:
+        models = declared({"llm": {name: entry}}, Path("/nonexistent"), "file")
+    except HarnessError as error:
+        assert "\n" not in str(error)
+        return
+    (config,) = models.values()
+    assert config.base_url.startswith(("http://", "https://")) and config.model
+    assert 0 <= config.temperature <= 2 and config.max_tokens >= 1 and config.timeout > 0
+
+
 def test_a_framing_template_of_the_course(tmp_path):
     (tmp_path / "mine.txt").write_text("Points: $T $R $P $S for $choices.")
     (tmp_path / "bad.txt").write_text("Points: $money")
@@ -385,3 +411,20 @@ def test_an_experiment_compares_framings_like_any_condition(tmp_path):
             if entry["type"] == "model":
                 cooperation[condition["name"]] = entry["cooperation"]
     assert cooperation == {"neutral": 1.0, "business": 0.0}
+
+
+def test_the_progress_bar_counts_model_requests():
+    import io
+
+    from harness.records.progress import TournamentProgress
+    from harness.tournament import Settings
+
+    with StandIn({"m": [Step(status=500), "garbage", "D"]}) as server:
+        game = _game(server, turns=2)
+    stream = io.StringIO()
+    progress = TournamentProgress(Settings(), stream)
+    progress.remaining = 2
+    progress.game_finished(game)
+    progress._draw(force=True)
+    # turn 1: 500 then garbage (2 requests), D after the correction; turn 2: D
+    assert "model requests 4" in stream.getvalue()

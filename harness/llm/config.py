@@ -86,8 +86,13 @@ def declared(content: dict, base: Path, where: str) -> dict[str, LlmConfig]:
     table = content.get("llm", {})
     if not isinstance(table, dict):
         raise HarnessError(f"{where}: llm must be a table of models by name")
-    return {name: _one(name, value, base, f"{where}: llm.{str(name)[:40]}")
+    return {name: _one(name, value, base, f"{where}: llm.{_label(name)}")
             for name, value in table.items()}
+
+
+def _label(name) -> str:
+    """A declared name as a message may quote it: as written when valid, else its repr."""
+    return name if isinstance(name, str) and NAME.fullmatch(name) else repr(name)[:40]
 
 
 def _one(name, entry, base: Path, where: str) -> LlmConfig:
@@ -156,11 +161,12 @@ def _framing(framing: str, base: Path, where: str) -> tuple[str, str]:
         data = read_bounded(path, MAX_TEMPLATE_BYTES, "a framing template")
         text = data.decode("utf-8")
     except HarnessError as error:
-        raise HarnessError(f"{where}: framing {framing!r} is not a shipped framing "
-                           f"({', '.join(SHIPPED)}) nor a readable file: {error}") from None
+        raise HarnessError(f"{where}: framing {framing[:80]!r} is not a shipped framing "
+                           f"({', '.join(SHIPPED)}) nor a readable file: "
+                           f"{' '.join(str(error).split())}") from None
     except UnicodeDecodeError:
-        raise HarnessError(f"{where}: {path}: a framing template is UTF-8 text") from None
+        raise HarnessError(f"{where}: {str(path)!r}: a framing template is UTF-8 text") from None
     problem = check_template(text)
     if problem:
-        raise HarnessError(f"{where}: {path}: {problem}")
+        raise HarnessError(f"{where}: {str(path)!r}: {problem}")
     return str(path), text
