@@ -400,9 +400,15 @@ def test_an_experiment_compares_framings_like_any_condition(tmp_path):
                                           {"id": "tft", "agent": "titfortat"}]}]}
         path = tmp_path / "experiment.json"
         path.write_text(json.dumps(plan))
+        db = tmp_path / "experiment.sqlite"
         status, out, err = run_cli("experiment", path, "--format", "json", "--jobs", "1",
-                                   "--isolation", "process", cwd=tmp_path)
+                                   "--isolation", "process", "--db", db, cwd=tmp_path)
+        asked = len(server.calls())
     assert status == 0, err
+    with sqlite3.connect(db) as connection:   # every request, by condition and replicate
+        recorded = connection.execute("SELECT condition, count(*) FROM llm_call "
+                                      "GROUP BY condition").fetchall()
+    assert sum(count for _, count in recorded) == asked and len(recorded) == 2
     text = json.dumps(json.loads(out))
     assert "neutral" in text and "business" in text
     cooperation = {}
@@ -428,3 +434,20 @@ def test_the_progress_bar_counts_model_requests():
     progress._draw(force=True)
     # turn 1: 500 then garbage (2 requests), D after the correction; turn 2: D
     assert "model requests 4" in stream.getvalue()
+
+
+def test_a_condition_turns_its_models_chat_on_or_off():
+    from harness.errors import HarnessError
+    from harness.experiment.plan import plan
+
+    data = {"llm": {"m": {"base_url": "http://127.0.0.1:9/v1", "model": "m"}},
+            "types": [{"id": "model", "agent": "llm:m", "count": 2},
+                      {"id": "tft", "agent": "titfortat"}],
+            "conditions": [{"name": "silent"}, {"name": "talking", "chat": True}]}
+    experiment = plan(data, b"", Path("experiment.json"), None)
+    chats = [[spec.llm.chat for spec in c.specs() if spec.language == "llm"]
+             for c in experiment.conditions]
+    assert chats == [[False, False], [True, True]]
+    data["conditions"][1]["chat"] = "yes"
+    with pytest.raises(HarnessError, match="chat is true or false"):
+        plan(data, b"", Path("experiment.json"), None)

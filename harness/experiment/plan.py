@@ -7,7 +7,8 @@ parameters by their command-line names.
      "conditions": [{"name": "quiet", "flip": [0.0, 0.0]},
                     {"name": "noisy", "flip": [0.25, 0.1]}]}
 
-A condition may also give its own "types" (a population of its own). Parameters not given
+A condition may also give its own "types" (a population of its own), and `"chat": true`
+or false for its language models (`llm:NAME` types; harness/llm). Parameters not given
 keep the defaults of `pdharness tournament`.
 """
 from __future__ import annotations
@@ -115,12 +116,25 @@ def _condition(entry, data, base, path, where, models) -> Condition:
         raise HarnessError(f"{where}: name must be 1-40 letters, digits, spaces or _ . + -, "
                            f"not {str(name)[:40]!r}")
     where = f"{where} ({name})"
-    given = {key: value for key, value in entry.items() if key not in ("name", "types")}
+    given = {key: value for key, value in entry.items()
+             if key not in ("name", "types", "chat")}
     options = dict(base, **_overrides(given, where))
     types_from = entry if "types" in entry else data
     types = population_types(types_from, path.parent, where if "types" in entry
                              else str(path), models)
+    if "chat" in entry:
+        types = _chatting(types, entry["chat"], where)
     return Condition(name, options, _settings(options, where), types)
+
+
+def _chatting(types, chat, where) -> list:
+    """`"chat": true/false` on a condition: its language models chat (or not) there."""
+    from dataclasses import replace
+
+    if not isinstance(chat, bool):
+        raise HarnessError(f"{where}: chat is true or false")
+    return [replace(t, template=replace(t.template, llm=replace(t.template.llm, chat=chat)))
+            if t.template.language == "llm" else t for t in types]
 
 
 def default_options() -> dict:

@@ -99,7 +99,7 @@ def json_extras(result) -> dict:
     if any(game.talk for game in result.games):   # language-model agents played
         from ..llm.metrics import summary
 
-        extras["llm"] = summary(result.games)
+        extras["llm"] = summary(result.games) or {}
     replicates = getattr(result, "replicates", None)
     if replicates is not None:
         extras["replicates"] = replicates.as_dict()
