@@ -451,3 +451,23 @@ def test_a_condition_turns_its_models_chat_on_or_off():
     data["conditions"][1]["chat"] = "yes"
     with pytest.raises(HarnessError, match="chat is true or false"):
         plan(data, b"", Path("experiment.json"), None)
+
+
+def test_the_example_experiment_reads():
+    from harness.experiment.plan import load
+
+    experiment = load(Path(__file__).parent.parent / "examples" / "llm.toml")
+    framings = {c.name: {(s.llm.framing, s.llm.chat) for s in c.specs() if s.language == "llm"}
+                for c in experiment.conditions}
+    assert framings == {"neutral": {("neutral", False)}, "neutral-chat": {("neutral", True)},
+                        "business": {("business", False)}}
+
+
+def test_a_model_agent_does_not_travel_to_a_cluster():
+    from harness.cluster.shipment import pack
+    from harness.errors import HarnessError
+
+    model = spec("llm:bot", declared({"llm": {"bot": {"base_url": "http://127.0.0.1:9/v1",
+                                                      "model": "m"}}}, Path("."), "test"))
+    with pytest.raises(HarnessError, match="language model"):
+        pack([model, builtin_spec("titfortat")])

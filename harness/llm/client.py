@@ -57,9 +57,9 @@ class ModelClient:
         config = self.config
         if (config.base_url, config.model) in _CHECKED:
             return
+        client = self._openai()   # first: says how to install openai when it is missing
         import openai
 
-        client = self._openai()
         where = f"llm:{config.name}"
         try:
             ids = [model.id for model in client.models.list()]

@@ -36,7 +36,7 @@ class LlmHandle(Chatter):
         self.chats = config.chat
         self.client = client or ModelClient(config)
         self.client.check()   # once per endpoint and model: before the first game
-        self._read_fd, self._write_fd = os.pipe()
+        self._read_fd, self._write_fd = os.pipe()   # after the check, which may refuse
         self._thread: threading.Thread | None = None
         self._done = threading.Event()   # the turn's answer is in (set before the pipe)
         self._reply: Reply | None = None
