@@ -248,6 +248,7 @@ def test_a_tournament_records_every_prompt_and_response_and_show_prints_them(tmp
     page = report.read_text()
     assert "answered again (2): ACTION: C D C" in page
     assert "<script>x" not in page and "\x1b" not in page    # escaped in the report too
+    assert 'id="llm"' in page and "Language models" in page
     status, out, err = run_cli("show", db, "--game", "1", "--format", "json")
     talk = json.loads(out)["turns"][0]["talk"]["a"]
     assert [c["response"] for c in talk["calls"]] == ["garbage", "ACTION: C D C"]
