@@ -26,6 +26,7 @@ class StandIn:
         self.scripts = {model: list(steps) for model, steps in scripts.items()}
         self.list_models = list_models
         self.requests: list[dict] = []   # the JSON bodies of every chat request, in order
+        self.keys: list[str] = []        # the Authorization header of every request
         self.lock = threading.Lock()
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self.server.daemon_threads = True
@@ -85,6 +86,8 @@ class StandIn:
                 if self.path.rstrip("/") != "/v1/chat/completions":
                     self._send(404, {"error": {"message": "not found"}})
                     return
+                with stand_in.lock:
+                    stand_in.keys.append(self.headers.get("Authorization", ""))
                 step = stand_in._next(body)
                 if step.delay:
                     time.sleep(step.delay)

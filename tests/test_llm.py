@@ -281,7 +281,16 @@ def test_resume_never_asks_again_for_a_recorded_turn(tmp_path):
         assert status == 0, err
         asked_again = len(server.calls()) - first_run
     assert asked_again == first_run - in_round_1     # only the turns not recorded
-    assert json.loads(resumed) == json.loads(out)
+    assert _timeless(json.loads(resumed)) == _timeless(json.loads(out))
+
+
+def _timeless(result: dict) -> dict:
+    """A result without the model calls' latencies (measured, so never the same twice)."""
+    for entry in [*result["llm"]["agents"].values(),
+                  *(side for game in result["llm"]["games"] for side in
+                    (game.get("a"), game.get("b")) if isinstance(side, dict))]:
+        entry.pop("mean_latency")
+    return result
 
 
 @pytest.mark.slow
@@ -472,3 +481,23 @@ def test_a_model_agent_does_not_travel_to_a_cluster():
                                                       "model": "m"}}}, Path("."), "test"))
     with pytest.raises(HarnessError, match="language model"):
         pack([model, builtin_spec("titfortat")])
+
+
+@pytest.mark.slow
+def test_the_api_key_comes_from_the_variable_named_and_is_never_recorded(tmp_path,
+                                                                           monkeypatch):
+    monkeypatch.setenv("PDH_TEST_KEY", "sk-very-secret")
+    with StandIn({"m": ["D"]}) as server:
+        course = _course(tmp_path, server, api_key_env="PDH_TEST_KEY")
+        db = tmp_path / "run.sqlite"
+        status, out, err = run_cli("tournament", "llm:bot", "defect", "--config", course,
+                                   "--length", "2", "2", "--isolation", "process",
+                                   "--db", db, "--format", "json")
+        keys = set(server.keys)
+    assert status == 0, err
+    assert keys == {"Bearer sk-very-secret"}
+    assert b"sk-very-secret" not in db.read_bytes() and "sk-very-secret" not in out
+    monkeypatch.delenv("PDH_TEST_KEY")
+    status, out, err = run_cli("tournament", "llm:bot", "defect", "--config", course,
+                               "--isolation", "process")
+    assert status == 2 and "PDH_TEST_KEY" in err and "Traceback" not in err

@@ -15,7 +15,6 @@ moves ("Cooperate." still is, by rule 2).
 from __future__ import annotations
 
 import re
-import unicodedata
 from typing import NamedTuple
 
 MAX_CHAT = 500              # characters of one chat message
@@ -63,8 +62,9 @@ def parse_chat(text: str) -> str | None:
 
 def chat_problem(chat: str | None) -> str | None:
     """Why a chat may not be shown to the other player, or None when it may: it must be
-    there, not empty, at most MAX_CHAT characters, and hold no control characters (line
-    breaks included: a chat is one paragraph) and no unassigned or private-use ones."""
+    there, not empty, at most MAX_CHAT characters, and hold only printable characters and
+    plain spaces (no control, format, private-use or unassigned characters, no line
+    breaks: a chat is one paragraph)."""
     if chat is None:
         return "no CHAT: in the answer"
     if not chat:
@@ -72,6 +72,6 @@ def chat_problem(chat: str | None) -> str | None:
     if len(chat) > MAX_CHAT:
         return f"{len(chat)} characters (at most {MAX_CHAT})"
     for char in chat:
-        if unicodedata.category(char) in ("Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"):
+        if not (char.isprintable() or char == " "):
             return f"holds the character U+{ord(char):04X}"
     return None
