@@ -276,12 +276,23 @@ def test_resume_never_asks_again_for_a_recorded_turn(tmp_path):
             connection.execute(f"DELETE FROM llm_turn WHERE game IN {later}")
             in_round_1 = connection.execute("SELECT count(*) FROM llm_call").fetchone()[0]
         cut_back(cut, 1)
+        unjournaled = tmp_path / "unjournaled.sqlite"   # ... before its round 2 answered
+        unjournaled.write_bytes(cut.read_bytes())
+        with sqlite3.connect(unjournaled) as connection:
+            connection.execute("DELETE FROM llm_journal")
+        # every answer is in the journal, those of the rounds not finished too
         status, resumed, err = run_cli("resume", cut, "--format", "json", "--isolation",
                                        "process", cwd=tmp_path)
         assert status == 0, err
+        assert len(server.calls()) == first_run
+        # without the journal, only the completed round's turns are not asked again
+        status, resumed_too, err = run_cli("resume", unjournaled, "--format", "json",
+                                           "--isolation", "process", cwd=tmp_path)
+        assert status == 0, err
         asked_again = len(server.calls()) - first_run
-    assert asked_again == first_run - in_round_1     # only the turns not recorded
+    assert asked_again == first_run - in_round_1
     assert _timeless(json.loads(resumed)) == _timeless(json.loads(out))
+    assert _timeless(json.loads(resumed_too)) == _timeless(json.loads(out))
 
 
 def _timeless(result: dict) -> dict:

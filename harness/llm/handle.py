@@ -20,8 +20,8 @@ import time
 
 from ..handles.base import EXCEPTION, INVALID, TIMEOUT, Chatter, Fault, GameStart, Last, Reply
 from ..rules import Scorer
-from . import prompts
-from .client import ModelClient
+from . import journal, prompts
+from .client import MAX_RESPONSE, Answer, ModelClient
 from .config import LlmConfig
 from .parse import chat_problem, parse_chat, parse_moves
 
@@ -77,6 +77,7 @@ class LlmHandle(Chatter):
 
     # -- AgentHandle -----------------------------------------------------------------------
     def start_game(self, start: GameStart) -> None:
+        self.agent_seed = start.agent_seed   # which game this is (the journal's key)
         self.per_turn = start.moves_per_turn
         self.scorer = Scorer(start.payoffs)
         self.system = prompts.system_prompt(self.config.framing_text, start.payoffs,
@@ -126,6 +127,18 @@ class LlmHandle(Chatter):
             except OSError:
                 pass
 
+    def _answer(self, turn: int, attempt: int, messages: list[dict]) -> Answer:
+        """The journal's answer to this very question (a resumed run), else the model's."""
+        entry = journal.key(self.name, self.agent_seed, turn, attempt, messages)
+        found = journal.lookup(entry)
+        if found is not None:
+            text, latency, tries = found
+            return Answer(text[:MAX_RESPONSE], None, False, latency, tries)
+        answer = self.client.complete(messages)
+        if answer.text is not None:
+            journal.store(entry, answer.text, round(answer.latency, 4), answer.tries)
+        return answer
+
     def _ask(self, message: str, chatting: bool, first, heard) -> None:
         try:
             self._reply = self._turn(message, chatting, first, heard)
@@ -142,8 +155,9 @@ class LlmHandle(Chatter):
         talk: dict = {"calls": [], "chat": None, "chat_problem": None, "shown": None,
                       "first": first, "heard": heard, "parse_error": None}
         reason: str | None = ""
+        turn = len(self.history) + 1
         for attempt in range(PARSE_RETRIES + 1):
-            answer = self.client.complete(messages)
+            answer = self._answer(turn, attempt + 1, messages)
             talk["calls"].append({"prompt": list(messages), "response": answer.text,
                                   "error": answer.error, "latency": round(answer.latency, 4),
                                   "tries": answer.tries})

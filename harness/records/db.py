@@ -12,7 +12,7 @@ SCHEMA_VERSION = 1
 # (and settings_of reads them as optional). Add a new column here too.
 ADDED_COLUMNS = {("run", "horizon"), ("run", "stop_prob")}
 # Tables added likewise (language-model agents): an older record has none of them.
-ADDED_TABLES = {"llm_agent", "llm_call", "llm_turn"}
+ADDED_TABLES = {"llm_agent", "llm_call", "llm_turn", "llm_journal"}
 
 SCHEMA = """
 CREATE TABLE run (
@@ -141,6 +141,12 @@ CREATE TABLE llm_turn (                 -- a model's turn: its chat and parse ou
     chat_problem  TEXT,                   -- why its chat was not shown
     parse_error   TEXT,
     PRIMARY KEY (game, turn, side)
+);
+CREATE TABLE llm_journal (              -- each model answer as it came (harness/llm/journal.py)
+    key       TEXT PRIMARY KEY,           -- sha256 of agent, game, turn, attempt, messages
+    response  TEXT NOT NULL,
+    latency   REAL NOT NULL,
+    tries     INTEGER NOT NULL
 );
 CREATE VIEW agent_move AS
     SELECT g.round, m.game, m.turn, m.idx, g.a AS agent, g.b AS opponent,
