@@ -137,7 +137,8 @@ def _agent_type(entry, base: Path, where: str, declarations: dict) -> AgentType:
     where = f"{where} ({type_id})"
     if not isinstance(agent, str) or not agent:
         raise HarnessError(f"{where}: agent must be a built-in name, memory:BITS, "
-                           f"qtable:MODEL.json or an agent file, not {_shown(agent)}")
+                           f"qtable:MODEL.json, llm:NAME or an agent file, not "
+                           f"{_shown(agent)}")
     if isinstance(count, bool) or not isinstance(count, int) or not 1 <= count <= MAX_AGENTS:
         raise HarnessError(f"{where}: count must be a whole number from 1 to {MAX_AGENTS}, "
                            f"not {_shown(count)}")
@@ -173,8 +174,8 @@ def _template(agent: str, type_id: str, base: Path, declarations: dict):
         from .builtins import BUILTINS
 
         raise HarnessError(f"unknown agent {agent!r}: not a built-in "
-                           f"({', '.join(sorted(BUILTINS))}), memory:BITS, qtable:FILE or "
-                           f"an agent file (looked for {path})")
+                           f"({', '.join(sorted(BUILTINS))}), memory:BITS, qtable:FILE, "
+                           f"llm:NAME or an agent file (looked for {path})")
     spec = file_spec(path)
     return AgentSpec(type_id, spec.language, spec.source)
 

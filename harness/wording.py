@@ -36,7 +36,7 @@ def unknown_agent(argument: str, searched=()) -> str:
     where = "".join(f", nor an agent file in {folder}" for folder in searched)
     return (f"unknown agent {argument!r}: no file or folder of that name, nor a built-in "
             f"agent{where} (built-ins: {', '.join(sorted(BUILTINS))}; or memory:BITS, "
-            "qtable:MODEL.json)")
+            "qtable:MODEL.json, llm:NAME)")
 
 
 def same_name(name: str, sources: list[str]) -> str:
