@@ -512,3 +512,39 @@ def test_the_api_key_comes_from_the_variable_named_and_is_never_recorded(tmp_pat
     status, out, err = run_cli("tournament", "llm:bot", "defect", "--config", course,
                                "--isolation", "process")
     assert status == 2 and "PDH_TEST_KEY" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("in_flight", [1, 2])
+def test_requests_in_flight_are_capped(in_flight):
+    """The two models of a game are asked at once (a thread each) unless the cap is 1: the
+    server holds each request until a second one comes (or gives up waiting)."""
+    import threading
+
+    meeting = threading.Barrier(2)
+    met: list[bool] = []
+
+    def meet(_messages):
+        try:
+            meeting.wait(timeout=10 if in_flight == 2 else 0.5)
+            met.append(True)
+        except threading.BrokenBarrierError:
+            met.append(False)
+            meeting.reset()
+        return "D"
+
+    with StandIn({"ma": [meet], "mb": [meet]}) as server:
+        models = declared({"llm": {
+            name: {"base_url": server.base_url, "model": model, "in_flight": in_flight}
+            for name, model in (("alice", "ma"), ("bob", "mb"))}}, Path("."), "test")
+        from harness.llm import client
+
+        client._IN_FLIGHT.clear()   # the cap is per endpoint and process: this test's own
+        isolation = Isolation("none", 1.0)
+        a, b = (open_handle(spec(f"llm:{n}", models), isolation) for n in ("alice", "bob"))
+        try:
+            play_game(a, b, 1, 3, GameParams(moves_per_turn=1))
+        finally:
+            a.close()
+            b.close()
+            client._IN_FLIGHT.clear()
+    assert met == ([True, True] if in_flight == 2 else [False, False])
