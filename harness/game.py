@@ -152,6 +152,7 @@ def game_steps(handle_a: AgentHandle, handle_b: AgentHandle, length: int, seed: 
     score_a = score_b = 0
     timeouts_a = timeouts_b = 0   # in a row
     chat = _both_chat(handle_a, handle_b)
+    talks = isinstance(handle_a, Chatter) or isinstance(handle_b, Chatter)  # a model plays
     for turn in range(length):
         asks_a, asks_b = timeouts_a < TIMEOUTS_IN_A_ROW, timeouts_b < TIMEOUTS_IN_A_ROW
         if chat is not None and asks_a and asks_b:
@@ -177,10 +178,11 @@ def game_steps(handle_a: AgentHandle, handle_b: AgentHandle, length: int, seed: 
             yield
             reply_a = handle_a.collect() if asks_a else _NOT_ASKED
             reply_b = handle_b.collect() if asks_b else _NOT_ASKED
-        if reply_a.talk is not None:
-            record.talk["a", turn] = reply_a.talk
-        if reply_b.talk is not None:
-            record.talk["b", turn] = reply_b.talk
+        if talks:   # its prompts and responses, kept with the turn
+            if reply_a.talk is not None:
+                record.talk["a", turn] = reply_a.talk
+            if reply_b.talk is not None:
+                record.talk["b", turn] = reply_b.talk
         intended_a = reply_a.moves or default
         intended_b = reply_b.moves or default
         played_a = noise_a.apply(intended_a, turn)
