@@ -548,3 +548,20 @@ def test_requests_in_flight_are_capped(in_flight):
             b.close()
             client._IN_FLIGHT.clear()
     assert met == ([True, True] if in_flight == 2 else [False, False])
+
+
+@pytest.mark.slow
+def test_a_record_made_before_language_models_still_reads_and_resumes(tmp_path):
+    db = tmp_path / "old.sqlite"
+    status, out, err = run_cli("tournament", "defect", "titfortat", "random", "--seed", "2",
+                               "--isolation", "none", "--db", db, "--format", "json")
+    assert status == 0, err
+    with sqlite3.connect(db) as connection:   # schema 1 as it was before issue 24
+        for table in ("llm_agent", "llm_call", "llm_turn", "llm_journal"):
+            connection.execute(f"DROP TABLE {table}")
+    cut_back(db, 1)
+    status, shown, err = run_cli("show", db, "--game", "1")
+    assert status == 0, err
+    status, resumed, err = run_cli("resume", db, "--format", "json", "--isolation", "none")
+    assert status == 0, err
+    assert json.loads(resumed) == json.loads(out)
