@@ -565,3 +565,34 @@ def test_a_record_made_before_language_models_still_reads_and_resumes(tmp_path):
     status, resumed, err = run_cli("resume", db, "--format", "json", "--isolation", "none")
     assert status == 0, err
     assert json.loads(resumed) == json.loads(out)
+
+
+def test_closing_a_handle_never_waits_for_the_model():
+    """Ctrl-C closes every handle: one whose model is still thinking lets go at once, and
+    its turn's thread closes the pipe when the call ends."""
+    import os
+    import threading
+
+    from harness.handles.base import GameStart
+
+    release = threading.Event()
+
+    def held(_messages):
+        release.wait(60)
+        return "D"
+
+    with StandIn({"m": [held]}) as server:
+        handle = open_handle(_model(server, timeout=120), Isolation("none", 1.0))
+        handle.start_game(GameStart(1, 1, GameParams().payoffs))
+        handle.request(None)
+        handle.close()                       # returns while the server holds the request
+        still_asking = handle._thread.is_alive()
+        release.set()
+        handle._thread.join()
+        closed = []
+        for fd in (handle._read_fd, handle._write_fd):   # closed by the turn's thread
+            try:
+                os.fstat(fd)
+            except OSError:
+                closed.append(fd)
+    assert still_asking and len(closed) == 2

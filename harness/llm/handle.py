@@ -39,6 +39,8 @@ class LlmHandle(Chatter):
         self._read_fd, self._write_fd = os.pipe()   # after the check, which may refuse
         self._thread: threading.Thread | None = None
         self._done = threading.Event()   # the turn's answer is in (set before the pipe)
+        self._lock = threading.Lock()    # close() against the end of a turn's thread
+        self._closed = False
         self._reply: Reply | None = None
         self._first: bool | None = None
         self._heard: str | None = None
@@ -68,7 +70,16 @@ class LlmHandle(Chatter):
         return True
 
     def close(self) -> None:
+        """Never waits for a model (Ctrl-C closes handles mid-call): a turn still asking
+        closes the pipe itself when its call ends."""
+        with self._lock:
+            self._closed = True
+            if self._thread is not None and not self._done.is_set():
+                return
         self._finish()
+        self._close_pipe()
+
+    def _close_pipe(self) -> None:
         for fd in (self._read_fd, self._write_fd):
             try:
                 os.close(fd)
@@ -146,8 +157,12 @@ class LlmHandle(Chatter):
             self._reply = Reply(None, Fault(EXCEPTION, f"{type(error).__name__}: {error}"))
         finally:
             self._last_talk = self._reply.talk if self._reply is not None else None
-            self._done.set()
-            os.write(self._write_fd, b"x")
+            with self._lock:
+                self._done.set()
+                if self._closed:
+                    self._close_pipe()
+                else:
+                    os.write(self._write_fd, b"x")
 
     def _turn(self, message: str, chatting: bool, first, heard) -> Reply:
         messages = [{"role": "system", "content": self.system},
