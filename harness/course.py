@@ -71,6 +71,9 @@ def _load_into_context(ctx: click.Context, _param, value):
         raise HarnessError(f"--config {value}: no such file")
     path = Path(value) if value is not None else Path(FILE_NAME)
     if not path.is_file():
+        from .llm.config import declare_course
+
+        declare_course({})   # no course file: no models from an earlier one (one process)
         return None
     course = read(path, ctx.command, ctx.info_name)
     ctx.default_map = {**(ctx.default_map or {}), **course.values}
