@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import Any, Callable, Sequence
 
 from .errors import AgentNotFound, HarnessError
 
@@ -23,6 +23,7 @@ class AgentSpec:
     language: str
     source: str                   # a path, "builtin" or "callable"
     function: Callable | None = field(default=None, compare=False, repr=False)
+    llm: Any = field(default=None, compare=False, repr=False)   # an llm: agent's LlmConfig
     # the file's bytes once read (`content`): a cell, so the frozen spec can fill it
     _content: list = field(default_factory=list, compare=False, repr=False)
 
@@ -129,6 +130,10 @@ def resolve_one(argument: str, search: Sequence[Path] = ()) -> list[AgentSpec]:
 
     if is_strategy(argument):
         return [strategy_spec(argument)]
+    if argument.startswith("llm:"):
+        from .llm.config import spec
+
+        return [spec(argument)]
     path = Path(argument)
     if path.is_dir():
         specs = folder_specs(path)

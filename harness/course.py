@@ -32,6 +32,7 @@ class CourseValues:
     path: Path
     values: dict = field(default_factory=dict)       # parameter name -> value given
     keys: dict = field(default_factory=dict)         # parameter name -> key as written
+    models: list = field(default_factory=list)       # the [llm.NAME] tables' names
 
 
 def config_option(command: click.Command) -> click.Command:
@@ -70,6 +71,9 @@ def _load_into_context(ctx: click.Context, _param, value):
         raise HarnessError(f"--config {value}: no such file")
     path = Path(value) if value is not None else Path(FILE_NAME)
     if not path.is_file():
+        from .llm.config import declare_course
+
+        declare_course({})   # no course file: no models from an earlier one (one process)
         return None
     course = read(path, ctx.command, ctx.info_name)
     ctx.default_map = {**(ctx.default_map or {}), **course.values}
@@ -81,9 +85,15 @@ def _load_into_context(ctx: click.Context, _param, value):
 def read(path: Path, command: click.Command, command_name: str | None) -> CourseValues:
     """The values of the course file at `path` that `command` takes, checked."""
     data = parse(path)
+    from .llm.config import declare_course, declared
+
+    models = declared(data, path.resolve().parent, str(path))   # [llm.NAME] tables
+    declare_course(models)
     known = known_keys()
     chosen: dict[str, object] = {}
     for key, value in data.items():
+        if key == "llm":
+            continue
         if isinstance(value, dict):
             if key not in known["commands"]:
                 _unknown(path, f"[{key}]", known["commands"], "table")
@@ -94,7 +104,7 @@ def read(path: Path, command: click.Command, command_name: str | None) -> Course
             continue
         _check_known(path, key, known["keys"])
         chosen.setdefault(key, value)
-    course = CourseValues(path)
+    course = CourseValues(path, models=sorted(models))
     by_key = keys_of(command)
     for key, value in chosen.items():
         param = by_key.get(key)
@@ -246,7 +256,12 @@ def note(ctx: click.Context | None = None) -> str:
     path, used, overridden = sources(ctx)
     if path is None:
         return ""
-    given = ", ".join(f"{key} = {_toml(value)}" for key, value in used.items()) or "nothing"
+    given = ", ".join(f"{key} = {_toml(value)}" for key, value in used.items())
+    course = ctx.meta.get(META_KEY) if ctx else click.get_current_context().meta.get(META_KEY)
+    if course is not None and course.models:
+        given += (", " if given else "") + "models " + ", ".join(
+            f"llm:{name}" for name in course.models)
+    given = given or "nothing"
     beaten = f"; the command line overrode {', '.join(overridden)}" if overridden else ""
     return f"course file {path}: {given}{beaten}"
 

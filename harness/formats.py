@@ -155,6 +155,10 @@ def as_table(result, incomplete=None) -> str:
         turns = (f"games up to {r.game_length} turns" if "stop_prob" in params
                  else f"{r.game_length} turns")
         lines.append(f"  {r.number:>3}: {turns}, dropped {dropped}")
+    if any(game.talk for game in result.games):   # language-model agents played
+        from .llm.metrics import table_lines
+
+        lines += table_lines(result.games)
     troubled = [e for e in result.entrants if e.status != "ok"]
     if troubled:
         lines += ["", "Agents with problems:"]

@@ -9,10 +9,10 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Generator, NamedTuple
+from typing import Any, Generator, NamedTuple
 
 from . import seeds
-from .handles.base import TIMEOUT, AgentHandle, Fault, GameStart, Reply
+from .handles.base import TIMEOUT, AgentHandle, Chatter, Fault, GameStart, Reply
 from .rules import FLIPPED, NOT_ASKED, TIMEOUTS_IN_A_ROW, GameParams, Scorer
 
 
@@ -46,6 +46,8 @@ class GameRecord:
     running_b: list[int] = field(default_factory=list)
     fault_at: dict[tuple[str, int], Fault] = field(default_factory=dict)  # (side, turn - 1)
     warnings: dict[str, str] = field(default_factory=dict)   # first warning per side
+    # a language-model agent's prompts, responses and chat, by (side, turn - 1)
+    talk: dict[tuple[str, int], dict] = field(default_factory=dict)
 
     def add_turn(self, turn: Turn) -> None:
         self.intended_a.append(turn.intended_a)
@@ -149,15 +151,38 @@ def game_steps(handle_a: AgentHandle, handle_b: AgentHandle, length: int, seed: 
     last_a = last_b = None
     score_a = score_b = 0
     timeouts_a = timeouts_b = 0   # in a row
+    chat = _both_chat(handle_a, handle_b)
+    talks = isinstance(handle_a, Chatter) or isinstance(handle_b, Chatter)  # a model plays
     for turn in range(length):
         asks_a, asks_b = timeouts_a < TIMEOUTS_IN_A_ROW, timeouts_b < TIMEOUTS_IN_A_ROW
-        if asks_a:
-            handle_a.request(last_a)
-        if asks_b:
-            handle_b.request(last_b)
-        yield
-        reply_a = handle_a.collect() if asks_a else _NOT_ASKED
-        reply_b = handle_b.collect() if asks_b else _NOT_ASKED
+        if chat is not None and asks_a and asks_b:
+            # the chat phase: A speaks first on odd turns (counting from 1), B on even ones;
+            # the second is asked once the first has answered, and hears its chat only
+            first, second = chat if turn % 2 == 0 else (chat[1], chat[0])
+            last_first, last_second = (last_a, last_b) if turn % 2 == 0 else (last_b, last_a)
+            first.talk_turn(True, None)
+            first.request(last_first)
+            yield
+            reply_first = first.collect()
+            second.talk_turn(False, first.said())
+            second.request(last_second)
+            yield
+            reply_second = second.collect()
+            reply_a, reply_b = ((reply_first, reply_second) if turn % 2 == 0
+                                else (reply_second, reply_first))
+        else:
+            if asks_a:
+                handle_a.request(last_a)
+            if asks_b:
+                handle_b.request(last_b)
+            yield
+            reply_a = handle_a.collect() if asks_a else _NOT_ASKED
+            reply_b = handle_b.collect() if asks_b else _NOT_ASKED
+        if talks:   # its prompts and responses, kept with the turn
+            if reply_a.talk is not None:
+                record.talk["a", turn] = reply_a.talk
+            if reply_b.talk is not None:
+                record.talk["b", turn] = reply_b.talk
         intended_a = reply_a.moves or default
         intended_b = reply_b.moves or default
         played_a = noise_a.apply(intended_a, turn)
@@ -194,6 +219,14 @@ def game_steps(handle_a: AgentHandle, handle_b: AgentHandle, length: int, seed: 
 
 
 _NOT_ASKED = Reply(None, Fault(TIMEOUT, NOT_ASKED))
+
+
+def _both_chat(a: AgentHandle, b: AgentHandle) -> tuple[Any, Any] | None:
+    """Both handles, when both talk before they answer (language-model agents with chat
+    on); a model facing any other agent plays without the chat phase."""
+    if isinstance(a, Chatter) and isinstance(b, Chatter) and a.chats and b.chats:
+        return a, b
+    return None
 
 
 def _note_warning(record: GameRecord, side: str, reply: Reply) -> None:

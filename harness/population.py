@@ -2,7 +2,8 @@
 
 An experiment file (JSON, or TOML: same shape) lists types, each with a unique id, the
 agent it is (a built-in name, `memory:BITS`, `qtable:MODEL.json` or an agent file, paths
-relative to the file) and a count: `{"types": [{"id": "tft", "agent": "titfortat",
+relative to the file, or `llm:NAME` with NAME declared in the file's `llm` table or the
+course file) and a count: `{"types": [{"id": "tft", "agent": "titfortat",
 "count": 3}, ...]}`. The copies are named `id#1`, `id#2`, ... in results.
 """
 from __future__ import annotations
@@ -93,14 +94,21 @@ def parse_file(data: bytes, path: Path) -> dict:
     return content
 
 
-def population_types(content: dict, base: Path, where: str) -> list[AgentType]:
+def population_types(content: dict, base: Path, where: str,
+                     declarations: dict | None = None) -> list[AgentType]:
+    """The file's types; `llm:NAME` agents use the file's own `llm` declarations (or the
+    `declarations` given: an experiment's, for a condition's types)."""
+    if declarations is None:
+        from .llm.config import declared
+
+        declarations = declared(content, base, where)
     entries = content.get("types")
     if not isinstance(entries, list) or not entries:
         raise HarnessError(f"{where}: \"types\" must be a non-empty list of agent types")
     types: list[AgentType] = []
     seen: dict[str, AgentType] = {}
     for number, entry in enumerate(entries, 1):
-        agent_type = _agent_type(entry, base, f"{where}: type {number}")
+        agent_type = _agent_type(entry, base, f"{where}: type {number}", declarations)
         other = seen.get(agent_type.id.lower())
         if other is not None:
             raise HarnessError(f"{where}: two types with the id {agent_type.id!r}")
@@ -115,7 +123,7 @@ def population_types(content: dict, base: Path, where: str) -> list[AgentType]:
     return types
 
 
-def _agent_type(entry, base: Path, where: str) -> AgentType:
+def _agent_type(entry, base: Path, where: str, declarations: dict) -> AgentType:
     if not isinstance(entry, dict):
         raise HarnessError(f"{where}: expected an object with id, agent and count")
     unknown = sorted(set(entry) - {"id", "agent", "count", "opening"})
@@ -129,7 +137,8 @@ def _agent_type(entry, base: Path, where: str) -> AgentType:
     where = f"{where} ({type_id})"
     if not isinstance(agent, str) or not agent:
         raise HarnessError(f"{where}: agent must be a built-in name, memory:BITS, "
-                           f"qtable:MODEL.json or an agent file, not {_shown(agent)}")
+                           f"qtable:MODEL.json, llm:NAME or an agent file, not "
+                           f"{_shown(agent)}")
     if isinstance(count, bool) or not isinstance(count, int) or not 1 <= count <= MAX_AGENTS:
         raise HarnessError(f"{where}: count must be a whole number from 1 to {MAX_AGENTS}, "
                            f"not {_shown(count)}")
@@ -139,18 +148,22 @@ def _agent_type(entry, base: Path, where: str) -> AgentType:
             raise HarnessError(f"{where}: opening is for memory:BITS agents, as a string")
         agent = f"{agent}:{opening}"
     try:
-        template = _template(agent, type_id, base)
+        template = _template(agent, type_id, base, declarations)
     except HarnessError as error:
         raise HarnessError(f"{where}: {error}") from error
     return AgentType(type_id, agent, count, template)
 
 
-def _template(agent: str, type_id: str, base: Path):
+def _template(agent: str, type_id: str, base: Path, declarations: dict):
     from .agents import AgentSpec, file_spec, find_builtin
     from .strategy_specs import is_strategy, strategy_spec
 
     if is_strategy(agent):
         return strategy_spec(agent, type_id, base)
+    if agent.startswith("llm:"):
+        from .llm.config import spec as llm_spec
+
+        return llm_spec(agent, declarations, type_id)
     builtin = find_builtin(agent)
     if builtin:
         return AgentSpec(type_id, "builtin", builtin)
@@ -161,8 +174,8 @@ def _template(agent: str, type_id: str, base: Path):
         from .builtins import BUILTINS
 
         raise HarnessError(f"unknown agent {agent!r}: not a built-in "
-                           f"({', '.join(sorted(BUILTINS))}), memory:BITS, qtable:FILE or "
-                           f"an agent file (looked for {path})")
+                           f"({', '.join(sorted(BUILTINS))}), memory:BITS, qtable:FILE, "
+                           f"llm:NAME or an agent file (looked for {path})")
     spec = file_spec(path)
     return AgentSpec(type_id, spec.language, spec.source)
 

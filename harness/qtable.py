@@ -163,6 +163,8 @@ def definition(spec) -> str:
     """What an agent *is*, whatever its name: two copies of a type share it."""
     from .agent_files import file_hash as sha256_of
 
+    if spec.language == "llm":   # a language model: its whole declaration (framing's text too)
+        return "llm:" + hashlib.sha256(spec.llm.as_json().encode()).hexdigest()
     if spec.language == "builtin":
         if spec.path is not None:          # a Q-table: its model's contents
             return f"qtable:{sha256_of(spec.path)}"

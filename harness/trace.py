@@ -38,6 +38,12 @@ def trace_dict(game, seed: int, first: str | None = None) -> dict:
             faults[key] = ({"kind": fault.kind, "message": fault.message}
                                     if fault else None)
         entry["score"] = list(_score(turn, left))
+        talk = {key: game.talk[side, number - 1] for key, side in (("a", left), ("b", right))
+                if (side, number - 1) in game.talk}
+        if talk:   # a language-model agent's prompts, responses and chat (harness/llm)
+            from .llm.show import talk_json
+
+            entry["talk"] = {key: talk_json(value) for key, value in talk.items()}
         turns.append(entry)
     score = game.score if left == "a" else (game.score[1], game.score[0])
     return {"seed": seed, "agents": [names[left], names[right]], "score": list(score),
@@ -70,6 +76,14 @@ class TraceRows:
         return (f"{number:>4}  {cells[0]:<{self.width}}  {cells[1]:<{self.width}}  "
                 f"{mine:>4} {theirs:>4}  {'; '.join(notes)}".rstrip())
 
+    def talk(self, game, index: int) -> list[str]:
+        """A language-model agent's exchange this turn (none for other agents)."""
+        if not game.talk:
+            return []
+        from .llm.show import talk_lines
+
+        return talk_lines(game, index, (self.left, self.right), {"a": game.a, "b": game.b})
+
     def foot(self, game_score) -> list[str]:
         score = game_score if self.left == "a" else (game_score[1], game_score[0])
         return [f"Final score: {self.names[self.left]} {score[0]}, "
@@ -83,5 +97,7 @@ def trace_table(game, seed: int, first: str | None = None, header: str = "") -> 
     rows = TraceRows(game.a, game.b, first, per_turn)
     lines = [header] if header else []
     lines.append(rows.head())
-    lines += [rows.row(number, turn) for number, turn in enumerate(game.turns, 1)]
+    for number, turn in enumerate(game.turns, 1):
+        lines.append(rows.row(number, turn))
+        lines += rows.talk(game, number - 1)
     return "\n".join(lines + rows.foot(game.score))

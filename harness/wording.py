@@ -44,7 +44,7 @@ def unknown_agent(argument: str, searched=()) -> str:
     guess = f"; did you mean {close[0]}?" if close else ""
     return (f"unknown agent {argument!r}: no file or folder of that name, nor a built-in "
             f"agent{where}{guess} (built-ins: {', '.join(sorted(BUILTINS))}; or memory:BITS, "
-            "qtable:MODEL.json)")
+            "qtable:MODEL.json, llm:NAME)")
 
 
 def _agent_file_named(name: str, searched=()) -> str | None:

@@ -49,6 +49,9 @@ def pack(specs) -> Shipment:
         if spec.language == "callable":
             raise HarnessError(f"agent {spec.name} is a Python function: it cannot run on a "
                                "cluster (give it as a file)")
+        if spec.language == "llm":
+            raise HarnessError(f"agent {spec.name} is a language model: it plays in the "
+                               "monitor, not on a cluster (leave out --cluster)")
         path = spec.path
         if path is None:
             parcels.append(Parcel(spec.name, spec.language, spec.source, None, None))

@@ -112,6 +112,8 @@ class _Stream:
 
         assert self.rows is not None  # start() came first
         echo(self.rows.row(len(record.played_a), record.turns[-1]))
+        for text in self.rows.talk(record, len(record.played_a) - 1):
+            echo(text)
         if self.with_output:
             for handle in self.handles:
                 self._printed(handle, echo)

@@ -7,7 +7,8 @@ parameters by their command-line names.
      "conditions": [{"name": "quiet", "flip": [0.0, 0.0]},
                     {"name": "noisy", "flip": [0.25, 0.1]}]}
 
-A condition may also give its own "types" (a population of its own). Parameters not given
+A condition may also give its own "types" (a population of its own), and `"chat": true`
+or false for its language models (`llm:NAME` types; harness/llm). Parameters not given
 keep the defaults of `pdharness tournament`.
 """
 from __future__ import annotations
@@ -24,7 +25,7 @@ if TYPE_CHECKING:
     from ..tournament import Settings
 
 TOP_LEVEL = ("types", "replicates", "conditions", "parameters", "seed", "training",
-             "title", "description")
+             "title", "description", "llm")
 # tournament options a condition may set (by their command-line names, - or _ alike): all
 # declared parameters but those the command line gives the whole experiment
 PARAMETERS = tuple(p.name for p in TABLE
@@ -91,9 +92,12 @@ def plan(data: dict, content: bytes, path: Path, isolation: str | None) -> Exper
     entries = data.get("conditions", [{"name": "base"}])
     if not isinstance(entries, list) or not entries:
         raise HarnessError(f"{where}: conditions must be a non-empty list")
+    from ..llm.config import declared
+
+    models = declared(data, path.parent, where)   # the file's `llm` table, for every condition
     conditions, seen = [], set()
     for number, entry in enumerate(entries, 1):
-        condition = _condition(entry, data, base, path, f"{where}: condition {number}")
+        condition = _condition(entry, data, base, path, f"{where}: condition {number}", models)
         if condition.name.lower() in seen:
             raise HarnessError(f"{where}: two conditions named {condition.name!r}")
         seen.add(condition.name.lower())
@@ -102,7 +106,7 @@ def plan(data: dict, content: bytes, path: Path, isolation: str | None) -> Exper
                       title if isinstance(title, str) else None)
 
 
-def _condition(entry, data, base, path, where) -> Condition:
+def _condition(entry, data, base, path, where, models) -> Condition:
     from ..population import population_types
 
     if not isinstance(entry, dict):
@@ -112,12 +116,25 @@ def _condition(entry, data, base, path, where) -> Condition:
         raise HarnessError(f"{where}: name must be 1-40 letters, digits, spaces or _ . + -, "
                            f"not {str(name)[:40]!r}")
     where = f"{where} ({name})"
-    given = {key: value for key, value in entry.items() if key not in ("name", "types")}
+    given = {key: value for key, value in entry.items()
+             if key not in ("name", "types", "chat")}
     options = dict(base, **_overrides(given, where))
     types_from = entry if "types" in entry else data
     types = population_types(types_from, path.parent, where if "types" in entry
-                             else str(path))
+                             else str(path), models)
+    if "chat" in entry:
+        types = _chatting(types, entry["chat"], where)
     return Condition(name, options, _settings(options, where), types)
+
+
+def _chatting(types, chat, where) -> list:
+    """`"chat": true/false` on a condition: its language models chat (or not) there."""
+    from dataclasses import replace
+
+    if not isinstance(chat, bool):
+        raise HarnessError(f"{where}: chat is true or false")
+    return [replace(t, template=replace(t.template, llm=replace(t.template.llm, chat=chat)))
+            if t.template.language == "llm" else t for t in types]
 
 
 def default_options() -> dict:

@@ -66,7 +66,37 @@ CREATE TABLE placing (
     PRIMARY KEY (condition, replicate, agent),
     FOREIGN KEY (condition, replicate) REFERENCES tournament(condition, replicate)
 );
+CREATE TABLE llm_call (                   -- every request to a language model (issue 24)
+    condition   INTEGER NOT NULL,
+    replicate   INTEGER NOT NULL,
+    game        INTEGER NOT NULL,         -- 1, 2, ... in the tournament's order of play
+    turn        INTEGER NOT NULL,
+    side        TEXT NOT NULL,
+    attempt     INTEGER NOT NULL,
+    prompt      TEXT NOT NULL,            -- JSON: the messages sent
+    response    TEXT,
+    error       TEXT,
+    latency     REAL NOT NULL,
+    tries       INTEGER NOT NULL,
+    PRIMARY KEY (condition, replicate, game, turn, side, attempt),
+    FOREIGN KEY (condition, replicate) REFERENCES tournament(condition, replicate)
+);
+CREATE TABLE llm_turn (
+    condition     INTEGER NOT NULL,
+    replicate     INTEGER NOT NULL,
+    game          INTEGER NOT NULL,
+    turn          INTEGER NOT NULL,
+    side          TEXT NOT NULL,
+    first         INTEGER,
+    heard         TEXT,
+    chat          TEXT,
+    chat_problem  TEXT,
+    parse_error   TEXT,
+    PRIMARY KEY (condition, replicate, game, turn, side),
+    FOREIGN KEY (condition, replicate) REFERENCES tournament(condition, replicate)
+);
 """
+ADDED_TABLES = frozenset({"llm_call", "llm_turn"})   # older experiment records lack them
 
 
 class ExperimentRecord:
@@ -104,7 +134,8 @@ class ExperimentRecord:
 
         connection = sqlite3.connect(str(path), timeout=30)
         try:  # a hand-edited record is one line naming what is wrong, as for a tournament's
-            check_types(connection, path, SCHEMA, words={}, added=frozenset())
+            check_types(connection, path, SCHEMA, words={}, added=frozenset(),
+                        added_tables=ADDED_TABLES)
         except BaseException:
             connection.close()
             raise
@@ -125,6 +156,13 @@ class ExperimentRecord:
             self.connection.executemany(
                 "INSERT INTO placing VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [(unit.condition, unit.replicate, *placing) for placing in unit.placings])
+            if unit.llm_calls:   # language models' requests and turns, with their tournament
+                self.connection.executemany(
+                    "INSERT INTO llm_call VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    [(unit.condition, unit.replicate, *row) for row in unit.llm_calls])
+                self.connection.executemany(
+                    "INSERT INTO llm_turn VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    [(unit.condition, unit.replicate, *row) for row in unit.llm_turns])
 
     def complete(self) -> None:
         from ..records import db

@@ -6,7 +6,7 @@ one, so the cores go to whole tournaments), and each is recorded as soon as it i
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from .. import seeds
 
@@ -20,6 +20,9 @@ class UnitResult:
     games: int
     # (agent, type, rank, score, dropped_in, cooperated, moves, faults), best first
     placings: list
+    # language models' requests and turns: llm_call / llm_turn rows from the game column on
+    llm_calls: list = field(default_factory=list)
+    llm_turns: list = field(default_factory=list)
 
 
 def unit_seed(experiment_seed: int, condition_name: str, replicate: int) -> int:
@@ -36,8 +39,15 @@ def play_unit(unit: tuple[int, int]) -> UnitResult:
     condition = _WORK["experiment"].conditions[number - 1]
     seed = unit_seed(_WORK["seed"], condition.name, replicate)
     result = run_tournament(condition.specs(), seed, replace(condition.settings, jobs=1))
+    calls, turns = [], []
+    if any(game.talk for game in result.games):
+        from ..llm.record import call_rows, turn_rows
+
+        for number_played, game in enumerate(result.games, 1):
+            calls += call_rows(number_played, game)
+            turns += turn_rows(number_played, game)
     return UnitResult(number, replicate, seed, len(result.rounds), len(result.games),
-                      placings(result))
+                      placings(result), calls, turns)
 
 
 def placings(result) -> list:

@@ -35,6 +35,7 @@ class Reply(NamedTuple):
     moves: str | None
     fault: Fault | None = None
     warning: str | None = None
+    talk: dict | None = None   # a language-model agent's exchange this turn (harness/llm)
 
 
 _PLAIN_REPLIES: dict[str, Reply] = {}
@@ -115,6 +116,22 @@ class ReadyHandle:
 
     def fork_child(self) -> bool:
         return True   # it lives in the monitor's memory, which the worker has a copy of
+
+
+class Chatter:
+    """A handle that may talk before it answers (a language-model agent with chat on).
+    When both agents of a game chat, the game asks them one after the other each turn
+    (harness/game.py): the first speaker is told so, the second hears what the first said
+    (never its moves)."""
+
+    chats: bool = False
+
+    def talk_turn(self, first: bool, heard: str | None) -> None:
+        """Before the next request: whether it speaks first, and what it hears."""
+
+    def said(self) -> str | None:
+        """After collect(): its message this turn, if it may be shown to the other."""
+        return None
 
 
 class DefaultHandle(ReadyHandle):

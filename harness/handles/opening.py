@@ -37,6 +37,10 @@ def open_handle(spec: AgentSpec, isolation: Isolation) -> PollableHandle:
         from .repl import open_repl_handle
 
         return open_repl_handle(spec, isolation)
+    if spec.language == "llm":   # trusted code of ours that needs the network: the monitor
+        from ..llm.handle import LlmHandle
+
+        return LlmHandle(spec.name, spec.llm)
     if spec.path is not None:  # no link, FIFO, device or huge file, in every mode alike
         from ..agent_files import check_agent_file
 

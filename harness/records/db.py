@@ -11,6 +11,8 @@ SCHEMA_VERSION = 1
 # Columns added to schema 1 after records were made with it: an older record lacks them
 # (and settings_of reads them as optional). Add a new column here too.
 ADDED_COLUMNS = {("run", "horizon"), ("run", "stop_prob"), ("run", "outputs")}
+# Tables added likewise (language-model agents): an older record has none of them.
+ADDED_TABLES = {"llm_agent", "llm_call", "llm_turn", "llm_journal"}
 
 SCHEMA = """
 CREATE TABLE run (
@@ -113,6 +115,39 @@ CREATE TABLE replicate (
     score       INTEGER NOT NULL,
     dropped_in  INTEGER,
     PRIMARY KEY (replicate, agent)
+);
+CREATE TABLE llm_agent (                -- a language-model agent as declared (no API key)
+    name     TEXT PRIMARY KEY REFERENCES agent(name),
+    config   TEXT NOT NULL                -- JSON: endpoint, model, framing's text, ...
+);
+CREATE TABLE llm_call (                 -- every request to a model and its response
+    game      INTEGER NOT NULL REFERENCES game(id),
+    turn      INTEGER NOT NULL,
+    side      TEXT NOT NULL CHECK (side IN ('a', 'b')),
+    attempt   INTEGER NOT NULL,           -- 1, then the corrective prompts' answers
+    prompt    TEXT NOT NULL,              -- JSON: the messages sent
+    response  TEXT,                       -- the model's text (capped), NULL when it failed
+    error     TEXT,
+    latency   REAL NOT NULL,              -- seconds, retries and waits included
+    tries     INTEGER NOT NULL,           -- HTTP requests made (retries on 429, 5xx, ...)
+    PRIMARY KEY (game, turn, side, attempt)
+);
+CREATE TABLE llm_turn (                 -- a model's turn: its chat and parse outcome
+    game          INTEGER NOT NULL REFERENCES game(id),
+    turn          INTEGER NOT NULL,
+    side          TEXT NOT NULL CHECK (side IN ('a', 'b')),
+    first         INTEGER,                -- chat phase: 1 spoke first, 0 second
+    heard         TEXT,                   -- what it was shown of the other's chat
+    chat          TEXT,
+    chat_problem  TEXT,                   -- why its chat was not shown
+    parse_error   TEXT,
+    PRIMARY KEY (game, turn, side)
+);
+CREATE TABLE llm_journal (              -- each model answer as it came (harness/llm/journal.py)
+    key       TEXT PRIMARY KEY,           -- sha256 of agent, game, turn, attempt, messages
+    response  TEXT NOT NULL,
+    latency   REAL NOT NULL,
+    tries     INTEGER NOT NULL
 );
 CREATE VIEW agent_move AS
     SELECT g.round, m.game, m.turn, m.idx, g.a AS agent, g.b AS opponent,

@@ -46,7 +46,9 @@ def game_views(result, ids) -> list[dict]:
         per_turn = len(game.intended_a[0]) if game.intended_a else 3
         rows = TraceRows("A", "B", None, per_turn)
         lines = [rows.head()]
-        lines += [_cut(rows.row(number, turn)) for number, turn in enumerate(game.turns, 1)]
+        for number, turn in enumerate(game.turns, 1):
+            lines.append(_cut(rows.row(number, turn)))
+            lines += rows.talk(game, number - 1)   # a language model's exchange, if any
         views.append({"id": game_id, "round": game.round, "a": game.a, "b": game.b,
                       "score": f"{game.score[0]}–{game.score[1]}",
                       "faults": game.fault_count("a") + game.fault_count("b"),

@@ -96,6 +96,10 @@ def json_extras(result) -> dict:
     """What --format json adds to the contract's keys: "metrics" (per agent and head to head)
     and, with --replicates, "replicates"."""
     extras = {"metrics": of_result(result).as_dict()}
+    if any(game.talk for game in result.games):   # language-model agents played
+        from ..llm.metrics import summary
+
+        extras["llm"] = summary(result.games) or {}
     replicates = getattr(result, "replicates", None)
     if replicates is not None:
         extras["replicates"] = replicates.as_dict()

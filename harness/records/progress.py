@@ -77,6 +77,7 @@ class TournamentProgress(Observer):
         self.bar = Bar(stream)
         self.mean_length = (settings.length.low + settings.length.high) / 2
         self.done = self.turns_done = self.round_done = 0
+        self.requests = 0      # HTTP requests to language models, in the games finished
         self.remaining = 0
         self.round = self.first_round = 1
 
@@ -94,6 +95,9 @@ class TournamentProgress(Observer):
         self.round_done += 1
         self.turns_done += game.length
         self.current_length = game.length
+        if game.talk:
+            self.requests += sum(call["tries"] or 1 for talk in game.talk.values()
+                                 for call in talk["calls"])
         self._draw()
 
     def round_finished(self, state, round_result, games) -> None:
@@ -124,6 +128,8 @@ class TournamentProgress(Observer):
         text = (f"games {self.done}/{'≤' if future else ''}{total} "
                 f"(round {self.round}: {self.round_done}/{in_round})  "
                 f"{clock(self.bar.elapsed())} elapsed")
+        if self.requests:
+            text += f"  model requests {self.requests}"
         if self.turns_done and self._estimate_holds(total):
             per_turn = self.bar.elapsed() / self.turns_done
             length_now = getattr(self, "current_length", self.mean_length)

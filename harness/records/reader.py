@@ -94,7 +94,11 @@ class Record:
             f"WHERE {span} ORDER BY game, turn, idx", (ids[0], ids[-1]))
         turns = _turn_moves(moves)
         score = Scorer(self.settings.game.payoffs)
-        return [_game(row, turns.get(row["id"], {}), faults, score) for row in rows]
+        games = [_game(row, turns.get(row["id"], {}), faults, score) for row in rows]
+        from ..llm.record import add_talk
+
+        add_talk(self.connection, ids, games)   # language-model agents' exchanges, if any
+        return games
 
     def game(self, game_id: int) -> GameRecord | None:
         games = self.games("WHERE id = ?", game_id)
@@ -145,6 +149,7 @@ def _recorded_settings(row, path):
 _WORDS = {("agent", "status"): ("ok", "load-error", "crashed", "disqualified"),
           ("run", "isolation"): ("sandbox", "process", "none"),
           ("fault", "side"): ("a", "b"), ("fault", "kind"): FAULT_KINDS,
+          ("llm_call", "side"): ("a", "b"), ("llm_turn", "side"): ("a", "b"),
           **{("move", column): ("C", "D")
              for column in ("intended_a", "played_a", "intended_b", "played_b")}}
 _TYPE_NAMES = {"INTEGER": "an integer", "REAL": "a number", "TEXT": "text",
@@ -197,7 +202,7 @@ def _condition(table, column, kind, nullable, words) -> str:
 
 
 def check_types(connection, path, schema: str = db.SCHEMA, words=None,
-                added=db.ADDED_COLUMNS) -> None:
+                added=db.ADDED_COLUMNS, added_tables=db.ADDED_TABLES) -> None:
     """A one-line HarnessError unless every table and column pdharness reads is there and
     holds what pdharness writes (its type, its few words, names and games that exist).
     A record is a file anyone can edit; what is read from it is printed, put in a web
@@ -211,8 +216,12 @@ def check_types(connection, path, schema: str = db.SCHEMA, words=None,
     words = _WORDS if words is None else words
     where = f"{path}: not a record pdharness wrote"
     try:
+        absent = set()
         for table, expected in columns.items():
             present = {row[1] for row in connection.execute(f'PRAGMA table_info("{table}")')}
+            if not present and table in added_tables:   # an older record
+                absent.add(table)
+                continue
             for column, _, _ in expected:
                 if column not in present and (table, column) not in added:
                     raise HarnessError(f"{where}: table {table} has no column {column}")
@@ -227,6 +236,8 @@ def check_types(connection, path, schema: str = db.SCHEMA, words=None,
                                    f"{_shown(found[len(expected) + index])}, "
                                    f"where pdharness writes {wanted}")
         for table, column, target, target_column in references:
+            if table in absent:
+                continue
             found = connection.execute(
                 f'SELECT quote("{column}") FROM "{table}" WHERE "{column}" IS NOT NULL AND '
                 f'"{column}" NOT IN (SELECT "{target_column}" FROM "{target}") '

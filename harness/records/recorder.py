@@ -35,6 +35,9 @@ class Recorder(Observer):
                   str(spec.path.resolve()) if spec.path else None,
                   spec.sha256() if spec.path else None)
                  for position, spec in enumerate(specs, 1)])
+            from ..llm.record import agent_rows
+
+            connection.executemany("INSERT INTO llm_agent VALUES (?, ?)", agent_rows(specs))
         return cls(connection, path)
 
     @classmethod
@@ -81,6 +84,17 @@ class Recorder(Observer):
             connection.executemany("INSERT INTO move VALUES (?, ?, ?, ?, ?, ?, ?)",
                                    (row for game_id, game in zip(ids, games, strict=True)
                                     for row in _move_rows(game_id, game)))
+            if any(game.talk for game in games):   # language-model agents' exchanges
+                from ..llm.record import call_rows, turn_rows
+
+                connection.executemany(
+                    "INSERT INTO llm_call VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (row for game_id, game in zip(ids, games, strict=True)
+                     for row in call_rows(game_id, game)))
+                connection.executemany(
+                    "INSERT INTO llm_turn VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    (row for game_id, game in zip(ids, games, strict=True)
+                     for row in turn_rows(game_id, game)))
 
     # -- after the run ---------------------------------------------------------------------
     def finished(self, result) -> None:

@@ -39,11 +39,24 @@ def render(result, metrics=None, title: str | None = None, command: str | None =
         games=game_views(result, linked.ids),
         play=_play(result, metrics),
         replicates=_replicates(replicates) if replicates else None,
+        llm=_llm(result),
         faults=_faults(result),
         rounds=_rounds(result),
         parameters=[(key, param_text(value))
                     for key, value in dict(seed=result.seed, **params).items()],
         command=command, fault_kinds=FAULT_KINDS)
+
+
+def _llm(result) -> list[dict] | None:
+    """The language-model agents' metrics (harness/llm/metrics.py), when any played."""
+    if not any(game.talk for game in result.games):
+        return None
+    from ..llm.metrics import summary
+
+    found = summary(result.games) or {"agents": {}}
+    return [{"agent": name, **{key: "–" if value is None else value
+                               for key, value in m.items()}}
+            for name, m in found["agents"].items()]
 
 
 def template(name: str = "report.html"):

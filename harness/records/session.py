@@ -44,6 +44,7 @@ def run(specs, seed: int, settings, *, db=None, quiet: bool = False, replicates:
     started = now()
     recorder = (Recorder.create(db, specs, seed, settings, replicates, command, outputs)
                 if db else None)
+    _journal(db, specs)
     if recorder:   # the report of the run and of its record say the same time
         started = recorder.connection.execute("SELECT started_at FROM run").fetchone()[0]
     try:
@@ -55,8 +56,17 @@ def run(specs, seed: int, settings, *, db=None, quiet: bool = False, replicates:
             recorder.complete()
         return result
     finally:
+        _journal(None, specs)
         if recorder:
             recorder.close()
+
+
+def _journal(path, specs) -> None:
+    """Language models' answers go into the record as they come (harness/llm/journal.py)."""
+    if any(spec.language == "llm" for spec in specs):
+        from ..llm import journal
+
+        journal.use(path)
 
 
 def resume(path, isolation, *, jobs: int | None = None, quiet: bool = False,
@@ -88,6 +98,7 @@ def resume(path, isolation, *, jobs: int | None = None, quiet: bool = False,
         has_replicates = record.replicates() is not None
         started = record.run["started_at"]
     recorder = Recorder.reopen(path)
+    _journal(path, specs)   # answers of the unfinished round are not asked again
     try:
         if result is None:
             result = _tournament(specs, record.seed, settings, recorder, quiet, state)
@@ -97,6 +108,7 @@ def resume(path, isolation, *, jobs: int | None = None, quiet: bool = False,
                         quiet)
         recorder.complete()
     finally:
+        _journal(None, specs)
         recorder.close()
     return result, f"{path}: resumed after round {rounds_before}" if not done else None
 
@@ -260,6 +272,15 @@ def recorded_specs(record):
 
     specs = []
     for row in record.agent_rows():
+        if row["language"] == "llm":   # as declared when the run started (its framing too)
+            from ..llm.record import recorded_config
+
+            config = recorded_config(record.connection, row["name"])
+            if config is None:
+                raise HarnessError(f"{record.path}: agent {row['name']}: its model's "
+                                   "declaration is not in the record")
+            specs.append(AgentSpec(row["name"], "llm", row["source"], llm=config))
+            continue
         if row["language"] == "builtin" and row["path"] is None:
             specs.append(AgentSpec(row["name"], "builtin", row["source"]))
             continue

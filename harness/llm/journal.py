@@ -1,0 +1,98 @@
+"""The journal of model answers in a `--db` record: every response, written as soon as it
+comes, so that `resume` never asks a model again for a turn it has answered, even in a
+round the run did not finish (the record's games are written a round at a time).
+
+An answer is looked up by what was asked: the agent, its game (the agent's seed, derived
+from the tournament seed, round and pair), the turn, the attempt and the exact messages.
+A resumed run asks the same questions (same seed, same earlier answers), so it finds the
+same answers; anything else (a changed framing, another history) finds nothing and asks.
+Only answers are kept: a call that failed is asked again.
+
+The connection is per process (forked workers open their own) and per record; writes wait
+for the recorder's round transactions (SQLite's lock, 30 s)."""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import threading
+
+_LOCK = threading.Lock()
+_STATE: dict = {"path": None, "pid": None, "connection": None}
+_INHERITED: list = []   # a parent's connections, never closed in a forked worker (SQLite)
+
+
+def use(path) -> None:
+    """Answers go to (and come from) the record at `path`; None: no journal."""
+    with _LOCK:
+        _close()
+        _STATE["path"] = None if path is None else str(path)
+
+
+def key(name: str, agent_seed: int, turn: int, attempt: int, messages) -> str:
+    text = json.dumps([name, agent_seed, turn, attempt, messages], sort_keys=True)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def lookup(entry: str) -> tuple[str, float, int] | None:
+    """(response, latency, tries) recorded for this question, or None."""
+    import sqlite3
+
+    with _LOCK:
+        connection = _connection()
+        if connection is None:
+            return None
+        try:
+            row = connection.execute("SELECT response, latency, tries FROM llm_journal "
+                                     "WHERE key = ?", (entry,)).fetchone()
+        except sqlite3.Error:
+            return None
+    if row is None or not isinstance(row[0], str):
+        return None
+    return row[0], float(row[1] or 0.0), int(row[2] or 1)
+
+
+def store(entry: str, response: str, latency: float, tries: int) -> None:
+    import sqlite3
+
+    with _LOCK:
+        connection = _connection()
+        if connection is None:
+            return
+        try:
+            with connection:
+                connection.execute("INSERT OR REPLACE INTO llm_journal VALUES (?, ?, ?, ?)",
+                                   (entry, response, latency, tries))
+        except sqlite3.Error:
+            pass   # the journal saves work on resume; the run goes on without it
+
+
+def _connection():
+    import sqlite3
+
+    path = _STATE["path"]
+    if path is None:
+        return None
+    if _STATE["connection"] is None or _STATE["pid"] != os.getpid():
+        if _STATE["connection"] is not None:   # a forked worker's copy belongs to its parent
+            _INHERITED.append(_STATE["connection"])
+            _STATE["connection"] = None
+        try:
+            connection = sqlite3.connect(path, timeout=30, check_same_thread=False)
+            connection.execute("CREATE TABLE IF NOT EXISTS llm_journal (key TEXT PRIMARY "
+                               "KEY, response TEXT NOT NULL, latency REAL NOT NULL, "
+                               "tries INTEGER NOT NULL)")
+        except sqlite3.Error:
+            return None
+        _STATE["connection"], _STATE["pid"] = connection, os.getpid()
+    return _STATE["connection"]
+
+
+def _close() -> None:
+    connection = _STATE["connection"]
+    if connection is not None:
+        if _STATE["pid"] == os.getpid():
+            connection.close()
+        else:
+            _INHERITED.append(connection)
+    _STATE["connection"] = _STATE["pid"] = None
