@@ -293,6 +293,7 @@ def run_once(options, repo: Path, python: str, folder: Path) -> dict:
         os.close(leader)
         matches = PROGRESS.findall(bytes(seen))
         figures["games_seen"] = int(matches[-1]) if matches else 0
+        figures["games_planned"] = options.agents * (options.agents - 1) // 2
     if not timed_out:
         if process.returncode != 0:
             sys.exit(f"the tournament failed (exit {process.returncode}): "
@@ -315,8 +316,14 @@ def report(label: str, figures: dict) -> None:
     cpu_total = cpu[0] if cpu else figures["wait4_cpu"]
     print(f"{label}: load average {figures['load_before']} -> {figures['load_after']}")
     if figures["timed_out"]:
-        print(f"  stopped after {figures['wall']:.1f} s (--max-seconds): "
-              f"{figures['games_seen']} games done")
+        seen = figures["games_seen"]
+        print(f"  stopped after {figures['wall']:.1f} s (--max-seconds): {seen} games done"
+              + (f" of {figures['games_planned']:,} in round 1" if figures["games_planned"]
+                 else ""))
+        if seen and figures["games_planned"]:
+            print(f"  {seen / figures['wall']:.1f} games/s over the whole run (host starts "
+                  f"included): the round would take about "
+                  f"{figures['games_planned'] * figures['wall'] / seen:.0f} s at that rate")
     else:
         games, turns = figures["games"], figures["turns"]
         faults = ", ".join(f"{k} {v}" for k, v in figures["faults"].items())

@@ -19,6 +19,10 @@ process's last millisecond. Every sample of the run's process tree (`perf report
   started), which forks a child per game;
 - game: a child of a zygote, which plays one game and exits;
 
+a zygote's samples before the first sample of any of its game children are its start
+("zygote python start": interpreter, imports, loading the agent's code), shown apart
+because they do not grow with the games;
+
 and, by the kernel functions on its stack, to the first matching kind of work (see KINDS).
 Samples are 1/999 s of CPU each: the shares are statistical (the count is printed), and
 perf's own overhead inflates the run by a few percent. The figures are per game: the
@@ -141,20 +145,23 @@ def roles(root: int, parent: dict[int, int], names: dict[int, str]) -> dict[int,
 
 
 def samples(recording: Path):
-    """(pid, stack) per sample, stack = [(symbol, dso), ...] leaf first."""
+    """(pid, time, stack) per sample, stack = [(symbol, dso), ...] leaf first."""
     process = subprocess.Popen(["perf", "script", "-i", str(recording),
-                                "-F", "comm,pid,tid,ip,sym,dso"],
+                                "-F", "comm,pid,tid,time,ip,sym,dso"],
                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
                                errors="replace")
-    pid, stack = None, []
+    pid, when, stack = None, 0.0, []
     for line in process.stdout:
         if not line.strip():
             if pid is not None:
-                yield pid, stack
+                yield pid, when, stack
             pid, stack = None, []
         elif not line[0].isspace():
-            head = line.split()
-            pid = int(head[-1].split("/")[0]) if "/" in head[-1] else None
+            head = line.replace(":", " ").split()
+            ids = [word for word in head if "/" in word and word.split("/")[0].isdigit()]
+            pid = int(ids[-1].split("/")[0]) if ids else None
+            when = float(next((word for word in reversed(head) if "." in word
+                               and word.replace(".", "").isdigit()), 0.0))
             stack = []
         else:
             parts = line.strip().split(None, 1)
@@ -162,22 +169,43 @@ def samples(recording: Path):
             symbol, _, dso = rest.rpartition(" (")
             stack.append((symbol.split("+")[0], dso.rstrip(")")))
     if pid is not None:
-        yield pid, stack
+        yield pid, when, stack
     process.wait()
 
 
-def report(recording: Path, games: int | None) -> None:
+def agent_games(result: dict) -> dict[str, int]:
+    """Agent-games per host program: python (Python and Hy agents) and sbcl (Lisp)."""
+    program = {a["name"]: "sbcl" if a["language"] == "lisp" else "python"
+               for a in result["agents"]}
+    counted: dict[str, int] = collections.Counter()
+    for game in result["games"]:
+        counted[program[game["a"]]] += 1
+        counted[program[game["b"]]] += 1
+    return counted
+
+
+def report(recording: Path, games: int | None, per_program: dict | None = None) -> None:
     root, parent, names = tasks(recording)
     role = roles(root, parent, names)
     counts: dict[tuple[str, str], int] = collections.Counter()
     pids_seen: dict[str, set] = collections.defaultdict(set)
     outside = 0
-    for pid, stack in samples(recording):
+    kept = []
+    first_game: dict[int, float] = {}  # zygote pid -> when its first game child ran
+    for pid, when, stack in samples(recording):
         if role.get(pid, "outside") == "outside":
             outside += 1
             continue
-        counts[role[pid], classify(stack)] += 1
-        pids_seen[role[pid]].add(pid)
+        kept.append((pid, when, classify(stack)))
+        if role[pid].startswith("game"):
+            zygote = parent[pid]
+            first_game[zygote] = min(first_game.get(zygote, when), when)
+    for pid, when, kind in kept:
+        who = role[pid]
+        if who.startswith("zygote") and when < first_game.get(pid, float("inf")):
+            who += " start"  # the host's start: imports, loading the agent, before any game
+        counts[who, kind] += 1
+        pids_seen[who].add(pid)
     total = sum(counts.values())
     seconds = total / FREQUENCY
     per = f", {seconds / games * 1000:.2f} ms per game over {games} games" if games else ""
@@ -188,6 +216,10 @@ def report(recording: Path, games: int | None) -> None:
         by_role[who] += n
     for who, n in by_role.most_common():
         per_game = f"{n / FREQUENCY / games * 1000:6.2f} ms/game" if games else ""
+        program = who.split()[1] if len(who.split()) > 1 else None
+        if per_program and program in per_program and not who.endswith("start"):
+            per_game += (f", {n / FREQUENCY / per_program[program] * 1000:.2f} ms per "
+                         f"{program} agent-game")
         print(f"{who:13} {n / total:6.1%} {n / FREQUENCY:7.2f} s {per_game} "
               f"({len(pids_seen[who])} processes sampled)")
         for (who2, kind), m in sorted(counts.items(), key=lambda kv: -kv[1]):
@@ -204,11 +236,14 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--repo", type=Path, default=ROOT)
     parser.add_argument("--report", type=Path, help="report an existing recording")
-    parser.add_argument("--games", type=int, help="with --report: the games it played")
+    parser.add_argument("--result", type=Path,
+                        help="with --report: the run's --format json output (for the counts)")
     parser.add_argument("--keep", type=Path, help="keep the recording in this file")
     options = parser.parse_args()
     if options.report:
-        report(options.report, options.games)
+        result = json.loads(options.result.read_text()) if options.result else None
+        report(options.report, len(result["games"]) if result else None,
+               agent_games(result) if result else None)
         return
     write_copies = runpy.run_path(str(ROOT / "benchmarks" / "class.py"))["write_copies"]
     with tempfile.TemporaryDirectory(prefix="pdbench-split-") as folder:
@@ -231,7 +266,9 @@ def main() -> None:
                   for kind in ("invalid", "exception", "timeout", "crash")}
         print(f"faults charged (a loaded machine makes honest agents time out, and a timed-"
               f"out host is replaced: a new zygote, its imports): {faults}")
-        report(recording, games)
+        if options.keep:
+            options.keep.with_suffix(".json").write_text(done.stdout)
+        report(recording, games, agent_games(result))
 
 
 if __name__ == "__main__":
