@@ -55,6 +55,7 @@ STUDENTS = ROOT / "student_agents"
 KINDS = (".py", ".hy", ".lisp")
 CPUACCT = Path("/sys/fs/cgroup/cpuacct")
 TICK = os.sysconf("SC_CLK_TCK")
+LETTERS = "abcdefghijklmnopqrstuvwxyz"
 
 
 def load() -> str:
@@ -81,14 +82,15 @@ def student_files() -> list[Path]:
 
 
 def write_copies(folder: Path, count: int) -> list[Path]:
-    """`count` agent files, copies of the students in turn, each renamed `<Name>Nnnn`: the
-    name is replaced wherever it appears (the function, and the helpers it prefixes)."""
+    """`count` agent files (at most 676), copies of the students in turn, each renamed
+    `<Name>Xab` (letters only, as `pdharness validate` wants a name): the name is replaced
+    wherever it appears (the function, and the helpers it prefixes)."""
     students = student_files()
     paths = []
     for index in range(count):
         source = students[index % len(students)]
         old = source.stem
-        new = f"{old}N{index:03d}"
+        new = f"{old}X{LETTERS[index // 26 % 26]}{LETTERS[index % 26]}"
         text = re.sub(rf"(?<![A-Za-z0-9]){re.escape(old)}(?![A-Za-z0-9])", new,
                       source.read_text())
         path = folder / f"{new}{source.suffix}"
@@ -261,17 +263,23 @@ def run_once(options, repo: Path, python: str, folder: Path) -> dict:
         sampler = MemorySampler(group, process.pid, options.sample)
         sampler.start()
         timed_out, deadline = False, (began + options.max_seconds if stopped else None)
-        while True:  # wait4, not Popen.wait: its rusage is the tree's reaped CPU
-            pid, status, usage = os.wait4(process.pid, os.WNOHANG if stopped else 0)
-            if pid:
-                break
-            if deadline is not None and time.perf_counter() > deadline:
-                timed_out, deadline = True, None
-                os.killpg(process.pid, signal.SIGINT)  # the monitor's own clean stop
-                killer = threading.Timer(30, _kill_group, (process.pid,))
-                killer.daemon = True
-                killer.start()
-            time.sleep(0.2)
+        try:
+            while True:  # wait4, not Popen.wait: its rusage is the tree's reaped CPU
+                pid, status, usage = os.wait4(process.pid, os.WNOHANG if stopped else 0)
+                if pid:
+                    break
+                if deadline is not None and time.perf_counter() > deadline:
+                    timed_out, deadline = True, None
+                    os.killpg(process.pid, signal.SIGINT)  # the monitor's own clean stop
+                    killer = threading.Timer(30, _kill_group, (process.pid,))
+                    killer.daemon = True
+                    killer.start()
+                time.sleep(0.2)
+        except KeyboardInterrupt:  # the monitor runs in a session of its own: stop it too
+            _kill_group(process.pid)
+            process.wait()
+            group.remove()
+            raise
         process.returncode = os.waitstatus_to_exitcode(status)
         wall = time.perf_counter() - began
         sampler.done.set()
