@@ -4,7 +4,8 @@ the file system, ...), from a `perf record` of the whole process tree.
 
     python benchmarks/cpu_split.py --agents 20                 # records, then reports
     python benchmarks/cpu_split.py --agents 20 --isolation process
-    python benchmarks/cpu_split.py --report FILE.perf          # an existing recording
+    python benchmarks/cpu_split.py --agents 20 --keep run.perf  # keeps run.perf, run.json
+    python benchmarks/cpu_split.py --report run.perf --result run.json   # report it again
 
 The tournament is class.py's (renamed copies of the bundled students, default rules, `--jobs
 2`, `--seed 1`), run once to warm the caches (Hy's bytecode, SBCL's fasls), then once under
@@ -23,11 +24,15 @@ a zygote's samples before the first sample of any of its game children are its s
 ("zygote python start": interpreter, imports, loading the agent's code), shown apart
 because they do not grow with the games;
 
-and, by the kernel functions on its stack, to the first matching kind of work (see KINDS).
-Samples are 1/999 s of CPU each: the shares are statistical (the count is printed), and
-perf's own overhead inflates the run by a few percent. The figures are per game: the
-total divided by the games played. Needs `perf` (Debian: linux-perf) and root or
-perf_event_paranoid <= 1 ... as root here.
+and, by the kernel functions on its stack, to the first matching kind of work (see KINDS;
+"user" is the program's own code: Python's interpreter, SBCL's compiled code). Samples
+are 1/999 s of CPU each: the shares are statistical (the count is printed), and perf's own
+overhead inflates the run by a few percent. Figures are per game (the total over the games
+played) and, for zygotes and games, per agent-game of their host program (python: Python
+and Hy agents; sbcl: Lisp). Python 3.11 gives perf no Python function names: for those,
+py-spy (whose idle detection, though, counts the hosts' blocking reads as busy). Needs
+`perf` (Debian: linux-perf) and the right to sample the whole machine (root, or
+kernel.perf_event_paranoid <= 0).
 """
 from __future__ import annotations
 
