@@ -263,6 +263,7 @@ def run_once(options, repo: Path, python: str, folder: Path) -> dict:
         sampler = MemorySampler(group, process.pid, options.sample)
         sampler.start()
         timed_out, deadline = False, (began + options.max_seconds if stopped else None)
+        stopped_at = None
         try:
             while True:  # wait4, not Popen.wait: its rusage is the tree's reaped CPU
                 pid, status, usage = os.wait4(process.pid, os.WNOHANG if stopped else 0)
@@ -270,6 +271,7 @@ def run_once(options, repo: Path, python: str, folder: Path) -> dict:
                     break
                 if deadline is not None and time.perf_counter() > deadline:
                     timed_out, deadline = True, None
+                    stopped_at = time.perf_counter() - began
                     os.killpg(process.pid, signal.SIGINT)  # the monitor's own clean stop
                     killer = threading.Timer(30, _kill_group, (process.pid,))
                     killer.daemon = True
@@ -295,7 +297,7 @@ def run_once(options, repo: Path, python: str, folder: Path) -> dict:
                "cgroup_cpu": cpu, "pss_peak": max(sampler.sums, default=0) / 1024,
                "pss_median": statistics.median(sampler.sums) / 1024 if sampler.sums else 0,
                "processes_peak": max(sampler.counts, default=0), "timed_out": timed_out,
-               "exit": process.returncode}
+               "exit": process.returncode, "stopped_at": stopped_at}
     if stopped:
         progress_reader.join(1)
         os.close(leader)
@@ -325,13 +327,14 @@ def report(label: str, figures: dict) -> None:
     print(f"{label}: load average {figures['load_before']} -> {figures['load_after']}")
     if figures["timed_out"]:
         seen = figures["games_seen"]
-        print(f"  stopped after {figures['wall']:.1f} s (--max-seconds): {seen} games done"
+        print(f"  stopped after {figures['stopped_at']:.1f} s (--max-seconds; it took "
+              f"{figures['wall']:.1f} s to end): {seen} games done"
               + (f" of {figures['games_planned']:,} in round 1" if figures["games_planned"]
                  else ""))
         if seen and figures["games_planned"]:
-            print(f"  {seen / figures['wall']:.1f} games/s over the whole run (host starts "
-                  f"included): the round would take about "
-                  f"{figures['games_planned'] * figures['wall'] / seen:.0f} s at that rate")
+            rate = seen / figures["stopped_at"]
+            print(f"  {rate:.1f} games/s from the start (host starts included): the round "
+                  f"would take about {figures['games_planned'] / rate:.0f} s at that rate")
     else:
         games, turns = figures["games"], figures["turns"]
         faults = ", ".join(f"{k} {v}" for k, v in figures["faults"].items())
