@@ -197,7 +197,8 @@ def test_the_environment_is_minimal(sandboxed, monkeypatch):
     assert "PDH_TEST_SECRET" not in seen
     assert set(seen) <= {"HOME", "LANG", "PATH", "PDHARNESS_CACHE", "PDH_TOKEN", "PWD",
                          "PYTHONDONTWRITEBYTECODE", "PYTHONHASHSEED", "PYTHONPATH", "TMPDIR",
-                         "SBCL_HOME", "PDH_SANDBOX", "PDH_NO_FORK_FILTER"}
+                         "SBCL_HOME", "PDH_SANDBOX", "PDH_NO_FORK_FILTER",
+                         "PDH_SITE_FOLDERS"}  # the monitor's site folders, for -S hosts
     assert seen["HOME"] == seen["TMPDIR"] == "/tmp"
 
 
