@@ -100,7 +100,7 @@ def recorded_outputs(record, options) -> None:
         wanted = str if name in _PATHS or name == "grade_column" else (int, float)
         if given_here(name) or not isinstance(value, wanted) or isinstance(value, bool):
             continue
-        if name in ("report", "grades") and os.path.exists(value):
+        if name in ("report", "grades") and isinstance(value, str) and os.path.exists(value):
             click.echo(f"pdharness: the run's --{name} {line(value)} exists: not replaced "
                        f"(write it with: pdharness show {line(str(record.path))} --{name} "
                        "FILE)", err=True)
