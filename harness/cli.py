@@ -87,10 +87,8 @@ def main(argv=None):
     except HarnessError as error:
         fail(str(error))
     except (KeyboardInterrupt, click.Abort):
-        from .interrupts import exit_status
-
         click.echo("pdharness: interrupted", err=True)
-        sys.exit(exit_status())
+        sys.exit(130)
     except BrokenPipeError:
         sys.exit(0)
     except OSError as error:

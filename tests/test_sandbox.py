@@ -198,7 +198,7 @@ def test_the_environment_is_minimal(sandboxed, monkeypatch):
     assert set(seen) <= {"HOME", "LANG", "PATH", "PDHARNESS_CACHE", "PDH_TOKEN", "PWD",
                          "PYTHONDONTWRITEBYTECODE", "PYTHONHASHSEED", "PYTHONPATH", "TMPDIR",
                          "SBCL_HOME", "PDH_GAME_FILTER", "PDH_WORLD_REQUIRED", "PDH_WORLD_KEEP",
-                         "PDH_SOURCE_FD"}
+                         "PDH_SOURCE_FD", "PDH_SITE_FOLDERS"}  # site folders, for -S hosts
     assert seen["HOME"] == seen["TMPDIR"] == "/tmp"
 
 

@@ -100,7 +100,7 @@ def recorded_outputs(record, options) -> None:
         wanted = str if name in _PATHS or name == "grade_column" else (int, float)
         if given_here(name) or not isinstance(value, wanted) or isinstance(value, bool):
             continue
-        if name in ("report", "grades") and os.path.exists(str(value)):
+        if name in ("report", "grades") and isinstance(value, str) and os.path.exists(value):
             click.echo(f"pdharness: the run's --{name} {line(value)} exists: not replaced "
                        f"(write it with: pdharness show {line(str(record.path))} --{name} "
                        "FILE)", err=True)
@@ -168,8 +168,7 @@ def command_line() -> str:
 def exit_interrupted(error) -> None:
     import sys
 
-    from ..interrupts import exit_status
     from ..safe_text import block  # two lines of ours, quoting the record's path
 
     click.echo(f"pdharness: {block(error)}", err=True)
-    sys.exit(exit_status())
+    sys.exit(130)
