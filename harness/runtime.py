@@ -49,9 +49,22 @@ def agent_frame(tb, source: str) -> str | None:
         tb = tb.tb_next
     if line_number is None:
         return None
-    line = one_line(linecache.getline(source, line_number), 120)
+    line = one_line(_source_line(source, line_number) or linecache.getline(source, line_number),
+                    120)
     where = f"{os.path.basename(source)}:{line_number}"
     return f"{where}: {line}" if line else where
+
+
+def _source_line(source: str, number: int) -> str:
+    """Line NUMBER of the bytes the run plays for SOURCE (harness/agent_files.py), which a
+    game's process may not find on disk (its /tmp is its own) and which are what ran."""
+    from .agent_files import handed_over
+
+    given = handed_over(source)
+    if given is None:
+        return ""
+    lines = given.decode("utf-8", "replace").splitlines()
+    return lines[number - 1] if 0 < number <= len(lines) else ""
 
 
 class AgentRuntime:
