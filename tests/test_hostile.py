@@ -218,8 +218,16 @@ def sandboxed_run(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def process_run(tmp_path_factory):
-    return HostileRun(tmp_path_factory.mktemp("hostile-process"), "process")
+def process_run():
+    """In a folder of yours, not under /tmp: a game's /tmp is its own even without the
+    sandbox (harness/world.py), and what `process` leaves open is shown where it is open."""
+    import tempfile
+
+    workdir = Path(tempfile.mkdtemp(prefix="pdharness-hostile-", dir="/var/tmp"))
+    try:
+        yield HostileRun(workdir, "process")
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
 
 
 @pytest.fixture(params=["sandboxed_run", "process_run"])
