@@ -111,14 +111,19 @@ def launcher(spec, isolation) -> Callable[[list[str], dict], Launch]:
 
 def _plain(memory):
     """`process` isolation: the same resource limits and system call filter, a cgroup where
-    one can be made, no OS sandbox."""
-    limits = resource_limits.Limits(memory=memory)
-    filtered = seccomp_installer()
+    one can be made, no OS sandbox. Under a root monitor each process runs as a user of its
+    own (harness/agent_user.py), which also makes the process limit hold per agent."""
+    as_root = os.geteuid() == 0
+    limits = resource_limits.Limits(
+        memory=memory, processes=resource_limits.DEFAULT_PROCESSES if as_root else None)
+    filtered = seccomp_installer(unix_sockets=False)  # no namespace of its own
 
     def launch(argv, env):
         per_agent = confinement.per_agent(memory)
+        become = _dropper(_next_uid()) if as_root else None
         preexec = resource_limits.preexec(limits, die_with_parent=True,
-                                          first=per_agent.enter, last=filtered)
+                                          first=per_agent.enter, last=filtered,
+                                          become=become)
         return Launch(per_agent.command(argv),
                       dict(env, **per_agent.env), preexec, cpu_seconds=limits.cpu_seconds,
                       release=per_agent.release)
@@ -126,13 +131,24 @@ def _plain(memory):
     return launch
 
 
-def seccomp_installer():
+def _dropper(uid: int):
+    from .agent_user import CannotDrop, dropper
+    from .errors import HarnessError
+
+    try:
+        return dropper(uid)
+    except CannotDrop as error:  # never run an agent as root instead
+        raise HarnessError(f"--isolation process as root: {error}; run the monitor as an "
+                           "ordinary user, or use --isolation sandbox") from error
+
+
+def seccomp_installer(unix_sockets: bool = True):
     """What installs the base filter between fork and exec, or None on an architecture
     harness/seccomp.py has no numbers for."""
     from . import seccomp
 
     try:
-        return seccomp.installer(seccomp.program())
+        return seccomp.installer(seccomp.program(unix_sockets=unix_sockets))
     except seccomp.Unsupported:
         return None
 
