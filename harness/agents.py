@@ -23,6 +23,9 @@ class AgentSpec:
     language: str
     source: str                   # a path, "builtin" or "callable"
     function: Callable | None = field(default=None, compare=False, repr=False)
+    # the function an agent file defines, where it is not named after the file (validate
+    # and the autograder play a misnamed upload by what it defines)
+    defines: str | None = field(default=None, compare=False)
 
     @property
     def is_file(self) -> bool:
@@ -44,6 +47,8 @@ class AgentSpec:
     def entry(self) -> str:
         """The name the agent's file defines, which a population's copies (`type#1`, ...)
         do not carry in their own names."""
+        if self.defines:
+            return self.defines
         return Path(self.source).stem if self.is_file else self.name
 
 
@@ -55,6 +60,17 @@ def bundled_agents_dir() -> Path:
 
 def builtin_spec(name: str) -> AgentSpec:
     return AgentSpec(name, "builtin", "builtin")
+
+
+def defined_spec(path: Path, defines: str | None) -> AgentSpec:
+    """The agent file at `path` playing the function it defines (`defines`, when that is
+    not the file's own name), named after that function."""
+    from dataclasses import replace
+
+    spec = file_spec(path)
+    if not defines or defines == spec.name:
+        return spec
+    return replace(spec, name=defines, defines=defines)
 
 
 def file_spec(path: Path) -> AgentSpec:

@@ -31,7 +31,15 @@ ROOT="${{AUTOGRADER_ROOT:-/autograder}}"
 export AUTOGRADER_ROOT="$ROOT"
 export PYTHONPATH="$ROOT/source/{vendored}"
 mkdir -p "$ROOT/results"
-exec "${{PDHARNESS_PYTHON:-python3}}" -m harness.autograder
+"${{PDHARNESS_PYTHON:-python3}}" -m harness.autograder && exit 0
+STATUS=$?
+# The grader's process ended early (killed, out of memory): whatever results.json holds
+# now is not its verdict. Write the failure over it, whole, then move it into place.
+echo "the autograder's process ended with status $STATUS: the upload gets a failure"
+SCRATCH="$(mktemp "$ROOT/results/.stopped.XXXXXX")"
+printf '%s\n' '{{"score": 0, "output": "The autograder stopped before it finished checking this upload (its process ended early). Please tell the instructor.", "stdout_visibility": "hidden", "tests": []}}' > "$SCRATCH"
+chmod 644 "$SCRATCH"
+mv -f "$SCRATCH" "$ROOT/results/results.json"
 """
 
 SETUP_SH = """#!/usr/bin/env bash
