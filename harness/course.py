@@ -25,6 +25,7 @@ and the key.
 from __future__ import annotations
 
 import difflib
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -73,10 +74,10 @@ def _saying_sources(callback):
 def _load_into_context(ctx: click.Context, _param, value):
     from .errors import HarnessError
 
-    if value is not None and not Path(value).is_file():
+    if value is not None and not os.path.lexists(value):
         raise HarnessError(f"--config {value}: no such file")
     path = Path(value) if value is not None else Path(FILE_NAME)
-    if not path.is_file():
+    if value is None and not os.path.lexists(path):
         return None
     course = read(path, ctx.command, ctx.info_name, named=value is not None)
     ctx.default_map = {**(ctx.default_map or {}), **course.values}

@@ -83,9 +83,10 @@ class StudentRoster:
 
 def read_students(path) -> StudentRoster | None:
     """The roster's students, or None when it holds teams, not students."""
-    from ..validation.roster import TEAM_HEADERS, decode, parse_rows
+    from ..population import read_bounded
+    from ..validation.roster import MAX_ROSTER_BYTES, TEAM_HEADERS, decode, parse_rows
 
-    rows = parse_rows(decode(Path(path).read_bytes()))
+    rows = parse_rows(decode(read_bounded(Path(path), MAX_ROSTER_BYTES, "a roster")))
     if len(rows) < 2:
         return None
     headers = rows[0]
