@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import stat
-import tempfile
 from pathlib import Path
 
 import pytest

@@ -86,7 +86,9 @@ def main() -> int:
                    f"({type(error).__name__}). Please tell the instructor.",
                    "stdout_visibility": "hidden", "tests": []}
     write_results(target, results)
-    print(f"score {results['score']:g}; results written to {target}")
+    from ..safe_text import line
+
+    print(f"score {results['score']:g}; results written to {line(target)}")
     return 0
 
 

@@ -49,7 +49,9 @@ def command(file, out, condition, memory, games, seed, isolation, quiet):
             bar.close()
     save_model(model, out)
     policy = model.policy().table
-    click.echo(f"trained a memory-{model.memory} Q-table in {training.games} games against "
+    from ..safe_text import echo  # paths and type names are the user's
+
+    echo(f"trained a memory-{model.memory} Q-table in {training.games} games against "
                f"{', '.join(model.types)} ({chosen.name}); wrote {out}\n"
                f"it defects in {policy.count('D')} of its {len(policy)} states; play it as "
                f"qtable:{out}")

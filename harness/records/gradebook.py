@@ -183,7 +183,7 @@ def write_gradebook_or_grades(path, result, roster, options) -> None:
     except OSError as error:
         raise HarnessError(f"--grades {path}: cannot write: {error.strerror}") from error
     lms = students.layout.name if students.layout else "the roster's own"
-    click.echo(f"pdharness: gradebook {path}: {len(students.students)} students, "
+    click.echo(f"pdharness: gradebook {line(path)}: {len(students.students)} students, "
                f"{lms} columns", err=True)
     if ungraded:
         count = f"{len(ungraded)} student" + ("s" if len(ungraded) != 1 else "")
