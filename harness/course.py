@@ -17,10 +17,10 @@ runs.
 
 What a run may touch is chosen by the person at the command line, never by a file
 (`guard`): no course file may ask for an isolation weaker than the sandbox, and one read
-from the current folder (which may be a folder of uploads) may not choose files, agents, a
-cluster, nor a time or memory limit above the default: those come from a course file the
-instructor names with `--config FILE`. Such a key is refused with one line naming the file
-and the key.
+from the current folder (which may be a folder of uploads) may not name a file outside its
+own folder, a cluster, nor a time or memory limit above the default: those come from a
+course file the instructor names with `--config FILE`. Such a key is refused with one line
+naming the file and the key.
 """
 from __future__ import annotations
 
@@ -132,7 +132,9 @@ def guard(path: Path, key: str, param: click.Parameter, value, named: bool) -> N
         return
     why = None
     if isinstance(param.type, click.Path) or isinstance(param, click.Argument):
-        why = "files or agents"
+        outside = _outside(path, value)
+        if outside:
+            why = f"a file outside its own folder ({outside})"
     elif param.name == "cluster":
         why = "where agents are sent"
     elif param.name in ("timeout", "memory_limit") and param.name in BY_NAME and \
@@ -142,6 +144,23 @@ def guard(path: Path, key: str, param: click.Parameter, value, named: bool) -> N
         raise HarnessError(f"{path}: {key} = {shown}: a course file found in the current "
                            f"folder may not choose {why}; if you trust it, name it: "
                            f"--config {path}")
+
+
+def _outside(path: Path, value) -> str | None:
+    """The first of the paths `value` names (after `_relative_to_file`) that is not inside
+    the course file's own folder, links resolved (a built-in's name is no path)."""
+    folder = os.path.realpath(path.resolve().parent)
+    for text in value if isinstance(value, (list, tuple)) else [value]:
+        if not isinstance(text, str):
+            continue
+        if text.startswith("qtable:"):
+            text = text[len("qtable:"):]
+        elif not (os.path.isabs(text) or os.path.lexists(text)) and "/" not in text:
+            continue     # a built-in's name or spec, not a path
+        real = os.path.realpath(os.path.join(folder, text))
+        if real != folder and not real.startswith(folder.rstrip("/") + "/"):
+            return text
+    return None
 
 
 def parse(path: Path) -> dict:

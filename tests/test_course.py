@@ -200,7 +200,8 @@ def test_no_course_file_chooses_a_weaker_isolation(tmp_path, mode, named):
     ('db = "/tmp/planted.sqlite"\n', "db"), ('report = "../index.html"\n', "report"),
     ('agents = ["../other-uploads"]\n', "agents"), ('cluster = "tcp://10.0.0.1:8786"\n',
                                                      "cluster"),
-    ('[tournament]\ngrades = "grades.csv"\n', "grades")])
+    ('[tournament]\ngrades = "/root/grades.csv"\n', "grades"),
+    ('agents = ["titfortat", "qtable:../model.json"]\n', "agents")])
 def test_a_course_file_found_in_the_folder_reaches_no_further_than_the_command_line(
         tmp_path, text, key):
     write(tmp_path, text)
@@ -208,6 +209,20 @@ def test_a_course_file_found_in_the_folder_reaches_no_further_than_the_command_l
                                 "--length", "2", "2", cwd=tmp_path)
     assert status == 2 and err.count("\n") == 1, err
     assert f"pdharness.toml: {key} = " in err and "--config pdharness.toml" in err
+
+
+def test_a_course_file_found_in_the_folder_may_name_its_own_files(tmp_path):
+    """The course's own folder, as the README lays it out: agents, outputs inside it."""
+    (tmp_path / "submissions").mkdir()
+    (tmp_path / "submissions" / "Counter.py").write_text((CORE / "Counter.py").read_text())
+    (tmp_path / "out").mkdir()
+    write(tmp_path, 'agents = ["submissions", "titfortat", "defect"]\n'
+                    'report = "out/report.html"\ntimeout = 1.0\nmemory-limit = 512\n'
+                    '[tournament]\ndb = "out/run.sqlite"\n')
+    status, _out, err = run_cli("tournament", "--isolation", "none", "--length", "2", "2",
+                                "--seed", "1", cwd=tmp_path)
+    assert status == 0, err
+    assert (tmp_path / "out" / "run.sqlite").is_file()
 
 
 def test_a_named_course_file_may_widen_the_limits(tmp_path):
