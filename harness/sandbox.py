@@ -20,7 +20,7 @@ sandbox keeps root inside a user namespace without capabilities and no process l
 
 Where bubblewrap cannot run at all (not Linux, not installed, no user namespaces), one
 warning on stderr says what is not protected, and agents run as plain processes with the
-resource limits (`process` isolation).
+resource limits (`process` isolation: under a root monitor, as users of their own).
 """
 from __future__ import annotations
 
@@ -521,10 +521,15 @@ def warn_once(reason: str) -> None:
     _warned = True
     from .safe_text import line  # the reason quotes bubblewrap's stderr
 
+    if os.geteuid() == 0:
+        reach = ("each under a user id of its own that can read whatever root can and write "
+                 "what any user may (/tmp)")
+    else:
+        reach = ("each can read and write whatever this user can, and signal other "
+                 "processes, the monitor included")
     print(f"pdharness: warning: no sandbox: {line(reason)}. Agents run as plain processes with "
-          "resource limits only: each can read and write whatever this user can, use the "
-          "network, and signal other processes, the monitor included "
-          "(see README, 'Running untrusted submissions').", file=sys.stderr)
+          f"resource limits only: {reach} (see README, 'Running untrusted submissions').",
+          file=sys.stderr)
 
 
 def describe() -> str:

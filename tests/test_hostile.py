@@ -171,6 +171,7 @@ class HostileRun(RunReader):
     left behind."""
 
     def __init__(self, workdir: Path, isolation: str):
+        self.isolation = isolation
         names = [n for n in PYTHON_HOSTILE
                  if isolation == "sandbox" or n not in ONLY_IN_SANDBOX]
         remove_markers()
@@ -393,26 +394,53 @@ def test_in_the_sandbox_no_file_appears_outside_the_run(sandboxed_run):
     assert not any(sandboxed_run.markers.values())
 
 
-def test_under_process_isolation_agents_can_read_write_and_connect(process_run):
-    """Not protected without the OS sandbox (docs/readme/untrusted.md says so)."""
+AS_ROOT = os.geteuid() == 0
+
+
+def test_under_process_isolation_agents_can_read_but_reach_no_network(process_run):
+    """Not protected without the OS sandbox: reading (a root monitor's agents keep
+    CAP_DAC_READ_SEARCH, harness/agent_user.py). The seccomp filter allows no socket."""
     assert process_run.intended("Snoop") == {"DDD"}
     assert process_run.intended("Peeker") == {"DDD"}
-    assert process_run.intended("Planter") == {"DDD"}
-    assert "agents/Planted.py" in set(process_run.after) - set(process_run.before)
+    assert process_run.intended("Networker") == {"CCC"}
+    assert process_run.connections == 0
+
+
+def test_under_process_isolation_agents_write_only_what_their_own_user_may(process_run):
+    """Under a root monitor each agent is a user of its own: the run's folders are root's,
+    /tmp is anyone's. Under any other monitor its agents write whatever it may."""
     assert process_run.markers["/tmp/pdharness-hostile-planted"]
-    assert process_run.intended("Networker") == {"DDD"}
-    assert process_run.connections > 0
+    if AS_ROOT:
+        assert process_run.intended("Planter") == {"CDC"}
+        assert process_run.after == process_run.before
+    else:
+        assert process_run.intended("Planter") == {"DDD"}
+        assert "agents/Planted.py" in set(process_run.after) - set(process_run.before)
 
 
-def test_under_process_isolation_an_agent_can_kill_the_monitor(tmp_path):
-    """Not protected without the OS sandbox: the host's zygote's parent is the monitor."""
+def test_under_process_isolation_only_a_root_monitor_survives_an_agent_that_kills_it(
+        tmp_path):
+    """A root monitor's agents run as users of their own, which cannot signal it; any other
+    monitor's agents run as its own user, and the host's zygote's parent is the monitor."""
     shutil.copy(HOSTILE / "ParentKiller.py", tmp_path)
     options = dict(SETTINGS, agents=[str(tmp_path / "ParentKiller.py"), "titfortat"],
                    isolation="process", max_rounds=1)
     done = subprocess.run([sys.executable, "-c", RUNNER, str(ROOT), json.dumps(options)],
                           capture_output=True, text=True, cwd=tmp_path, timeout=300,
                           env=dict(os.environ, PYTHONPATH=str(ROOT)))
-    assert done.returncode == -9 and done.stdout == ""
+    if AS_ROOT:
+        assert done.returncode == 0, done.stderr[-2000:]
+        assert json.loads(done.stdout)["agents"]["ParentKiller"]["status"] == "ok"
+    else:
+        assert done.returncode == -9 and done.stdout == ""
+
+
+def test_the_socket_and_user_probes_hold_in_the_hostile_crowd(run):
+    """SocketProber: AF_UNIX only in the sandbox, no socket as a plain process; UidChecker:
+    never root (tests/test_agent_user.py has them in every language)."""
+    assert run.intended("SocketProber") == ({"CDC"} if run.isolation == "sandbox" else {"CCC"})
+    if AS_ROOT or run.isolation == "sandbox":
+        assert run.intended("UidChecker") == {"CCC"}
 
 
 # -- nothing shared between agents, limits per agent ----------------------------------------
