@@ -432,7 +432,8 @@ def test_under_process_isolation_only_a_root_monitor_survives_an_agent_that_kill
                           env=dict(os.environ, PYTHONPATH=str(ROOT)))
     if AS_ROOT:
         assert done.returncode == 0, done.stderr[-2000:]
-        assert json.loads(done.stdout)["agents"]["ParentKiller"]["status"] == "ok"
+        # it may still end its own zygote (same user id): its own crash, as in the sandbox
+        assert json.loads(done.stdout)["agents"]["ParentKiller"]["status"] in ("ok", "crashed")
     else:
         assert done.returncode == -9 and done.stdout == ""
 
