@@ -1,6 +1,11 @@
 """Opening an agent's file safely: it may be anything a student's archive can hold (a link
 to /etc/shadow, a FIFO, a device, a huge file), and the monitor may be root. Only a regular
-file of at most MAX_AGENT_BYTES is read, checked on the opened descriptor itself."""
+file of at most MAX_AGENT_BYTES is read, checked on the opened descriptor itself.
+
+Every other file the monitor reads goes the same way (`read_input_file`, `check_input_file`):
+population, experiment and course files, Q-table models, rosters and records. Any of them
+may come with a folder of uploads or from a stranger, and `qtable:/dev/stdin` or a FIFO
+must not hang a run before its first game."""
 from __future__ import annotations
 
 import os
@@ -15,16 +20,16 @@ _KINDS = ((stat.S_ISLNK, "a symbolic link"), (stat.S_ISFIFO, "a FIFO (named pipe
           (stat.S_ISBLK, "a block device"), (stat.S_ISDIR, "a folder"))
 
 
-def _not_plain(path, mode: int) -> LoadError:
+def _not_plain(path, mode: int, what: str = "an agent", error=LoadError) -> Exception:
     if stat.S_ISLNK(mode):
         from .wording import unusable_path
 
         broken = unusable_path(str(path))  # worded as every command words a broken link
         if broken:
-            return LoadError(broken)
+            return error(broken)
     kind = next((name for test, name in _KINDS if test(mode)), "not a regular file")
-    return LoadError(f"{path}: is {kind}, not a plain file; an agent must be a regular file "
-                     "(copy the file itself into the folder)")
+    return error(f"{path}: is {kind}, not a plain file; {what} must be a regular file "
+                 "(copy the file itself into the folder)")
 
 
 def _too_large(path, size: int) -> LoadError:
@@ -78,6 +83,51 @@ def read_agent_file(path) -> bytes:
         os.close(fd)
     if size > MAX_AGENT_BYTES:
         raise _too_large(path, size)
+    return b"".join(chunks)
+
+
+def check_input_file(path, what: str) -> None:
+    """HarnessError (one line) unless `path` is a regular file, not a symbolic link: for an
+    input file read by a library that opens it itself (SQLite, a record)."""
+    from .errors import HarnessError
+
+    try:
+        mode = os.lstat(path).st_mode
+    except OSError as error:
+        raise HarnessError(f"{path}: cannot read {what}: {error.strerror}") from error
+    if not stat.S_ISREG(mode):
+        raise _not_plain(path, mode, what, HarnessError)
+
+
+def read_input_file(path, limit: int, what: str) -> bytes:
+    """The bytes of an input file (`what`: "a population file", ...): a regular file, no
+    link followed, no FIFO or device opened, at most `limit` bytes; else HarnessError, one
+    line naming the file."""
+    from .errors import HarnessError
+
+    check_input_file(path, what)
+    flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
+    try:
+        fd = os.open(path, flags)
+    except OSError as error:
+        raise HarnessError(f"{path}: cannot read {what}: {error.strerror}") from error
+    try:
+        found = os.fstat(fd)
+        if not stat.S_ISREG(found.st_mode):   # swapped since lstat
+            raise _not_plain(path, found.st_mode, what, HarnessError)
+        chunks, size = [], 0
+        while size <= limit:
+            chunk = os.read(fd, limit + 1 - size)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+    except OSError as error:
+        raise HarnessError(f"{path}: cannot read {what}: {error.strerror}") from error
+    finally:
+        os.close(fd)
+    if size > limit:
+        raise HarnessError(f"{path}: larger than {limit} bytes, the most {what} may be")
     return b"".join(chunks)
 
 

@@ -24,6 +24,9 @@ class AgentSpec:
     source: str                   # a path, "builtin" or "callable"
     function: Callable | None = field(default=None, compare=False, repr=False)
     llm: Any = field(default=None, compare=False, repr=False)   # an llm: agent's LlmConfig
+    # the function an agent file defines, where it is not named after the file (validate
+    # and the autograder play a misnamed upload by what it defines)
+    defines: str | None = field(default=None, compare=False)
     # the file's bytes once read (`content`): a cell, so the frozen spec can fill it
     _content: list = field(default_factory=list, compare=False, repr=False)
 
@@ -73,6 +76,8 @@ class AgentSpec:
     def entry(self) -> str:
         """The name the agent's file defines, which a population's copies (`type#1`, ...)
         do not carry in their own names."""
+        if self.defines:
+            return self.defines
         return Path(self.source).stem if self.is_file else self.name
 
 
@@ -84,6 +89,17 @@ def bundled_agents_dir() -> Path:
 
 def builtin_spec(name: str) -> AgentSpec:
     return AgentSpec(name, "builtin", "builtin")
+
+
+def defined_spec(path: Path, defines: str | None) -> AgentSpec:
+    """The agent file at `path` playing the function it defines (`defines`, when that is
+    not the file's own name), named after that function."""
+    from dataclasses import replace
+
+    spec = file_spec(path)
+    if not defines or defines == spec.name:
+        return spec
+    return replace(spec, name=defines, defines=defines)
 
 
 def file_spec(path: Path) -> AgentSpec:

@@ -39,9 +39,10 @@ class PerAgent:
         return list(argv)
 
 
-def per_agent(memory: int | None) -> PerAgent:
+def per_agent(memory: int | None, unix_sockets: bool = True) -> PerAgent:
     """A fresh cgroup for one host process, or, where none can be made, a game filter that
-    forbids forking too."""
+    forbids forking too. `unix_sockets`: whether its games may make AF_UNIX sockets (only
+    in a network namespace of their own: harness/seccomp.py)."""
     from . import cgroups
 
     groups = cgroups.available()
@@ -51,12 +52,13 @@ def per_agent(memory: int | None) -> PerAgent:
         except OSError:
             group = None
         if group is not None:
-            return PerAgent(group.enter, lambda: groups.release(group), _game_filter(False))
-    return PerAgent(env=_game_filter(True))
+            return PerAgent(group.enter, lambda: groups.release(group),
+                            _game_filter(False, unix_sockets))
+    return PerAgent(env=_game_filter(True, unix_sockets))
 
 
-def _game_filter(no_fork: bool) -> dict[str, str]:
-    code = _program(no_fork=no_fork)
+def _game_filter(no_fork: bool, unix_sockets: bool) -> dict[str, str]:
+    code = _program(no_fork=no_fork, unix_sockets=unix_sockets)
     return {GAME_FILTER: code.hex()} if code else {}
 
 
@@ -70,18 +72,21 @@ def describe() -> str:
     return f"a cgroup per agent ({', '.join(sorted(groups.controllers))})"
 
 
-_programs: dict[tuple[bool, bool], bytes | None] = {}
+_programs: dict[tuple[bool, bool, bool], bytes | None] = {}
 
 
-def _program(no_fork: bool = False, host: bool = False) -> bytes | None:
-    if (no_fork, host) not in _programs:
+def _program(no_fork: bool = False, host: bool = False,
+             unix_sockets: bool = True) -> bytes | None:
+    key = (no_fork, host, unix_sockets)
+    if key not in _programs:
         from . import seccomp
 
         try:
-            _programs[no_fork, host] = seccomp.program(no_fork=no_fork, host=host)
+            _programs[key] = seccomp.program(no_fork=no_fork, host=host,
+                                             unix_sockets=unix_sockets)
         except seccomp.Unsupported:
-            _programs[no_fork, host] = None
-    return _programs[no_fork, host]
+            _programs[key] = None
+    return _programs[key]
 
 
 def filter_fd() -> int | None:

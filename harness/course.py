@@ -14,10 +14,18 @@ line win; the run says which values came from the course file.
 
 Paths in the course file are relative to the course file's folder, wherever the command
 runs.
+
+What a run may touch is chosen by the person at the command line, never by a file
+(`guard`): no course file may ask for an isolation weaker than the sandbox, and one read
+from the current folder (which may be a folder of uploads) may not name a file outside its
+own folder, a cluster, nor a time or memory limit above the default: those come from a
+course file the instructor names with `--config FILE`. Such a key is refused with one line
+naming the file and the key.
 """
 from __future__ import annotations
 
 import difflib
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -67,23 +75,25 @@ def _saying_sources(callback):
 def _load_into_context(ctx: click.Context, _param, value):
     from .errors import HarnessError
 
-    if value is not None and not Path(value).is_file():
+    if value is not None and not os.path.lexists(value):
         raise HarnessError(f"--config {value}: no such file")
     path = Path(value) if value is not None else Path(FILE_NAME)
-    if not path.is_file():
+    if value is None and not os.path.lexists(path):
         from .llm.config import declare_course
 
         declare_course({})   # no course file: no models from an earlier one (one process)
         return None
-    course = read(path, ctx.command, ctx.info_name)
+    course = read(path, ctx.command, ctx.info_name, named=value is not None)
     ctx.default_map = {**(ctx.default_map or {}), **course.values}
     ctx.meta[META_KEY] = course
     return None
 
 
 # -- reading -------------------------------------------------------------------------------
-def read(path: Path, command: click.Command, command_name: str | None) -> CourseValues:
-    """The values of the course file at `path` that `command` takes, checked."""
+def read(path: Path, command: click.Command, command_name: str | None,
+         named: bool = False) -> CourseValues:
+    """The values of the course file at `path` that `command` takes, checked; `named`: the
+    user gave it with --config (else it was found in the current folder: see `guard`)."""
     data = parse(path)
     from .llm.config import declare_course, declared
 
@@ -111,7 +121,56 @@ def read(path: Path, command: click.Command, command_name: str | None) -> Course
         if param is not None:
             course.values[param.name] = _checked(path, key, param, value)
             course.keys[param.name] = key
+            guard(path, key, param, course.values[param.name], named)
     return course
+
+
+def guard(path: Path, key: str, param: click.Parameter, value, named: bool) -> None:
+    """Refuse a key that would make the command reach beyond what its command line asked
+    for: a weaker isolation from any course file; from one found in the current folder,
+    also files and agents (what it reads and writes), a cluster (where agents go), and
+    wider limits than the defaults."""
+    from .errors import HarnessError
+    from .parameters import BY_NAME
+
+    shown = _toml(list(value) if isinstance(value, tuple) else value)
+    if param.name == "isolation" and value != "sandbox":
+        raise HarnessError(f"{path}: isolation = {shown}: an isolation weaker than the "
+                           "sandbox is chosen on the command line (--isolation "
+                           f"{value}), never by a file")
+    if named:
+        return
+    why = None
+    if isinstance(param.type, click.Path) or isinstance(param, click.Argument):
+        outside = _outside(path, value)
+        if outside:
+            why = f"a file outside its own folder ({outside})"
+    elif param.name == "cluster":
+        why = "where agents are sent"
+    elif param.name in ("timeout", "memory_limit") and param.name in BY_NAME and \
+            value is not None and value > BY_NAME[param.name].default:
+        why = f"a {key} above the default ({BY_NAME[param.name].default:g})"
+    if why:
+        raise HarnessError(f"{path}: {key} = {shown}: a course file found in the current "
+                           f"folder may not choose {why}; if you trust it, name it: "
+                           f"--config {path}")
+
+
+def _outside(path: Path, value) -> str | None:
+    """The first of the paths `value` names (after `_relative_to_file`) that is not inside
+    the course file's own folder, links resolved (a built-in's name is no path)."""
+    folder = os.path.realpath(path.resolve().parent)
+    for text in value if isinstance(value, (list, tuple)) else [value]:
+        if not isinstance(text, str):
+            continue
+        if text.startswith("qtable:"):
+            text = text[len("qtable:"):]
+        elif not (os.path.isabs(text) or os.path.lexists(text)) and "/" not in text:
+            continue     # a built-in's name or spec, not a path
+        real = os.path.realpath(os.path.join(folder, text))
+        if real != folder and not real.startswith(folder.rstrip("/") + "/"):
+            return text
+    return None
 
 
 def parse(path: Path) -> dict:

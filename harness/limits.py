@@ -61,9 +61,12 @@ def _within_current(which: int, soft: int, hard: int) -> tuple[int, int, int]:
     return which, soft, hard
 
 
-def preexec(limits: Limits, die_with_parent: bool = False, first=None, last=None):
+def preexec(limits: Limits, die_with_parent: bool = False, first=None, last=None,
+            become=None):
     """The function Popen runs in the child before exec: `first()` (joining the agent's
-    cgroup), the limits, `last()` (installing a seccomp filter).
+    cgroup), the limits, `become()` (leaving root for the agent's own user: harness/
+    agent_user.py), the parent-death signal (after `become`: the kernel clears it when
+    the user changes), `last()` (installing a seccomp filter).
 
     Everything it needs is computed here, in the monitor: in the child (a fork of a process
     that may have threads) it only makes system calls, no imports and no allocations that
@@ -78,6 +81,8 @@ def preexec(limits: Limits, die_with_parent: bool = False, first=None, last=None
             first()
         for which, soft, hard in settings:
             setrlimit(which, (soft, hard))
+        if become is not None:
+            become()
         if parent_death is not None:
             parent_death()
         if last is not None:

@@ -55,15 +55,11 @@ def read_file(path) -> dict:
 
 
 def read_bounded(path: Path, limit: int, what: str) -> bytes:
-    """A user's input file, at most `limit` bytes (read no further), or one clear line."""
-    try:
-        with open(path, "rb") as handle:
-            data = handle.read(limit + 1)
-    except OSError as error:
-        raise HarnessError(f"{path}: cannot read {what}: {error.strerror}") from error
-    if len(data) > limit:
-        raise HarnessError(f"{path}: larger than {limit} bytes, the most {what} may be")
-    return data
+    """A user's input file, at most `limit` bytes (read no further), or one clear line:
+    read as agent files are (harness/agent_files.py: no link, FIFO or device)."""
+    from .agent_files import read_input_file
+
+    return read_input_file(path, limit, what)
 
 
 def toml_loads(text: str) -> dict:

@@ -12,7 +12,8 @@ cell that starts with `=`, `+`, `-` or `@` as a formula. So:
 - `block(text)` does the same but keeps newlines and tabs: for text shown as a block (what
   an agent printed) and as a last safety net on a whole printed table.
 - `csv_cell(value)` is `line` for a CSV cell, and prefixes a cell a spreadsheet would read
-  as a formula with `'` (OWASP's advice for CSV injection).
+  as a formula with `'` (OWASP's advice for CSV injection), also after leading blanks and
+  for the full-width ＝ ＋ － ＠.
 
 Records keep the raw text; only what is shown is escaped. A backslash is left as it is, so
 `\\x1b` in the output may also be those four characters as written: the record has the
@@ -56,19 +57,24 @@ def block(text) -> str:
 
 
 # A cell a spreadsheet reads as a formula starts with one of these (after `line`, a tab or
-# carriage return is already the visible `\t`/`\r`, but keep them here for the rule's sake).
-_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+# carriage return is already the visible `\t`/`\r`, but keep them here for the rule's sake),
+# possibly after spaces: Google Sheets and LibreOffice's import with "trim spaces" drop
+# leading blanks (a no-break or ideographic space too) before they look, and spreadsheets in
+# East Asian locales take the full-width forms ＝ ＋ － ＠ for the ASCII ones. No spreadsheet
+# runs here to ask, so every one of these is taken as live (a quote in front costs nothing).
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r", "\uff1d", "\uff0b", "\uff0d", "\uff20")
 _PLAIN_NUMBER = re.compile(r"[+-]?[0-9]+(\.[0-9]+)?")
 
 
 def csv_cell(value):
     """A value as a CSV cell that no spreadsheet runs: numbers as they are, text escaped
-    with `line` and, when it starts like a formula (and is not just a number), prefixed
-    with a single quote."""
+    with `line` and, when it starts like a formula, even after blanks (and is not just a
+    number), prefixed with a single quote."""
     if value is None or isinstance(value, (bool, int, float)):
         return "" if value is None else value
     text = line(value)
-    if text.startswith(_FORMULA_START) and not _PLAIN_NUMBER.fullmatch(text):
+    start = text.lstrip()
+    if start.startswith(_FORMULA_START) and not _PLAIN_NUMBER.fullmatch(start):
         return "'" + text
     return text
 

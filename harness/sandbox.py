@@ -20,7 +20,7 @@ sandbox keeps root inside a user namespace without capabilities and no process l
 
 Where bubblewrap cannot run at all (not Linux, not installed, no user namespaces), one
 warning on stderr says what is not protected, and agents run as plain processes with the
-resource limits (`process` isolation).
+resource limits (`process` isolation: under a root monitor, as users of their own).
 """
 from __future__ import annotations
 
@@ -114,16 +114,22 @@ def launcher(spec, isolation) -> Callable[[list[str], dict], Launch]:
 
 def _plain(spec, memory):
     """`process` isolation: the same resource limits and system call filter, a cgroup where
-    one can be made, each game's own world where the kernel allows one, no OS sandbox."""
-    limits = resource_limits.Limits(memory=memory)
-    filtered = seccomp_installer()
+    one can be made, each game's own world where the kernel allows one, no OS sandbox. Under
+    a root monitor each process runs as a user of its own (harness/agent_user.py), which
+    also makes the process limit hold per agent."""
+    as_root = os.geteuid() == 0
+    limits = resource_limits.Limits(
+        memory=memory, processes=resource_limits.DEFAULT_PROCESSES if as_root else None)
+    filtered = seccomp_installer(unix_sockets=False)  # no network namespace of its own
     kept = _Views.of(spec).kept()
 
     def launch(argv, env):
-        per_agent = confinement.per_agent(memory)
+        per_agent = confinement.per_agent(memory, unix_sockets=False)
+        become = _dropper(_next_uid()) if as_root else None
         source = _given_source(spec)
         preexec = resource_limits.preexec(limits, die_with_parent=True,
-                                          first=per_agent.enter, last=filtered)
+                                          first=per_agent.enter, last=filtered,
+                                          become=become)
         return Launch(per_agent.command(argv),
                       dict(env, **per_agent.env, **kept, **source.env), preexec, source.fds,
                       cpu_seconds=limits.cpu_seconds, release=per_agent.release)
@@ -148,14 +154,25 @@ def _given_source(spec) -> _Given:
     return _Given({SOURCE_FD: str(fd)}, (fd,))
 
 
-def seccomp_installer():
+def _dropper(uid: int):
+    from .agent_user import CannotDrop, dropper
+    from .errors import HarnessError
+
+    try:
+        return dropper(uid)
+    except CannotDrop as error:  # never run an agent as root instead
+        raise HarnessError(f"--isolation process as root: {error}; run the monitor as an "
+                           "ordinary user, or use --isolation sandbox") from error
+
+
+def seccomp_installer(unix_sockets: bool = True):
     """What installs the host's filter between fork and exec (each game's process adds the
     full one: harness/world.py), or None on an architecture harness/seccomp.py has no
     numbers for."""
     from . import seccomp
 
     try:
-        return seccomp.installer(seccomp.program(host=True))
+        return seccomp.installer(seccomp.program(unix_sockets=unix_sockets, host=True))
     except seccomp.Unsupported:
         return None
 
@@ -553,10 +570,15 @@ def warn_once(reason: str) -> None:
     _warned = True
     from .safe_text import line  # the reason quotes bubblewrap's stderr
 
+    if os.geteuid() == 0:
+        reach = ("each under a user id of its own that can read whatever root can and write "
+                 "what any user may (/tmp)")
+    else:
+        reach = ("each can read and write whatever this user can, and signal other "
+                 "processes, the monitor included")
     print(f"pdharness: warning: no sandbox: {line(reason)}. Agents run as plain processes with "
-          "resource limits only: each can read and write whatever this user can, use the "
-          "network, and signal other processes, the monitor included "
-          "(see README, 'Running untrusted submissions').", file=sys.stderr)
+          f"resource limits only: {reach} (see README, 'Running untrusted submissions').",
+          file=sys.stderr)
 
 
 def describe() -> str:

@@ -7,6 +7,8 @@ read-only (/usr/bin/env), and memory no resource limit counts (SysV shared memor
 `BASE` denies those system calls, plus the ones that reach other processes or widen the
 kernel's attack surface (ptrace, namespaces, mounts, perf, userfaultfd, io_uring, bpf).
 Agents need none of them; Python, Hy and SBCL start and play with all of them denied.
+Sockets are held to the families an agent can need (`AF_UNIX`, and only inside the
+sandbox's namespaces; see `AF_UNIX`).
 
 Two programs, stacked. The host's process runs under `program(host=True)`, which lets it
 make namespaces and mount in them: it builds every game a new world (harness/world.py).
@@ -71,7 +73,7 @@ _NUMBERS = {  # name: (x86_64, aarch64); aarch64 has no fork, vfork, inotify_ini
     "semctl": (66, 191), "semtimedop": (220, 192), "msgget": (68, 186), "msgsnd": (69, 189),
     "msgrcv": (70, 188), "msgctl": (71, 187), "mq_open": (240, 180), "mq_unlink": (241, 181),
     "mq_timedsend": (242, 182), "mq_timedreceive": (243, 183), "mq_notify": (244, 184),
-    "mq_getsetattr": (245, 185),
+    "mq_getsetattr": (245, 185), "socket": (41, 198), "socketpair": (53, 199),
 }
 
 # what every agent process is denied, by why
@@ -92,6 +94,15 @@ FORKING = ["fork", "vfork"]
 # what the host itself needs to build each game a new world (harness/world.py): allowed in
 # the host's program, denied again in every game's
 BUILDING_WORLDS = ["unshare", "setns", "mount"]
+
+# socket(2) and socketpair(2) take only these address families (their first argument):
+# AF_UNIX where the agent has namespaces of its own (the sandbox: its own network
+# namespace, so no abstract socket of the machine's, and only the files it sees), none
+# otherwise. Every other family is how a process leaves its namespaces: AF_VSOCK reaches
+# the hypervisor whatever the network namespace, AF_NETLINK the kernel, AF_INET/AF_INET6
+# and AF_PACKET the network wherever there is one. Refused with EAFNOSUPPORT, as for a
+# family the kernel lacks, so a runtime that probes one takes its usual way round.
+AF_UNIX = 1
 
 
 class Unsupported(Exception):
@@ -135,8 +146,10 @@ class _Program:
         return offset
 
 
-def program(no_fork: bool = False, machine: str | None = None, host: bool = False) -> bytes:
+def program(no_fork: bool = False, machine: str | None = None, unix_sockets: bool = True,
+            host: bool = False) -> bytes:
     """The filter as the kernel (and bwrap's --seccomp) takes it: struct sock_filter[].
+    `unix_sockets`: AF_UNIX allowed (only where the agent has namespaces of its own).
     `host`: the host process's own, which may build game worlds (see the module's text)."""
     machine = machine or architecture()
     column = list(ARCHITECTURES).index(machine)
@@ -157,6 +170,8 @@ def program(no_fork: bool = False, machine: str | None = None, host: bool = Fals
         if name in numbers:
             p.emit(_JEQ, numbers[name], "eperm", 0)
     p.emit(_JEQ, numbers["clone3"], "enosys", 0)
+    p.emit(_JEQ, numbers["socket"], "socket_family", 0)
+    p.emit(_JEQ, numbers["socketpair"], "socket_family", 0)
     p.emit(_JEQ, numbers["fcntl"], 0, "not_fcntl")
     p.emit(_LOAD, _arg(1))
     for command in FCNTL_LOCKS_AND_WATCHES:
@@ -170,6 +185,13 @@ def program(no_fork: bool = False, machine: str | None = None, host: bool = Fals
         p.emit(_JSET, CLONE_THREAD, "allow", "eperm")
     p.label("allow")
     p.emit(_RET, _ALLOW)
+    p.label("socket_family")
+    if unix_sockets:
+        p.emit(_LOAD, _arg(0))        # socket(domain, ...), socketpair(domain, ...)
+        p.emit(_JEQ, AF_UNIX, 0, "eafnosupport")
+        p.emit(_RET, _ALLOW)
+    p.label("eafnosupport")
+    p.emit(_RET, _ERRNO | errno.EAFNOSUPPORT)
     p.label("eperm")
     p.emit(_RET, _ERRNO | errno.EPERM)
     p.label("enosys")

@@ -277,3 +277,81 @@ def test_the_instructor_chooses_visibility_and_the_leaderboard(tmp_path, bwrap):
     results = run_autograder(root)
     assert "tell the instructor" in results["output"]
     assert results["visibility"] == "after_due_date"
+
+# -- the verdict is the monitor's alone (issue 21) -----------------------------------------------
+def no_bubblewrap_path(tmp_path) -> str:
+    """A PATH with what run_autograder needs but bubblewrap: the bundle's documented
+    fallback, as in containers that forbid user namespaces."""
+    tools = tmp_path / "bin"
+    tools.mkdir()
+    for tool in ("mkdir", "mktemp", "chmod", "mv", "sbcl", "prlimit", "setpriv"):
+        found = shutil.which(tool)
+        if found:
+            (tools / tool).symlink_to(found)
+    return str(tools)
+
+
+@pytest.mark.parametrize("with_bubblewrap", [True, False], ids=["sandbox", "no-bubblewrap"])
+def test_an_agent_cannot_forge_the_verdict(request, tmp_path, bundle, with_bubblewrap):
+    """VerdictForger writes a full score into results.json and kills the monitor: the
+    sandbox hides both from it; without bubblewrap a root monitor's agent runs as a user of
+    its own, which may neither write the results folder nor signal the monitor; and a
+    monitor that dies all the same leaves a failure, never the agent's file."""
+    if with_bubblewrap:
+        request.getfixturevalue("sandboxed")
+    root = tmp_path / "autograder"
+    upload = tmp_path / "VerdictForger.py"
+    upload.write_text((AGENTS / "hostile" / "VerdictForger.py").read_text().replace(
+        'RESULTS = ""', f'RESULTS = {str(root / "results" / "results.json")!r}'))
+    gradescope_layout(tmp_path, bundle, [upload])
+    results = run_autograder(root, None if with_bubblewrap else no_bubblewrap_path(tmp_path))
+    assert results["score"] != 100 and results["output"] != "forged"
+    if os.geteuid() == 0 or with_bubblewrap:   # else the monitor's own user is the agent's
+        assert results["output"].startswith("Checked by pdharness")  # the monitor's
+
+
+def test_a_grader_that_dies_leaves_a_failure_not_what_was_written_before(tmp_path, bundle):
+    """Whatever ends the grader's process (an agent of a monitor that is not root, the
+    kernel's OOM killer), run_autograder writes the failure over results.json."""
+    root = gradescope_layout(tmp_path, bundle, [VALIDATE / "py" / "NashOwen.py"])
+    dying = tmp_path / "dying-python"
+    dying.write_text("#!/bin/sh\n"
+                     f"echo '{{\"score\": 100, \"tests\": []}}' > {root}/results/results.json\n"
+                     "kill -9 $$\n")
+    dying.chmod(0o755)
+    env = dict(os.environ, AUTOGRADER_ROOT=str(root), PDHARNESS_PYTHON=str(dying))
+    done = subprocess.run(["/bin/bash", str(root / "run_autograder")], cwd=root, env=env,
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stdout + done.stderr
+    results = json.loads((root / "results" / "results.json").read_text())
+    check_gradescope_shape(results)
+    assert results["score"] == 0 and "tell the instructor" in results["output"]
+    assert [p.name for p in (root / "results").iterdir()] == ["results.json"]
+
+
+JIIBE = "(defn IbeJi [hist score]\n  [\"C\" \"C\" \"C\"])\n"
+
+
+@pytest.mark.parametrize("file_name, source", [
+    ("KhosmoodLevinson (1).py", None), ("khosmoodlevinson.py", None),
+    ("KhosmoodLevinson_final.py", None), ("JiIbe.hy", JIIBE)])
+def test_a_misnamed_upload_gets_validates_checks_and_fix(tmp_path, bundle, bwrap, file_name,
+                                                          source):
+    """An LMS renames uploads: the upload is played by the function it defines, loses the
+    name's points with validate's own code and fix, and never crashes the grader."""
+    upload = tmp_path / "upload" / file_name
+    upload.parent.mkdir()
+    if source is None:
+        shutil.copy2(AGENTS.parent.parent / "student_agents" / "KhosmoodLevinson.py", upload)
+    else:
+        upload.write_text(source)
+    root = gradescope_layout(tmp_path, bundle, [upload])
+    results = run_autograder(root)
+    tests = by_name(results)
+    assert tests["Name"]["status"] == "failed"
+    assert "file-name-mismatch" in tests["Name"]["output"] and "fix:" in tests["Name"]["output"]
+    assert tests["Loads"]["status"] == tests["Plays"]["status"] == "passed"
+    assert results["score"] == pytest.approx(20 * 7 / 10)
+    assert "tell the instructor" not in json.dumps(results)
+    assert str(root) not in json.dumps(results) and "/source/" not in json.dumps(results)
+    assert "Practice games" in json.dumps(results) and "could not play" not in json.dumps(results)

@@ -32,30 +32,30 @@ def tournament_params(folder, *extra):
 
 
 def test_the_course_file_in_the_current_folder_sets_the_options(tmp_path):
-    write(tmp_path, 'timeout = 2.5\nflip = [0.1, 0.05]\nlength = [3, 4]\n'
-                    'moves-per-turn = 2\npayoffs = [4, 3, 1, 0]\nisolation = "none"\n')
-    params, err = tournament_params(tmp_path)
-    assert params["timeout"] == 2.5 and params["flip"] == [0.1, 0.05]
+    write(tmp_path, 'timeout = 0.5\nflip = [0.1, 0.05]\nlength = [3, 4]\n'
+                    'moves-per-turn = 2\npayoffs = [4, 3, 1, 0]\n')
+    params, err = tournament_params(tmp_path, "--isolation", "none")
+    assert params["timeout"] == 0.5 and params["flip"] == [0.1, 0.05]
     assert params["length"] == [3, 4] and params["moves_per_turn"] == 2
-    assert "course file pdharness.toml: timeout = 2.5" in err
+    assert "course file pdharness.toml: timeout = 0.5" in err
 
 
 def test_the_command_line_wins_and_the_note_says_so(tmp_path):
-    write(tmp_path, 'timeout = 2.5\nlength = [3, 4]\nisolation = "none"\n')
-    params, err = tournament_params(tmp_path, "--timeout", "0.5")
+    write(tmp_path, 'timeout = 0.8\nlength = [3, 4]\n')
+    params, err = tournament_params(tmp_path, "--timeout", "0.5", "--isolation", "none")
     assert params["timeout"] == 0.5 and params["length"] == [3, 4]
     assert "the command line overrode timeout" in err
 
 
 def test_a_command_table_applies_to_that_command_only(tmp_path):
-    write(tmp_path, 'isolation = "none"\nlength = [3, 3]\n[play]\nlength = [5, 5]\n'
+    write(tmp_path, 'length = [3, 3]\n[play]\nlength = [5, 5]\n'
                     '[tournament]\nformat = "json"\n')
     status, out, err = run_cli("play", "titfortat", "defect", "--seed", "2",
-                               "--format", "json", cwd=tmp_path)
+                               "--format", "json", "--isolation", "none", cwd=tmp_path)
     assert status == 0, err
     assert len(json.loads(out)["turns"]) == 5
     status, out, err = run_cli("tournament", "titfortat", "defect", "--seed", "2",
-                               cwd=tmp_path)
+                               "--isolation", "none", cwd=tmp_path)
     assert status == 0, err
     assert json.loads(out)["rounds"][0]["game_length"] == 3
 
@@ -66,12 +66,12 @@ def test_paths_are_relative_to_the_course_file_and_agents_come_from_it(tmp_path)
     for name in ("Counter.py", "Raiser.py"):
         (course / "submissions" / name).write_text((CORE / name).read_text())
     (course / "out").mkdir()
-    config = write(course, 'agents = ["submissions", "titfortat"]\nisolation = "process"\n'
+    config = write(course, 'agents = ["submissions", "titfortat"]\n'
                            'length = [3, 3]\ngrades = "out/grades.csv"\n')
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     status, out, err = run_cli("tournament", "--config", config, "--seed", "3",
-                               "--format", "json", cwd=elsewhere)
+                               "--format", "json", "--isolation", "process", cwd=elsewhere)
     assert status == 0, err
     names = {agent["name"] for agent in json.loads(out)["agents"]}
     assert names == {"Counter", "Raiser", "titfortat"}
@@ -100,9 +100,10 @@ def test_the_readmes_course_file_works_on_its_first_run(tmp_path):
 
 
 def test_the_record_reruns_the_same_run_without_the_course_file(tmp_path):
-    write(tmp_path / "a", 'flip = [0.3, 0.2]\nlength = [4, 6]\nisolation = "none"\n'
+    write(tmp_path / "a", 'flip = [0.3, 0.2]\nlength = [4, 6]\n'
                           'agents = ["titfortat", "defect", "random"]\n')
-    status, first, err = run_cli("tournament", "--seed", "5", "--format", "json",
+    status, first, err = run_cli("tournament", "--config", "pdharness.toml", "--seed", "5",
+                                 "--format", "json", "--isolation", "none",
                                  "--db", tmp_path / "run.sqlite", cwd=tmp_path / "a")
     assert status == 0, err
     with sqlite3.connect(tmp_path / "run.sqlite") as db:
@@ -146,15 +147,17 @@ def test_validate_and_the_autograder_take_the_course_values(tmp_path):
     roster = tmp_path / "roster.csv"
     roster.write_text((AGENTS / "validate" / "rosters" / "canvas.csv").read_text())
     write(tmp_path, 'roster = "roster.csv"\ntimeout = 3.0\nmoves-per-turn = 1\n'
-                    'isolation = "process"\n[autograder]\npoints = 50\n')
-    status, _out, err = run_cli("autograder", tmp_path / "bundle", cwd=tmp_path)
+                    '[autograder]\npoints = 50\n')
+    status, _out, err = run_cli("autograder", tmp_path / "bundle", "--config",
+                                "pdharness.toml", cwd=tmp_path)
     assert status == 0, err
     settings_file = json.loads((tmp_path / "bundle" / "pdharness-autograder.json").read_text())
     assert settings_file["points"] == 50 and settings_file["timeout"] == 3.0
     assert settings_file["moves_per_turn"] == 1 and settings_file["roster"] == "roster.csv"
     stranger = tmp_path / "OrrPage.py"
     stranger.write_text("def OrrPage(hist, score):\n    return ['C']\n")
-    status, out, err = run_cli("validate", stranger, cwd=tmp_path)
+    status, out, err = run_cli("validate", stranger, "--config", "pdharness.toml",
+                               "--isolation", "process", cwd=tmp_path)
     assert status == 1 and "not-on-roster" in out
 
 
@@ -195,3 +198,67 @@ def _toml(value):
     if isinstance(value, str):
         return json.dumps(value)
     return repr(value)
+
+
+# -- what a run may touch is the command line's choice (issue 21) ---------------------------------
+@pytest.mark.parametrize("mode", ["none", "process"])
+@pytest.mark.parametrize("named", [False, True], ids=["found", "named"])
+def test_no_course_file_chooses_a_weaker_isolation(tmp_path, mode, named):
+    """A folder of uploads holding a pdharness.toml: `validate .` there must not run the
+    uploaded agent inside the monitor; nor may a course file the instructor names."""
+    folder = tmp_path / "uploads"
+    write(folder, f'isolation = "{mode}"\n')
+    (folder / "KhosmoodLevinson.py").write_text(
+        (AGENTS.parent.parent / "student_agents" / "KhosmoodLevinson.py").read_text())
+    extra = ["--config", "pdharness.toml"] if named else []
+    status, out, err = run_cli("validate", ".", *extra, cwd=folder)
+    assert status == 2 and out == "" and err.count("\n") == 1, err
+    assert "pdharness.toml: isolation" in err and f"--isolation {mode}" in err
+
+
+@pytest.mark.parametrize("text, key", [
+    ('timeout = 30\n', "timeout"), ('memory-limit = 4096\n', "memory-limit"),
+    ('db = "/tmp/planted.sqlite"\n', "db"), ('report = "../index.html"\n', "report"),
+    ('agents = ["../other-uploads"]\n', "agents"), ('cluster = "tcp://10.0.0.1:8786"\n',
+                                                     "cluster"),
+    ('[tournament]\ngrades = "/root/grades.csv"\n', "grades"),
+    ('agents = ["titfortat", "qtable:../model.json"]\n', "agents")])
+def test_a_course_file_found_in_the_folder_reaches_no_further_than_the_command_line(
+        tmp_path, text, key):
+    write(tmp_path, text)
+    status, _out, err = run_cli("tournament", "titfortat", "defect", "--isolation", "none",
+                                "--length", "2", "2", cwd=tmp_path)
+    assert status == 2 and err.count("\n") == 1, err
+    assert f"pdharness.toml: {key} = " in err and "--config pdharness.toml" in err
+
+
+def test_a_course_file_found_in_the_folder_may_name_its_own_files(tmp_path):
+    """The course's own folder, as the README lays it out: agents, outputs inside it."""
+    (tmp_path / "submissions").mkdir()
+    (tmp_path / "submissions" / "Counter.py").write_text((CORE / "Counter.py").read_text())
+    (tmp_path / "out").mkdir()
+    write(tmp_path, 'agents = ["submissions", "titfortat", "defect"]\n'
+                    'report = "out/report.html"\ntimeout = 1.0\nmemory-limit = 512\n'
+                    '[tournament]\ndb = "out/run.sqlite"\n')
+    status, _out, err = run_cli("tournament", "--isolation", "none", "--length", "2", "2",
+                                "--seed", "1", cwd=tmp_path)
+    assert status == 0, err
+    assert (tmp_path / "out" / "run.sqlite").is_file()
+
+
+def test_a_named_course_file_may_widen_the_limits(tmp_path):
+    write(tmp_path, 'timeout = 30\nmemory-limit = 2048\n')
+    params, err = tournament_params(tmp_path, "--config", "pdharness.toml", "--isolation",
+                                    "none")
+    assert params["timeout"] == 30
+
+
+@pytest.mark.parametrize("command", ["experiment", "train"])
+def test_no_experiment_or_population_file_chooses_the_isolation(tmp_path, command):
+    planted = tmp_path / "planted.json"
+    planted.write_text(json.dumps({"types": [{"id": "t", "agent": "titfortat", "count": 2}],
+                                   "parameters": {"isolation": "none"}}))
+    extra = ["--out", tmp_path / "q.json"] if command == "train" else []
+    status, out, err = run_cli(command, planted, *extra)
+    assert status == 2 and err.count("\n") == 1, err
+    assert "planted.json: parameters: isolation 'none'" in err and "--isolation none" in err

@@ -171,6 +171,7 @@ class HostileRun(RunReader):
     left behind."""
 
     def __init__(self, workdir: Path, isolation: str):
+        self.isolation = isolation
         names = [n for n in PYTHON_HOSTILE
                  if isolation == "sandbox" or n not in ONLY_IN_SANDBOX]
         remove_markers()
@@ -406,28 +407,59 @@ def test_in_the_sandbox_no_file_appears_outside_the_run(sandboxed_run):
     assert not any(sandboxed_run.markers.values())
 
 
-def test_under_process_isolation_agents_can_read_write_and_connect(process_run):
-    """Not protected without the OS sandbox (docs/readme/untrusted.md says so), but for
-    /tmp, which is each game's own (harness/world.py)."""
-    assert process_run.intended("Snoop") == {"DDD"}
-    assert process_run.intended("Peeker") == {"DDD"}
-    assert process_run.intended("Planter") == {"DDD"}
-    assert "agents/Planted.py" in set(process_run.after) - set(process_run.before)
+AS_ROOT = os.geteuid() == 0
+
+
+def test_under_process_isolation_agents_read_only_what_their_user_may_and_reach_no_network(
+        process_run):
+    """Not protected without the OS sandbox: an agent reads what its user may. Under a root
+    monitor each agent is a user of its own without a capability (harness/agent_user.py;
+    a game's world drops them all, harness/world.py), so the run's folders, root's alone,
+    are out of its reach; under any other monitor it is the monitor's own user. It sees no
+    other process (a PID namespace of its own, an empty /proc), and the seccomp filter
+    allows it no socket."""
+    assert process_run.intended("Peeker") == {"CCC"}
+    assert process_run.intended("Networker") == {"CCC"}
+    assert process_run.connections == 0
+    snooped = process_run.intended("Snoop")
+    if AS_ROOT:   # its own folder and the working folder: root's (move 2 looks anywhere)
+        assert {moves[0] + moves[2] for moves in snooped} == {"CC"}
+    else:
+        assert snooped == {"DDD"}
+
+
+def test_under_process_isolation_agents_write_only_what_their_own_user_may(process_run):
+    """/tmp is each game's own (harness/world.py): nothing lands in the machine's. Under a
+    root monitor each agent is a user of its own and the run's folders are root's; under any
+    other monitor its agents write wherever it may."""
     assert not process_run.markers["/tmp/pdharness-hostile-planted"]
-    assert process_run.intended("Networker") == {"DDD"}
-    assert process_run.connections > 0
+    if AS_ROOT:
+        assert process_run.intended("Planter") == {"CDC"}   # only in its own /tmp
+        assert process_run.after == process_run.before
+    else:
+        assert process_run.intended("Planter") == {"DDD"}
+        assert "agents/Planted.py" in set(process_run.after) - set(process_run.before)
 
 
 def test_under_process_isolation_an_agent_cannot_kill_the_monitor(tmp_path):
     """Without the OS sandbox a game still runs in a PID namespace of its own (where the
-    kernel allows user namespaces, as here): its parent, the monitor, is out of sight."""
+    kernel allows user namespaces, as here): its parent, the monitor, is out of sight, and
+    under a root monitor it is a user of its own besides."""
     shutil.copy(HOSTILE / "ParentKiller.py", tmp_path)
     options = dict(SETTINGS, agents=[str(tmp_path / "ParentKiller.py"), "titfortat"],
                    isolation="process", max_rounds=1)
     done = subprocess.run([sys.executable, "-c", RUNNER, str(ROOT), json.dumps(options)],
                           capture_output=True, text=True, cwd=tmp_path, timeout=300,
                           env=dict(os.environ, PYTHONPATH=str(ROOT)))
-    assert done.returncode == 0, done.stderr
+    assert done.returncode == 0, done.stderr[-2000:]
+
+
+def test_the_socket_and_user_probes_hold_in_the_hostile_crowd(run):
+    """SocketProber: AF_UNIX only in the sandbox, no socket as a plain process; UidChecker:
+    never root (tests/test_agent_user.py has them in every language)."""
+    assert run.intended("SocketProber") == ({"CDC"} if run.isolation == "sandbox" else {"CCC"})
+    if AS_ROOT or run.isolation == "sandbox":
+        assert run.intended("UidChecker") == {"CCC"}
 
 
 # -- nothing shared between agents, limits per agent ----------------------------------------

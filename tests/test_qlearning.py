@@ -29,7 +29,7 @@ OTHER = AGENTS / "training" / "other.json"
 @pytest.fixture(scope="module")
 def trained(tmp_path_factory):
     folder = tmp_path_factory.mktemp("models")
-    status, out, err = run_cli("train", MIX, "--out", folder / "q.json")
+    status, out, err = run_cli("train", MIX, "--out", folder / "q.json", "--isolation", "none")
     assert status == 0, err
     untrained = folder / "untrained.json"
     save_model(Model.untrained(1), untrained)
@@ -121,11 +121,12 @@ def test_copies_of_its_training_types_need_no_retraining_other_types_do(trained,
 
 
 def test_train_refuses_bad_training_values_in_one_line(tmp_path):
-    status, out, err = run_cli("train", OTHER, "--out", tmp_path / "q.json", "--games", "0")
+    status, out, err = run_cli("train", OTHER, "--out", tmp_path / "q.json", "--games", "0",
+                               "--isolation", "none")
     assert status == 2 and err.count("\n") == 1
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps(dict(json.loads(OTHER.read_text()), training={"gamma": 2})))
-    status, out, err = run_cli("train", bad, "--out", tmp_path / "q.json")
+    status, out, err = run_cli("train", bad, "--out", tmp_path / "q.json", "--isolation", "none")
     assert status == 2 and "gamma" in err and err.count("\n") == 1
 
 
@@ -181,8 +182,8 @@ def test_an_experiment_says_once_that_a_model_needs_retraining(trained, tmp_path
     experiment.write_text(json.dumps({
         "types": [{"id": "q", "agent": f"qtable:{model}", "count": 2},
                   {"id": "grim", "agent": "grudger", "count": 2}],
-        "replicates": 2, "parameters": {"length": [3, 4], "isolation": "none"},
+        "replicates": 2, "parameters": {"length": [3, 4]},
         "conditions": [{"name": "a"}, {"name": "b", "flip": [0.0, 0.0]}]}))
-    status, out, err = run_cli("experiment", experiment, "--seed", "1")
+    status, out, err = run_cli("experiment", experiment, "--seed", "1", "--isolation", "none")
     assert status == 0, err
     assert err.count("retrain") == 1 and str(model) in err

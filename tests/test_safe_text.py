@@ -72,10 +72,23 @@ def test_no_csv_cell_starts_a_formula(value):
     cell = csv_cell(value)
     if isinstance(cell, str):
         assert not any(obeyed(c) for c in cell)
-        assert not cell.startswith(("=", "+", "-", "@", "\t", "\r")) or re.fullmatch(
-            r"[+-][0-9]+(\.[0-9]+)?", cell)
+        assert not cell.lstrip().startswith(LIVE) or re.fullmatch(
+            r"\s*[+-][0-9]+(\.[0-9]+)?", cell)
     else:
         assert cell == value
+
+
+# What starts a formula, decided (issue 21): the ASCII four and tab/CR, also after leading
+# blanks (Google Sheets, and LibreOffice's "trim spaces" import, drop them first), and the
+# full-width forms (spreadsheets in East Asian locales take them for the ASCII ones).
+LIVE = ("=", "+", "-", "@", "\t", "\r", "\uff1d", "\uff0b", "\uff0d", "\uff20")
+
+
+@pytest.mark.parametrize("cell", [" =1+1", "   +cmd", "\u00a0-2+3", "\u3000@SUM(1)",
+                                  "\uff1d1+1", "\uff0bA1", "\uff0d1+1", "\uff20SUM(A1)",
+                                  "  \uff1dHYPERLINK(\"http:evil.example\")"])
+def test_formulas_after_blanks_and_full_width_ones_are_neutralized(cell):
+    assert csv_cell(cell) == "'" + line(cell)
 
 
 def test_formula_cells_get_a_quote_and_numbers_stay_numbers():

@@ -136,10 +136,13 @@ def test_there_is_no_network(sandboxed):
                 reached = True
             except OSError:
                 reached = False
-            names = [name for _index, name in socket.if_nameindex()]
+            try:   # netlink, and an AF_INET socket, are refused by the seccomp filter
+                names = [name for _index, name in socket.if_nameindex()]
+            except OSError:
+                names = None
             print(json.dumps({{"reached": reached, "interfaces": names}}))
         """)
-        assert seen == {"reached": False, "interfaces": ["lo"]}
+        assert seen == {"reached": False, "interfaces": None}
         with pytest.raises(BlockingIOError):
             listener.accept()
     finally:
@@ -368,7 +371,11 @@ def test_without_bubblewrap_one_warning_says_what_is_not_protected(tmp_path):
     warnings = [line for line in done.stderr.splitlines() if "warning" in line]
     assert len(warnings) == 1
     assert "no sandbox: bubblewrap is not installed" in warnings[0]
-    assert "network" in warnings[0] and "monitor" in warnings[0]
+    if os.geteuid() == 0:   # agents under user ids of their own (harness/agent_user.py)
+        assert "user id of its own" in warnings[0] and "read whatever root can" in warnings[0]
+    else:
+        assert "read and write whatever this user can" in warnings[0]
+        assert "monitor" in warnings[0]
     result = json.loads(done.stdout)
     assert all(agent["status"] == "ok" for agent in result["agents"])
 

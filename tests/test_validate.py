@@ -284,7 +284,7 @@ def test_exit_codes_and_the_table():
     ([FILES / "warnings", "--roster", "no-roster.csv"], "--roster no-roster.csv: cannot read"),
     ([FILES / "warnings", "--roster", FILES / "warnings" / "ReedShaw.py"],
      "row 1: 'def ReedShaw(hist' is not a last name"),
-    ([FILES / "warnings", "--roster", "/dev/null"], "no teams found"),
+    ([FILES / "warnings", "--roster", "/dev/null"], "/dev/null: is a character device"),
     ([FILES / "warnings", "--timeout", "-1"], "--timeout"),
     ([FILES / "warnings", "--moves-per-turn", "0"], "--moves-per-turn"),
     ([FILES / "warnings", "--format", "xml"], "--format"),

@@ -31,7 +31,15 @@ ROOT="${{AUTOGRADER_ROOT:-/autograder}}"
 export AUTOGRADER_ROOT="$ROOT"
 export PYTHONPATH="$ROOT/source/{vendored}"
 mkdir -p "$ROOT/results"
-exec "${{PDHARNESS_PYTHON:-python3}}" -m harness.autograder
+"${{PDHARNESS_PYTHON:-python3}}" -m harness.autograder && exit 0
+STATUS=$?
+# The grader's process ended early (killed, out of memory): whatever results.json holds
+# now is not its verdict. Write the failure over it, whole, then move it into place.
+echo "the autograder's process ended with status $STATUS: the upload gets a failure"
+SCRATCH="$(mktemp "$ROOT/results/.stopped.XXXXXX")"
+printf '%s\n' '{{"score": 0, "output": "The autograder stopped before it finished checking this upload (its process ended early). Please tell the instructor.", "stdout_visibility": "hidden", "visibility": "{visibility}", "tests": []}}' > "$SCRATCH"
+chmod 644 "$SCRATCH"
+mv -f "$SCRATCH" "$ROOT/results/results.json"
 """
 
 SETUP_SH = """#!/usr/bin/env bash
@@ -65,12 +73,17 @@ def write_bundle(folder: Path, settings: dict, roster: Path | None = None) -> Pa
     from .. import __version__
     from ..errors import HarnessError
     from ..lang import LANGUAGES
+    from .grade import VISIBILITIES
 
     try:
         folder.mkdir(parents=True, exist_ok=True)
         files = _copy_packages(folder)
+        # the instructor's visibility holds for a grader that died too (checked: one word)
+        visibility = settings.get("visibility", "visible")
+        if visibility not in VISIBILITIES:
+            raise HarnessError(f"visibility {visibility!r} is none of {', '.join(VISIBILITIES)}")
         files.append(_write(folder / "run_autograder", RUN_AUTOGRADER.format(
-            version=__version__, vendored=VENDORED), executable=True))
+            version=__version__, vendored=VENDORED, visibility=visibility), executable=True))
         files.append(_write(folder / "setup.sh", SETUP_SH.format(
             version=__version__, vendored=VENDORED, apt=APT_PACKAGES,
             new_choices=" ".join(language.new_choice for language in LANGUAGES.values()),

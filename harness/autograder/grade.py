@@ -64,14 +64,28 @@ CHECKS = (
 )
 
 
+STOPPED = {"score": 0, "output": "The autograder stopped before it finished checking this "
+           "upload (its process ended early). Please tell the instructor.",
+           "stdout_visibility": "hidden", "tests": []}
+
+
 def main() -> int:
     """Grade the upload under $AUTOGRADER_ROOT and write results/results.json. Whatever
     happens, a results.json is written (Gradescope shows nothing without one); what went
-    wrong goes to stdout, which only the instructor sees."""
+    wrong goes to stdout, which only the instructor sees.
+
+    The verdict is the monitor's alone: before anything runs, results.json says the run
+    stopped (so a monitor that dies leaves a failure, and run_autograder writes one again
+    over anything else once it sees the monitor die); the grade replaces it only after
+    every agent process is gone (handles closed), written whole in a folder of the
+    monitor's own and moved into place, over whatever an agent may have put there."""
+    import math
     import time
 
     started = time.monotonic()
     root = Path(os.environ.get(ROOT_VARIABLE) or DEFAULT_ROOT)
+    target = root / "results" / "results.json"
+    write_results(target, dict(STOPPED, visibility=_visibility_of(root)))
     try:
         results = grade(root)
     except Exception as error:  # noqa: BLE001 - the student must still get an answer
@@ -79,17 +93,14 @@ def main() -> int:
 
         traceback.print_exc(file=sys.stdout)
         results = {"score": 0, "output": f"The autograder could not check this upload "
-                   f"({type(error).__name__}: {error}). Please tell the instructor.",
+                   f"({type(error).__name__}). Please tell the instructor.",
                    "stdout_visibility": "hidden", "visibility": _visibility_of(root),
                    "tests": []}
-    import math
-
     results["execution_time"] = math.ceil(time.monotonic() - started)  # whole seconds
-    target = root / "results" / "results.json"
-    target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(json.dumps(results, indent=2, ensure_ascii=False) + "\n",
-                      encoding="utf-8")
-    print(f"score {results['score']:g}; results written to {target}")
+    write_results(target, results)
+    from ..safe_text import line
+
+    print(f"score {results['score']:g}; results written to {line(target)}")
     return 0
 
 
@@ -101,6 +112,26 @@ def _visibility_of(root: Path) -> str:
     except Exception:  # noqa: BLE001 - unreadable settings: the most careful choice
         return "after_published"
     return chosen if chosen in VISIBILITIES else "after_published"
+
+
+def write_results(target: Path, results: dict) -> None:
+    """results.json written whole or not at all: into a fresh folder only this process may
+    write, then renamed over the target (a rename replaces a file an agent planted, and
+    nobody ever reads half a verdict)."""
+    import tempfile
+
+    target.parent.mkdir(parents=True, exist_ok=True)
+    private = Path(tempfile.mkdtemp(prefix=".verdict-", dir=target.parent))
+    try:
+        scratch = private / "results.json"
+        scratch.write_text(json.dumps(results, indent=2, ensure_ascii=False) + "\n",
+                           encoding="utf-8")
+        scratch.chmod(0o644)
+        os.replace(scratch, target)
+    finally:
+        import shutil
+
+        shutil.rmtree(private, ignore_errors=True)
 
 
 def settings_of(root: Path) -> dict:
@@ -141,14 +172,32 @@ def grade(root: Path) -> dict:
     results = {"score": 0.0, "output": "\n".join(notes), "output_format": "text",
                "test_output_format": "text", "stdout_visibility": "hidden",
                "visibility": visibility, "tests": tests}
-    if tests[-1]["status"] == "passed" and len(files) == 1:
-        practice, total = practice_games(files[0], isolation, settings)
+    if tests[-1]["status"] == "passed" and len(verdicts) == 1:
+        practice, total = practice_games(verdicts[0], isolation, settings)
         tests.append(dict(practice, visibility=visibility))
         if settings["leaderboard"]:
             results["leaderboard"] = [{"name": LEADERBOARD_NAME, "value": total,
                                        "order": "desc"}]
     results["score"] = round(sum(t["score"] for t in tests), 2)
-    return results
+    return without_own_paths(results, root)
+
+
+def without_own_paths(results: dict, root: Path) -> dict:
+    """What the student reads names their own files as they uploaded them, never the
+    autograder's folders (messages quote files by their full path, the harness's own
+    code by where it is installed)."""
+    upload, source = f"{root / 'submission'}/", f"{root / 'source'}/"
+
+    def clean(value):
+        if isinstance(value, str):
+            return value.replace(upload, "").replace(source, "").replace(str(root), ".")
+        if isinstance(value, list):
+            return [clean(item) for item in value]
+        if isinstance(value, dict):
+            return {key: clean(item) for key, item in value.items()}
+        return value
+
+    return clean(results)
 
 
 def submitted_files(folder: Path) -> tuple[list[Path], str]:
@@ -219,21 +268,29 @@ def _problem_lines(verdicts, codes) -> list[str]:
     return lines
 
 
-def practice_games(path: Path, isolation, settings) -> tuple[dict, int]:
+def practice_games(verdict, isolation, settings) -> tuple[dict, int]:
     """A game against each of a few built-ins with the tournament's default noise, scores
-    only: what the agent does, not a grade. (The test, the agent's total score.)"""
+    only: what the agent does, not a grade (by the function the file defines, as the
+    checks played it). (The test, the agent's total score.)"""
     from .. import seeds
-    from ..agents import builtin_spec, file_spec
+    from ..agents import builtin_spec, defined_spec
+    from ..errors import HarnessError
     from ..game import play_game
     from ..handles.opening import Isolation, open_handle
     from ..rules import GameParams
 
-    spec = file_spec(path)
+    spec = defined_spec(verdict.path, verdict.agent)
     params = GameParams(moves_per_turn=settings["moves_per_turn"])
     turns = settings["practice_turns"]
     lines = [f"{turns} turns per game, flip chance {params.flip.start:g} decaying "
              f"{params.flip.decay:g}; these scores are not graded."]
-    agent = open_handle(spec, isolation)
+    try:
+        agent = open_handle(spec, isolation)
+    except HarnessError as error:   # it loaded for the checks; say so if not here
+        from ..safe_text import line
+
+        lines.append(f"  could not play: {line(str(error))}")
+        return _practice(lines), 0
     total = 0
     try:
         for name in PRACTICE:
@@ -246,6 +303,10 @@ def practice_games(path: Path, isolation, settings) -> tuple[dict, int]:
             lines.append(f"  vs {name:<10} {mine:>4} : {theirs:<4}")
     finally:
         agent.close()
+    return _practice(lines), total
+
+
+def _practice(lines: list[str]) -> dict:
     return {"name": "Practice games against built-in agents (not graded)",
             "number": str(len(CHECKS) + 1), "score": 0, "max_score": 0,
-            "status": "passed", "output": "\n".join(lines), "visibility": "visible"}, total
+            "status": "passed", "output": "\n".join(lines), "visibility": "visible"}

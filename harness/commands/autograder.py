@@ -40,7 +40,9 @@ def command(folder, roster, points, timeout, moves_per_turn, memory_limit, visib
                 "memory_limit": memory_limit, "visibility": visibility,
                 "leaderboard": leaderboard}
     archive = write_bundle(Path(folder), settings, Path(roster) if roster else None)
-    click.echo(f"wrote the autograder in {folder}\n"
+    from ..safe_text import echo  # paths and type names are the user's
+
+    echo(f"wrote the autograder in {folder}\n"
                f"  upload:   {archive} (Gradescope: the assignment's Configure Autograder,"
                f" Zip file upload)\n"
                f"  try it:   mkdir -p try/submission && cp YourAgent.py try/submission/ && "

@@ -34,10 +34,11 @@ def command(file, db, report, format, seed, jobs, isolation, cluster, quiet):
     experiment = plan.load(file, isolation)
     _check_report_path(report)
     from ..qtable import retrain_notes
+    from ..safe_text import line
 
     notes = {note: None for c in experiment.conditions for note in retrain_notes(c.specs())}
     for note in notes:   # once each, in order
-        click.echo(f"pdharness: note: {note}", err=True)
+        click.echo(f"pdharness: note: {line(note)}", err=True)  # quotes a model's path
     chosen = seed if seed is not None else (
         experiment.seed if experiment.seed is not None else fresh_seed())
     try:

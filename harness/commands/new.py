@@ -42,7 +42,9 @@ def command(last_names, lang, folder):
         raise HarnessError(f"{target} already exists; not overwriting it") from None
     except OSError as error:
         raise HarnessError(f"cannot write {target}: {error.strerror}") from error
-    click.echo(f"wrote {target}\n"
+    from ..safe_text import echo  # paths and type names are the user's
+
+    echo(f"wrote {target}\n"
                f"  try it:    pdharness play {target} titfortat\n"
                f"  check it:  pdharness validate {target}")
 

@@ -172,6 +172,11 @@ def _overrides(given, where) -> dict:
             message = error.format_message() if isinstance(error, click.BadParameter) \
                 else str(error)
             raise HarnessError(f"{where}: {key}: {' '.join(message.split())[:200]}") from error
+        if name == "isolation" and options[name] != "sandbox":
+            # the person at the command line chooses it, never a file (issue 21)
+            raise HarnessError(f"{where}: isolation {options[name]!r}: an isolation weaker "
+                               "than the sandbox is chosen on the command line (--isolation "
+                               f"{options[name]}), never by an experiment or population file")
     return options
 
 

@@ -198,6 +198,14 @@ class ExperimentRecord:
 
 
 def is_experiment_record(path) -> bool:
+    import os
+    import stat
+
+    try:  # SQLite would open a FIFO and wait on it: only a regular file, no link
+        if not stat.S_ISREG(os.lstat(path).st_mode):
+            return False
+    except OSError:
+        return False
     try:
         with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as connection:
             return connection.execute("SELECT count(*) FROM sqlite_master WHERE type = "

@@ -172,8 +172,11 @@ def connect(path, write: bool = False):
 
     from ..errors import HarnessError
 
-    if not Path(path).is_file():
+    if not os.path.lexists(path):
         raise HarnessError(f"{path}: no such record (make one with tournament --db {path})")
+    from ..agent_files import check_input_file
+
+    check_input_file(path, "a record")   # no link followed, no FIFO or device opened
     mode = "rw" if write or os.access(path, os.W_OK) else "ro"
     try:
         connection = sqlite3.connect(f"file:{quote(str(Path(path).resolve()))}?mode={mode}",

@@ -83,9 +83,10 @@ class StudentRoster:
 
 def read_students(path) -> StudentRoster | None:
     """The roster's students, or None when it holds teams, not students."""
-    from ..validation.roster import TEAM_HEADERS, decode, parse_rows
+    from ..population import read_bounded
+    from ..validation.roster import MAX_ROSTER_BYTES, TEAM_HEADERS, decode, parse_rows
 
-    rows = parse_rows(decode(Path(path).read_bytes()))
+    rows = parse_rows(decode(read_bounded(Path(path), MAX_ROSTER_BYTES, "a roster")))
     if len(rows) < 2:
         return None
     headers = rows[0]
@@ -187,7 +188,7 @@ def write_gradebook_or_grades(path, result, roster, options, provisional: bool =
     except OSError as error:
         raise HarnessError(f"--grades {path}: cannot write: {error.strerror}") from error
     lms = students.layout.name if students.layout else "the roster's own"
-    click.echo(f"pdharness: gradebook {path}: {len(students.students)} students, "
+    click.echo(f"pdharness: gradebook {line(path)}: {len(students.students)} students, "
                f"{lms} columns", err=True)
     if ungraded:
         count = f"{len(ungraded)} student" + ("s" if len(ungraded) != 1 else "")

@@ -159,10 +159,20 @@ def _say_replaced(option: str, path, replaced: bool) -> None:
 
 
 def command_line() -> str:
+    """The command as typed, without `--config FILE`: the course file's values are written
+    out after it (course.as_options), so the record reruns without the file."""
     import shlex
     import sys
 
-    return " ".join(["pdharness", *map(shlex.quote, sys.argv[1:])])
+    words, skip = [], False
+    for word in sys.argv[1:]:
+        if skip or word == "--config":
+            skip = not skip and word == "--config"
+            continue
+        if word.startswith("--config="):
+            continue
+        words.append(word)
+    return " ".join(["pdharness", *map(shlex.quote, words)])
 
 
 def exit_interrupted(error) -> None:

@@ -161,11 +161,14 @@ def _not_an_agent_file(path: Path, roster) -> Verdict:
 
 
 def play_submission(verdict: Verdict, isolation, params) -> None:
-    """Add what playing the file shows to its verdict."""
-    from ..agents import file_spec
+    """Add what playing the file shows to its verdict: a file not named after the one
+    function it defines (`KhosmoodLevinson (1).py`, as an LMS renames uploads) is played by
+    that function, so its other checks mean what they say."""
+    from ..agents import defined_spec
     from .contract import play_contract
 
-    played, warnings = play_contract(file_spec(verdict.path), isolation, params)
+    played, warnings = play_contract(defined_spec(verdict.path, verdict.agent), isolation,
+                                     params)
     verdict.problems += [p for p in played if not _already_said(verdict, p)]
     verdict.warnings += warnings
 
