@@ -338,6 +338,7 @@ def main(argv: list[str]) -> int:
 
     kind, source, name = argv
     required = os.environ.pop(worlds.REQUIRED, "") == "1"
+    wanted = os.environ.pop(worlds.OFF, "") != "1" and kind != "builtin"
     try:
         agent = _agent(kind, source, name)
     except BaseException as error:  # unreadable, or Hy missing: the agent cannot load here
@@ -353,8 +354,8 @@ def main(argv: list[str]) -> int:
                      "with its dependencies into that Python (or its virtual environment)")
         return refuse(text)
     try:  # after the imports above: a world's user namespace may not see where they live
-        world = worlds.enter(keep_open=(requests, replies)) if agent.language else None
-        if world is None and required and agent.language:
+        world = worlds.enter(keep_open=(requests, replies)) if wanted else None
+        if world is None and required and wanted:
             raise OSError(0, "the kernel allows no user namespace here")
     except OSError as error:
         return refuse(f"cannot make a game's namespaces: {error.strerror or error}")

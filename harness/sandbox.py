@@ -117,6 +117,8 @@ def _plain(spec, memory):
     one can be made, each game's own world where the kernel allows one, no OS sandbox. Under
     a root monitor each process runs as a user of its own (harness/agent_user.py), which
     also makes the process limit hold per agent."""
+    from .world import OFF
+
     as_root = os.geteuid() == 0
     limits = resource_limits.Limits(
         memory=memory, processes=resource_limits.DEFAULT_PROCESSES if as_root else None)
@@ -130,8 +132,11 @@ def _plain(spec, memory):
         preexec = resource_limits.preexec(limits, die_with_parent=True,
                                           first=per_agent.enter, last=filtered,
                                           become=become)
+        # a root monitor's agents keep root's right to read, which a game's world would
+        # take (harness/world.py, OFF): their games are plain forks
+        world = {OFF: "1"} if as_root else kept
         return Launch(per_agent.command(argv),
-                      dict(env, **per_agent.env, **kept, **source.env), preexec, source.fds,
+                      dict(env, **per_agent.env, **world, **source.env), preexec, source.fds,
                       cpu_seconds=limits.cpu_seconds, release=per_agent.release)
 
     return launch

@@ -27,8 +27,9 @@ game is killing its PID 1: the kernel ends everything in its namespaces with it,
 zygote's wait returns only when they are all gone. Nothing is walked, so a game's start
 and end cost the same whatever the agent did and whatever is mounted.
 
-Where the kernel allows no user namespace (`process` isolation in some containers) `enter`
-returns None and games are plain forks of the zygote (README, "what is protected").
+Where the kernel allows no user namespace (`process` isolation in some containers), and
+under `process` isolation with a root monitor (`OFF`), games are plain forks of the zygote
+(README, "what is protected").
 """
 from __future__ import annotations
 
@@ -43,6 +44,10 @@ if TYPE_CHECKING:
     from typing import NoReturn
 
 REQUIRED = "PDH_WORLD_REQUIRED"  # set by the sandbox: no game without its own world
+# set by `process` isolation under a root monitor, whose hosts run as users of their own that
+# keep root's right to read (harness/agent_user.py): a user namespace would take that right
+# away from every game, which then could not even import a module the host did not
+OFF = "PDH_WORLD_OFF"
 KEEP = "PDH_WORLD_KEEP"   # what a game must still see under /tmp (Python, the harness), by line
 AGENT_ID = 1000                 # the agent's uid and gid inside its namespaces, every game
 TMP_SIZE = 64 * 1024 * 1024     # bytes of memory each game's /tmp may hold

@@ -56,8 +56,14 @@ def intended(handle, opponent, games=3, turns=5):
     return seen
 
 
-def cases(names):
-    return [(name, mode) for name in names for mode in ("process", "sandbox")]
+def cases(names, process=True):
+    return [(name, mode) for name in names
+            for mode in (("process", "sandbox") if process else ("sandbox",))]
+
+
+# Under a root monitor (CI's) `process` games are plain forks (harness/world.py, OFF): their
+# world is checked under a monitor that is not root (the last test of this file)
+WORLD_UNDER_PROCESS = os.geteuid() != 0
 
 
 def played_three_times(name, mode):
@@ -74,14 +80,14 @@ def played_three_times(name, mode):
         opponent.close()
 
 
-@pytest.mark.parametrize("name,mode", cases(IN_MEMORY + IN_FILES))
+@pytest.mark.parametrize("name,mode", cases(IN_MEMORY) + cases(IN_FILES, WORLD_UNDER_PROCESS))
 def test_the_same_game_played_again_is_the_same_game(name, mode, bwrap, sbcl):
     seen, output = played_three_times(name, mode)
     assert seen[0] == ["CCC"] * 5, output  # what it plays in a first game
     assert seen[1:] == seen[:1] * 2
 
 
-@pytest.mark.parametrize("name,mode", cases(WORLD_SPIES))
+@pytest.mark.parametrize("name,mode", cases(WORLD_SPIES, WORLD_UNDER_PROCESS))
 def test_what_a_game_sees_of_its_world_is_the_same_in_every_game(name, mode, bwrap, sbcl):
     seen, output = played_three_times(name, mode)
     assert seen[1:] == seen[:1] * 2, output
@@ -142,7 +148,7 @@ def test_one_job_two_jobs_and_a_resumed_run_agree_in_the_sandbox(tmp_path, bwrap
 
 
 def test_process_and_sandbox_isolation_agree(tmp_path, bwrap, sbcl):
-    agents = field(tmp_path, IN_MEMORY + IN_FILES + WORLD_SPIES)
+    agents = field(tmp_path, IN_MEMORY + (IN_FILES + WORLD_SPIES if WORLD_UNDER_PROCESS else []))
     sandboxed = tournament(agents, "--isolation", "sandbox", "--jobs", "2")
     in_processes = tournament(agents, "--isolation", "process", "--jobs", "2")
     assert sandboxed["params"].pop("isolation") == "sandbox"

@@ -410,41 +410,38 @@ def test_in_the_sandbox_no_file_appears_outside_the_run(sandboxed_run):
 AS_ROOT = os.geteuid() == 0
 
 
-def test_under_process_isolation_agents_read_only_what_their_user_may_and_reach_no_network(
+def test_under_process_isolation_agents_read_what_their_user_may_and_reach_no_network(
         process_run):
-    """Not protected without the OS sandbox: an agent reads what its user may. Under a root
-    monitor each agent is a user of its own without a capability (harness/agent_user.py;
-    a game's world drops them all, harness/world.py), so the run's folders, root's alone,
-    are out of its reach; under any other monitor it is the monitor's own user. It sees no
-    other process (a PID namespace of its own, an empty /proc), and the seccomp filter
-    allows it no socket."""
-    assert process_run.intended("Peeker") == {"CCC"}
+    """Not protected without the OS sandbox: an agent reads what its user may (a root
+    monitor's agents keep root's right to read, harness/agent_user.py). Under any other
+    monitor a game runs in a world of its own (harness/world.py): no other process in sight.
+    The seccomp filter allows no socket."""
+    assert process_run.intended("Snoop") == {"DDD"}
+    assert process_run.intended("Peeker") == ({"DDD"} if AS_ROOT else {"CCC"})
     assert process_run.intended("Networker") == {"CCC"}
     assert process_run.connections == 0
-    snooped = process_run.intended("Snoop")
-    if AS_ROOT:   # its own folder and the working folder: root's (move 2 looks anywhere)
-        assert {moves[0] + moves[2] for moves in snooped} == {"CC"}
-    else:
-        assert snooped == {"DDD"}
 
 
 def test_under_process_isolation_agents_write_only_what_their_own_user_may(process_run):
-    """/tmp is each game's own (harness/world.py): nothing lands in the machine's. Under a
-    root monitor each agent is a user of its own and the run's folders are root's; under any
-    other monitor its agents write wherever it may."""
-    assert not process_run.markers["/tmp/pdharness-hostile-planted"]
+    """Under a root monitor each agent is a user of its own: the run's folders are root's,
+    /tmp is anyone's. Under any other monitor its agents write whatever it may, but /tmp,
+    which is each game's own (harness/world.py)."""
     if AS_ROOT:
-        assert process_run.intended("Planter") == {"CDC"}   # only in its own /tmp
+        assert process_run.markers["/tmp/pdharness-hostile-planted"]
+        # the /tmp marker belongs to the user id of the game that wrote it first: a later
+        # game's process, another user, may not write over it (/tmp is sticky)
+        assert "CDC" in process_run.intended("Planter") <= {"CDC", "CCC"}
         assert process_run.after == process_run.before
     else:
+        assert not process_run.markers["/tmp/pdharness-hostile-planted"]
         assert process_run.intended("Planter") == {"DDD"}
         assert "agents/Planted.py" in set(process_run.after) - set(process_run.before)
 
 
 def test_under_process_isolation_an_agent_cannot_kill_the_monitor(tmp_path):
-    """Without the OS sandbox a game still runs in a PID namespace of its own (where the
-    kernel allows user namespaces, as here): its parent, the monitor, is out of sight, and
-    under a root monitor it is a user of its own besides."""
+    """A root monitor's agents run as users of their own, which cannot signal it; any other
+    monitor's games run in a PID namespace of their own (harness/world.py), where the
+    monitor is out of sight."""
     shutil.copy(HOSTILE / "ParentKiller.py", tmp_path)
     options = dict(SETTINGS, agents=[str(tmp_path / "ParentKiller.py"), "titfortat"],
                    isolation="process", max_rounds=1)
