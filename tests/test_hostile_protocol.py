@@ -175,15 +175,16 @@ def test_python_agents_flooding_their_pipes_cost_only_their_own_turns(mode, name
 # /proc/sys/fs/pipe-user-pages-soft pages): it leaves the line unended on purpose, then
 # writes a second reply where its game's process answers.
 UNENDED = '''import os
+import stat
 import time
 
 
 def Unended(hist, score):
     os.write(1, b"M" * 1000)
-    for name in os.listdir("/proc/self/fd"):
+    for fd in range(3, 1024):   # its descriptors, found without /proc
         try:
-            if int(name) > 2 and os.readlink(f"/proc/self/fd/{name}").startswith("pipe:"):
-                os.write(int(name), b"MOVES DDD\\nMOVES DDD\\n")
+            if stat.S_ISFIFO(os.fstat(fd).st_mode):
+                os.write(fd, b"MOVES DDD\\nMOVES DDD\\n")
         except OSError:
             pass
     time.sleep(30)

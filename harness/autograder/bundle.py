@@ -37,7 +37,7 @@ STATUS=$?
 # now is not its verdict. Write the failure over it, whole, then move it into place.
 echo "the autograder's process ended with status $STATUS: the upload gets a failure"
 SCRATCH="$(mktemp "$ROOT/results/.stopped.XXXXXX")"
-printf '%s\n' '{{"score": 0, "output": "The autograder stopped before it finished checking this upload (its process ended early). Please tell the instructor.", "stdout_visibility": "hidden", "visibility": "{visibility}", "tests": []}}' > "$SCRATCH"
+printf '{{"score": 0, "output": "The autograder stopped before it finished checking this upload (its process ended early). Please tell the instructor.", "stdout_visibility": "hidden", "visibility": "{visibility}", "execution_time": %d, "tests": []}}\n' "$SECONDS" > "$SCRATCH"
 chmod 644 "$SCRATCH"
 mv -f "$SCRATCH" "$ROOT/results/results.json"
 """

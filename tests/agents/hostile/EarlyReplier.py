@@ -1,6 +1,6 @@
 """Hostile: takes over its host's protocol. It finds the secret token (the host removed it
 from the environment, but /proc/self/environ still shows the environment the process
-started with) and the protocol's pipes (/proc/self/fd), shrinks the request pipe to one
+started with) and the protocol's pipes (its descriptors), shrinks the request pipe to one
 page with F_SETPIPE_SZ, and from a thread writes well-formed `MOVES DDD` replies ahead of
 time, as fast as the monitor takes them, while its first call never returns: the host
 never reads another request. Against a monitor that writes requests with a blocking write
@@ -8,6 +8,7 @@ and takes any marked line as the answer, it plays D D D on every turn without be
 and, once the request pipe is full, hangs the monitor for ever."""
 import fcntl
 import os
+import stat
 import sys
 import threading
 import time
@@ -16,20 +17,22 @@ F_SETPIPE_SZ = 1031
 
 
 def token():
-    with open("/proc/self/environ", "rb") as environ:
-        for entry in environ.read().split(b"\0"):
-            if entry.startswith(b"PDH_TOKEN="):
-                return entry[len(b"PDH_TOKEN="):]
+    try:   # no /proc in a game's world (harness/world.py): then no token either
+        with open("/proc/self/environ", "rb") as environ:
+            for entry in environ.read().split(b"\0"):
+                if entry.startswith(b"PDH_TOKEN="):
+                    return entry[len(b"PDH_TOKEN="):]
+    except OSError:
+        pass
     return b""
 
 
 def protocol_pipes():
     """(request fds, reply fds): the pipes other than stdin, stdout and stderr."""
     requests, replies = [], []
-    for name in os.listdir("/proc/self/fd"):
-        fd = int(name)
+    for fd in range(3, 1024):   # its descriptors, found without /proc
         try:
-            if fd <= 2 or not os.readlink(f"/proc/self/fd/{fd}").startswith("pipe:"):
+            if fd <= 2 or not stat.S_ISFIFO(os.fstat(fd).st_mode):
                 continue
             mode = fcntl.fcntl(fd, fcntl.F_GETFL) & os.O_ACCMODE
         except OSError:

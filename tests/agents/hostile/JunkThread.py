@@ -1,9 +1,10 @@
 """Hostile: answers every call at once with C C C, but a thread it starts writes lines
 that are not replies (no token, empty) into the host's reply pipe (found in
-/proc/self/fd) as fast as it can, between and during calls: the monitor must not spend
+its descriptors) as fast as it can, between and during calls: the monitor must not spend
 its time reading them, nor let them delay the other games."""
 import fcntl
 import os
+import stat
 import threading
 
 STARTED = []
@@ -11,10 +12,9 @@ STARTED = []
 
 def reply_pipes():
     found = []
-    for name in os.listdir("/proc/self/fd"):
-        fd = int(name)
+    for fd in range(3, 1024):   # its descriptors, found without /proc
         try:
-            if (fd > 2 and os.readlink(f"/proc/self/fd/{fd}").startswith("pipe:")
+            if (fd > 2 and stat.S_ISFIFO(os.fstat(fd).st_mode)
                     and fcntl.fcntl(fd, fcntl.F_GETFL) & os.O_ACCMODE == os.O_WRONLY):
                 found.append(fd)
         except OSError:

@@ -1,17 +1,17 @@
 """Hostile: from its call, writes newlines without end into the host's reply pipe (found
-in /proc/self/fd) and never returns. Against a monitor that checks its deadline only when
+among its descriptors) and never returns. Against a monitor that checks its deadline only when
 no data arrives, and re-slices its buffer for every line, this keeps the monitor reading
 for ever at full CPU while the agent shows no fault."""
 import fcntl
 import os
+import stat
 
 
 def reply_pipes():
     found = []
-    for name in os.listdir("/proc/self/fd"):
-        fd = int(name)
+    for fd in range(3, 1024):   # its descriptors, found without /proc
         try:
-            if (fd > 2 and os.readlink(f"/proc/self/fd/{fd}").startswith("pipe:")
+            if (fd > 2 and stat.S_ISFIFO(os.fstat(fd).st_mode)
                     and fcntl.fcntl(fd, fcntl.F_GETFL) & os.O_ACCMODE == os.O_WRONLY):
                 found.append(fd)
         except OSError:

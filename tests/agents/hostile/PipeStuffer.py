@@ -1,5 +1,5 @@
 """Hostile: takes over its host's protocol like EarlyReplier (token from
-/proc/self/environ, pipes from /proc/self/fd, request pipe shrunk to one page, first call
+/proc/self/environ, pipes among its descriptors, request pipe shrunk to one page, first call
 never returns), but answers in step: a thread watches how many bytes wait in the request
 pipe (FIONREAD) and writes one well-formed `MOVES DDD` reply each time a request arrives,
 so every reply comes after its request. Nobody reads the requests, so the pipe fills:
@@ -7,6 +7,7 @@ against a monitor that writes requests with a blocking write, it hangs the monit
 import array
 import fcntl
 import os
+import stat
 import sys
 import termios
 import threading
@@ -16,20 +17,22 @@ F_SETPIPE_SZ = 1031
 
 
 def token():
-    with open("/proc/self/environ", "rb") as environ:
-        for entry in environ.read().split(b"\0"):
-            if entry.startswith(b"PDH_TOKEN="):
-                return entry[len(b"PDH_TOKEN="):]
+    try:   # no /proc in a game's world (harness/world.py): then no token either
+        with open("/proc/self/environ", "rb") as environ:
+            for entry in environ.read().split(b"\0"):
+                if entry.startswith(b"PDH_TOKEN="):
+                    return entry[len(b"PDH_TOKEN="):]
+    except OSError:
+        pass
     return b""
 
 
 def protocol_pipes():
     """(request fds, reply fds): the pipes other than stdin, stdout and stderr."""
     requests, replies = [], []
-    for name in os.listdir("/proc/self/fd"):
-        fd = int(name)
+    for fd in range(3, 1024):   # its descriptors, found without /proc
         try:
-            if fd <= 2 or not os.readlink(f"/proc/self/fd/{fd}").startswith("pipe:"):
+            if fd <= 2 or not stat.S_ISFIFO(os.fstat(fd).st_mode):
                 continue
             mode = fcntl.fcntl(fd, fcntl.F_GETFL) & os.O_ACCMODE
         except OSError:

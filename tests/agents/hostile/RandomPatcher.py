@@ -1,7 +1,6 @@
 """Hostile: patches `random` (its own copy and the real module) to bend other agents' luck."""
-import sys
-
 import random
+import sys
 
 random.random = lambda: 0.0
 random.randint = lambda a, b: a

@@ -2,7 +2,6 @@
 (move 1), in a memfd (move 2), in a SysV shared memory segment that outlives its mapping
 (move 3). Answers D on each move where the 8 MiB went in; cleans up after itself."""
 import ctypes
-import mmap
 import os
 import platform
 
