@@ -50,7 +50,9 @@ def games(draw):
 
 
 def check_shown_as_played(mode: str, params, lengths, schedule, opponent):
-    with tempfile.TemporaryDirectory() as folder:
+    # where the agent's process sees the schedule and writes its calls: not under /tmp,
+    # which is each game's own (harness/world.py)
+    with tempfile.TemporaryDirectory(dir="/var/tmp") as folder:
         folder = Path(folder)
         shutil.copy(AGENTS / "core" / "Scheduled.py", folder)
         (folder / "schedule.json").write_text(json.dumps(schedule))

@@ -90,7 +90,9 @@ def check_calls_against_records(calls, records, per_turn=PER_TURN):
 @given(schedule=st.lists(ACTION, min_size=1, max_size=12),
        lengths=st.lists(st.integers(1, 6), min_size=1, max_size=2))
 def test_every_call_shows_the_turns_as_recorded(schedule, lengths):
-    with tempfile.TemporaryDirectory() as folder:
+    # where the agent's process sees the schedule and writes its calls: not under /tmp,
+    # which is each game's own (harness/world.py)
+    with tempfile.TemporaryDirectory(dir="/var/tmp") as folder:
         folder = Path(folder)
         shutil.copy(AGENTS / "core" / "Scheduled.py", folder)
         # enough answers for every call, after the drawn ones

@@ -99,11 +99,11 @@ def test_only_the_private_tmp_is_writable_and_it_starts_empty(sandboxed, submiss
     """
     first = inside_json(program, spec=file_spec(mine))
     second = inside_json(program, spec=file_spec(mine))
-    # /tmp holds only the folders on the way to what is bound there (the agent's own file
-    # or the cache, when they live under /tmp, as in this test), never the last run's files
-    on_the_way = sorted({path.split("/")[2] for path in
-                         (str(mine), str(sandbox._cache_dir()), os.getcwd())
-                         if path.startswith("/tmp/")})
+    # /tmp holds only the folders on the way to what is bound there (the agent's own file,
+    # the cache, a checkout or venv, when they live under /tmp, as in this test), never the
+    # last run's files
+    bound = sandbox._Views.of(file_spec(mine)).roots + [str(mine), os.getcwd()]
+    on_the_way = sorted({path.split("/")[2] for path in bound if path.startswith("/tmp/")})
     assert first == second == {"written": [], "tmp": on_the_way, "marker": False}
     assert sorted(p.name for p in tmp_path.rglob("*")) == before
     assert not os.path.exists(marker)

@@ -1,7 +1,6 @@
 """An agent's status (ok, load-error, crashed, disqualified) comes from what the run recorded:
 its faults, its load error, its disqualification. So every runner, and a run resumed from its
 record, says the same."""
-import shutil
 
 import pytest
 
@@ -102,16 +101,22 @@ def test_a_resumed_run_says_crashed_for_a_crash_before_it_stopped(tmp_path, monk
 
 
 def test_an_agent_that_cannot_be_restarted_records_one_crash_and_then_plays_the_default(
-        tmp_path):
-    """Hanger hangs on its second turn, so its process is killed and replaced; its file is
-    gone by then (the running process holds its code), so no new process loads."""
-    agent = tmp_path / "Hanger.py"
-    shutil.copy(AGENTS / "core" / "Hanger.py", agent)
+        shared_folder):
+    """Hanger hangs on its second turn, so its process is killed and replaced; as it starts
+    hanging it leaves a flag its module refuses to load beside, so no new process loads. (A
+    file deleted or edited since changes nothing: a run loads the bytes it read first.)"""
+    agent = shared_folder / "Hanger.py"
+    flag = shared_folder / "refuse"
+    shared_folder.chmod(0o777)   # a root monitor's agent is a user of its own
+    agent.write_text(f"import os\n\nif os.path.exists({str(flag)!r}):\n"
+                     "    raise RuntimeError('told not to load')\n\n"
+                     + (AGENTS / "core" / "Hanger.py").read_text().replace(
+                         "        while True:", f"        open({str(flag)!r}, 'w').close()\n"
+                                                "        while True:"))
     params = GameParams(flip=FlipParams(0.0, 0.0))
     isolation = Isolation("process", 2.0)
     handle = open_handle(file_spec(agent), isolation)
     other = open_handle(builtin_spec("titfortat"), isolation)
-    agent.unlink()
     try:
         first = play_game(handle, other, 5, 1, params)
         second = play_game(handle, other, 3, 2, params)

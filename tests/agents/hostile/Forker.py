@@ -2,8 +2,9 @@
 as it may start, up to 200. Answers D on move 1 when it got more than 40 of them (past the
 32 processes an agent may have), D on move 2 when it got any, C otherwise.
 
-Guard for the test machine: it only forks inside a sandbox's PID namespace (where process 1
-is bubblewrap), where the children die with the sandbox."""
+Guard for the test machine: it only forks inside a PID namespace of its own, where the
+children die with it: a game's world (harness/world.py: it is process 1 itself) or a
+bubblewrap sandbox's (process 1 is bubblewrap)."""
 import os
 import sys
 import time
@@ -15,6 +16,7 @@ def Forker(hist, score):
             in_sandbox = cmdline.read().split(b"\0")[0].endswith(b"bwrap")
     except OSError:
         in_sandbox = False
+    in_sandbox = in_sandbox or os.getpid() == 1
     if not in_sandbox:
         print("Forker: not in a sandbox's PID namespace, refusing", file=sys.stderr)
         return ["C", "C", "C"]
