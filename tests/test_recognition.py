@@ -32,9 +32,10 @@ THREE = [{"id": name, "agent": name, "count": 1} for name in ("cooperate", "defe
 
 
 def population(tmp_path, **parameters):
+    """The three types' file; the built-ins play in the monitor, as the command line (never
+    a file) may ask: `load(path, "none")`, `--isolation none`."""
     path = tmp_path / "three.json"
-    path.write_text(json.dumps({"types": THREE,
-                                "parameters": dict(parameters, isolation="none")}))
+    path.write_text(json.dumps({"types": THREE, "parameters": parameters}))
     return path
 
 
@@ -42,7 +43,8 @@ def population(tmp_path, **parameters):
 def classic(tmp_path_factory):
     """Trained and played in the classic game: one move a turn, no flips."""
     folder = tmp_path_factory.mktemp("classic")
-    condition = load(population(folder, moves_per_turn=1, flip=[0.0, 0.0])).conditions[0]
+    condition = load(population(folder, moves_per_turn=1, flip=[0.0, 0.0]),
+                     "none").conditions[0]
     model = train(condition.types, condition.settings, Training(games=900, seed=1))
     save_model(model, folder / "model.json")
     return folder / "model.json", condition.settings.game, 60
@@ -52,7 +54,7 @@ def classic(tmp_path_factory):
 def levinson(tmp_path_factory):
     """Trained and played in the Levinson game: three moves a turn, 10% flips decaying."""
     folder = tmp_path_factory.mktemp("levinson")
-    condition = load(population(folder, flip=[0.1, 0.1])).conditions[0]
+    condition = load(population(folder, flip=[0.1, 0.1]), "none").conditions[0]
     model = train(condition.types, condition.settings, Training(games=600, seed=1))
     save_model(model, folder / "model.json")
     return folder / "model.json", condition.settings.game, 30
@@ -116,10 +118,9 @@ def test_the_issues_example_exploits_cooperate(tmp_path):
     """Trained with `pdharness train` on one of each type, default settings (the Levinson
     game, default flips), seed 1; played in the classic game without flips."""
     path = tmp_path / "three.json"
-    path.write_text(json.dumps({"types": THREE, "training": {"games": 600},
-                                "parameters": {"isolation": "none"}}))
+    path.write_text(json.dumps({"types": THREE, "training": {"games": 600}}))
     status, out, err = run_cli("train", path, "--out", tmp_path / "model.json", "--seed", "1",
-                               "--quiet")
+                               "--isolation", "none", "--quiet")
     assert status == 0, err
     assert "against titfortat it defects in" in out
     status, out, err = run_cli("play", f"qtable:{tmp_path / 'model.json'}", "cooperate",
