@@ -54,6 +54,7 @@ def check_shown_as_played(mode: str, params, lengths, schedule, opponent):
     # which is each game's own (harness/world.py)
     with tempfile.TemporaryDirectory(dir="/var/tmp") as folder:
         folder = Path(folder)
+        folder.chmod(0o777)   # a root monitor's agent is a user of its own
         shutil.copy(AGENTS / "core" / "Scheduled.py", folder)
         (folder / "schedule.json").write_text(json.dumps(schedule))
         agent = open_handle(file_spec(folder / "Scheduled.py"), Isolation(mode, TIMEOUT))

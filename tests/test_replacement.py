@@ -94,6 +94,7 @@ def test_every_call_shows_the_turns_as_recorded(schedule, lengths):
     # which is each game's own (harness/world.py)
     with tempfile.TemporaryDirectory(dir="/var/tmp") as folder:
         folder = Path(folder)
+        folder.chmod(0o777)   # a root monitor's agent is a user of its own
         shutil.copy(AGENTS / "core" / "Scheduled.py", folder)
         # enough answers for every call, after the drawn ones
         (folder / "schedule.json").write_text(json.dumps(schedule + ["CD"] * sum(lengths)))
