@@ -14,7 +14,7 @@ from __future__ import annotations
 import gc
 import marshal
 import os
-import signal
+import select
 import sys
 from pathlib import Path
 
@@ -77,17 +77,21 @@ class Agent:
 
 # -- the zygote ---------------------------------------------------------------------------------
 class Zygote:
+    """Serves the control channel (docs/DESIGN.md): READY or LOADERR, END -> ENDED, QUIT,
+    and DIED when a game's child dies unbidden. A game's child reads and answers the game
+    channel itself; this process never reads it, and never runs agent code."""
+
     def __init__(self, agent: Agent, requests: int, replies: int, token: str,
-                 world: worlds.World | None):
+                 world: worlds.World | None, game_pipes: tuple[int, int]):
         self.agent = agent
         self.requests, self.replies = requests, replies
+        self.game_requests, self.game_replies = game_pipes
         self.token = token.encode("ascii", "replace") + b" "
         self.world = world        # None: games are plain forks (no user namespaces here)
         self.filter = game_filter()   # what every process running agent code runs under
         self.compiled = b""
-        # the next or current game's (pid, request fd, reply reader)
-        self.child: tuple[int, int, zygote.LineReader] | None = None
-        self.playing = False  # the child has its GAME
+        self.serial = 1           # the game the next child waits for (the monitor counts too)
+        self.child: tuple[int, int] | None = None   # the next or current game's (pid, pidfd)
 
     def send(self, text: bytes) -> None:
         os.write(self.replies, self.token + text + b"\n")
@@ -102,6 +106,8 @@ class Zygote:
         pid = self._fork()
         if pid == 0:
             os.close(read_end)
+            os.close(self.game_requests)   # it plays no game: what it loads sees no game
+            os.close(self.game_replies)
             self._in_child(lambda: self._report_preparation(write_end, LoadError,
                                                             describe_exception))
         os.close(write_end)
@@ -125,88 +131,76 @@ class Zygote:
                 "utf-8", "replace")
         _write_all(fd, message)
 
-    def serve_builtin(self) -> None:
-        """A built-in strategy is our own code: its games need no fresh process, only a
-        fresh strategy object (what a fork would cost, a game start here does not)."""
-        from .rules import Payoffs
-
-        reader = zygote.LineReader(self.requests)
-        runtime = self.agent.runtime(b"")
-        playing = False
-        while (line := reader.next_line()) is not None:
-            words = line.decode("ascii", "replace").split()
-            command = words[0] if words else ""
-            if command == "GAME":
-                seed, per_turn, t, r, p, s = map(int, words[1:7])
-                runtime.start_game(seed, per_turn, Payoffs(t, r, p, s))
-                playing = True
-            elif command in ("TURN", "SYNC") and playing:
-                if len(words) == 3:
-                    runtime.record(words[1], words[2])
-                if command == "TURN":
-                    kind, text, _warning = runtime.call()
-                    self.send(f"{kind} {text}".encode("ascii"))
-            elif command == "TURN":
-                self.send(b"ERROR no game was started")
-            elif command == "END":
-                playing = False
-            elif command == "QUIT":
+    def serve(self, games=None) -> None:
+        """Until QUIT: at END, the game's child and all it started die, ENDED says so, and
+        the next game's child is forked (it waits, with nothing loaded, for its GAME)."""
+        requests = zygote.LineReader(self.requests)
+        poller = select.poll()
+        poller.register(self.requests, select.POLLIN)
+        if games is not None:   # a built-in's games, served here
+            poller.register(self.game_requests, select.POLLIN)
+        else:
+            self._spawn(poller)
+        while True:
+            if not requests.has_line():
+                ready = dict(poller.poll())
+                if self.child is not None and self.child[1] in ready:
+                    self._child_died(poller)
+                if games is not None and self.game_requests in ready:
+                    games.take()
+                if self.requests not in ready:
+                    continue
+            line = requests.next_line()
+            if line is None or line == b"QUIT":
                 break
-
-    def serve(self) -> None:
-        """Relay the monitor's requests: a GAME goes to a child forked in advance (it
-        waits, with nothing loaded, for its seed), the game's TURNs and SYNCs to that
-        child; END kills it and all it started, and forks the next one."""
-        self._spawn()
-        reader = zygote.LineReader(self.requests)
-        while (line := reader.next_line()) is not None:
-            command = line.split(b" ", 1)[0]
-            if command in (b"TURN", b"SYNC"):
-                self._relay(command, line)
-            elif command == b"GAME":
-                if self.playing:  # a new game without END: the last one ends first
-                    self._renew()
-                self.playing = True
-                self._relay(command, line)
-            elif command == b"END":
-                self._renew()
-            elif command == b"QUIT":
-                break
+            if line == b"END":
+                self._renew(poller, games)
         self._clean_up()
 
-    def _renew(self) -> None:
-        """The game's child and everything it started die; the next game's child waits."""
-        self.playing = False
-        assert self.child is not None  # _spawn made one before the first game
-        pid, to_child, from_child = self.child
-        os.close(to_child)
-        os.close(from_child.fd)
+    def _renew(self, poller, games) -> None:
+        if self.child is not None:
+            poller.unregister(self.child[1])
+            os.close(self.child[1])
+            self.child = None
         self._clean_up()
-        self._spawn()
+        self.serial += 1
+        if games is not None:
+            games.serial = self.serial
+        self.send(b"ENDED")   # every process of the game is dead: the next may begin
+        if games is None:
+            self._spawn(poller)
 
-    def _spawn(self) -> None:
-        requests_read, requests_write = os.pipe()
-        replies_read, replies_write = os.pipe()
+    def _child_died(self, poller) -> None:
+        """The game's child ended before its END: this game is over for the agent."""
+        assert self.child is not None
+        pid, pidfd = self.child
+        poller.unregister(pidfd)
+        os.close(pidfd)
+        self.child = None
+        status = _exit_status(pid)
+        self._clean_up()
+        self.send(b"DIED %d" % status)
+
+    def _spawn(self, poller) -> None:
         pid = self._fork()
         if pid == 0:
-            os.close(requests_write)
-            os.close(replies_read)
-            self._in_child(lambda: self._play(requests_read, replies_write))
-        os.close(requests_read)
-        os.close(replies_write)
-        self.child = (pid, requests_write, zygote.LineReader(replies_read))
+            self._in_child(lambda: self._play(self.serial))
+        pidfd = os.pidfd_open(pid)
+        poller.register(pidfd, select.POLLIN)
+        self.child = (pid, pidfd)
 
-    def _play(self, requests: int, replies: int) -> None:
-        """In a game's child: wait for GAME, then a fresh agent serves the game's turns."""
+    def _play(self, serial: int) -> None:
+        """In a game's child: wait for its GAME, then a fresh agent serves the game's
+        turns. Lines before it were meant for a game whose child died first."""
         from .rules import Payoffs
 
-        reader = zygote.LineReader(requests)
+        reader = zygote.LineReader(self.game_requests)
         runtime = None
         while (line := reader.next_line()) is not None:
             words = line.decode("ascii", "replace").split()
             if runtime is None:
-                if words[:1] == ["GAME"]:
-                    seed, per_turn, t, r, p, s = map(int, words[1:7])
+                if words[:2] == ["GAME", str(serial)]:
+                    seed, per_turn, t, r, p, s = map(int, words[2:8])
                     runtime = self.agent.runtime(self.compiled)
                     runtime.start_game(seed, per_turn, Payoffs(t, r, p, s))
                 continue
@@ -215,48 +209,8 @@ class Zygote:
             if words and words[0] == "TURN":
                 kind, text, warning = runtime.call()
                 reply = f"{kind} {text} WARN {warning}" if warning else f"{kind} {text}"
-                _write_all(replies, reply.encode("utf-8", "replace") + b"\n")
-
-    def _relay(self, command: bytes, line: bytes) -> None:
-        assert self.child is not None  # _spawn made one before the first request
-        pid, to_child, from_child = self.child
-        if not self.playing:
-            if command == b"TURN":
-                self.send(b"ERROR no game was started")
-            return
-        if command == b"TURN" and from_child.pending():
-            self._violation("replied before it was asked")
-        try:
-            _write_all(to_child, line + b"\n")
-        except OSError:
-            pass  # it is gone: its reply pipe says so
-        if command != b"TURN":
-            return
-        reply = from_child.next_line()
-        if reply is not None and from_child.buffer:
-            self._violation("more than one reply to one request")
-        if reply is None:  # the game's child died (or closed its replies): say it as it did
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-            status = _exit_status(pid)
-            self._clean_up()
-            worlds.end_like(status)
-        self.send(reply)
-
-    def _violation(self, what: str) -> None:
-        """The game's child broke the one-reply rule (its agent wrote into the pipe the
-        child answers on): the game's processes die, and this host ends saying why, which
-        the monitor records as the agent's crash and replaces the host for the next game."""
-        assert self.child is not None
-        os.kill(self.child[0], signal.SIGKILL)
-        _exit_status(self.child[0])
-        self._clean_up()
-        # on a line of its own: the agent may have left its last line unended (a write to a
-        # full stderr pipe, cut short by the kill), and the monitor reads the last line
-        os.write(2, f"\nprotocol violation: {what}\n".encode())
-        os._exit(1)
+                _write_all(self.game_replies,
+                           self.token + reply.encode("utf-8", "replace") + b"\n")
 
     def _clean_up(self) -> None:
         if self.world is not None:
@@ -285,6 +239,41 @@ class Zygote:
         except BaseException:  # the host's own code failed: the monitor sees it die
             os._exit(70)
         os._exit(0)
+
+
+class BuiltinGames:
+    """A built-in strategy is our own code: its games need no fresh process, only a fresh
+    strategy object (what a fork would cost, a game start here does not). Served in the
+    zygote itself, from the game channel."""
+
+    def __init__(self, host: Zygote):
+        self.host = host
+        self.reader = zygote.LineReader(host.game_requests)
+        self.runtime = host.agent.runtime(b"")
+        self.serial = host.serial
+        self.playing = False
+
+    def take(self) -> None:
+        """Every whole line that has come (the monitor writes whole lines)."""
+        from .rules import Payoffs
+
+        line = self.reader.next_line()
+        while line is not None:
+            words = line.decode("ascii", "replace").split()
+            command = words[0] if words else ""
+            if command == "GAME":
+                self.playing = words[1:2] == [str(self.serial)]
+                if self.playing:
+                    seed, per_turn, t, r, p, s = map(int, words[2:8])
+                    self.runtime.start_game(seed, per_turn, Payoffs(t, r, p, s))
+            elif command in ("TURN", "SYNC") and self.playing:
+                if len(words) == 3:
+                    self.runtime.record(words[1], words[2])
+                if command == "TURN":
+                    kind, text, _warning = self.runtime.call()
+                    _write_all(self.host.game_replies,
+                               self.host.token + f"{kind} {text}".encode("ascii") + b"\n")
+            line = self.reader.next_line() if self.reader.has_line() else None
 
 
 def _write_all(fd: int, data: bytes) -> None:
@@ -337,6 +326,10 @@ def main(argv: list[str]) -> int:
         return 1
 
     kind, source, name = argv
+    try:
+        game_pipes = _game_pipes()
+    except ValueError:
+        return refuse("no game channel: PDH_GAME_FDS does not name two open descriptors")
     required = os.environ.pop(worlds.REQUIRED, "") == "1"
     wanted = os.environ.pop(worlds.OFF, "") != "1" and kind != "builtin"
     try:
@@ -354,23 +347,33 @@ def main(argv: list[str]) -> int:
                      "with its dependencies into that Python (or its virtual environment)")
         return refuse(text)
     try:  # after the imports above: a world's user namespace may not see where they live
-        world = worlds.enter(keep_open=(requests, replies)) if wanted else None
+        world = worlds.enter(keep_open=(requests, replies, *game_pipes)) if wanted else None
         if world is None and required and wanted:
             raise OSError(0, "the kernel allows no user namespace here")
     except OSError as error:
         return refuse(f"cannot make a game's namespaces: {error.strerror or error}")
     zygote.become_zygote()
-    host = Zygote(agent, requests, replies, token, world)
+    host = Zygote(agent, requests, replies, token, world, game_pipes)
     compiled = host.prepare()
     if compiled is None:
         return 1
     host.compiled = compiled
     host.send(b"READY")
-    if agent.language is None:  # a built-in is our own code: no fork, no world needed
-        host.serve_builtin()
-    else:
-        host.serve()
+    # a built-in is our own code: no fork, no world needed
+    host.serve(BuiltinGames(host) if agent.language is None else None)
     return 0
+
+
+def _game_pipes() -> tuple[int, int]:
+    """The game channel the monitor passed down (request read end, reply write end);
+    ValueError if it did not."""
+    requests, replies = map(int, os.environ.pop("PDH_GAME_FDS", "").split(","))
+    for fd in (requests, replies):
+        try:
+            os.set_inheritable(fd, False)   # a game's child has it by fork, nothing by exec
+        except OSError:
+            raise ValueError(fd) from None
+    return requests, replies
 
 
 def _agent(kind: str, source: str, name: str) -> Agent:

@@ -9,9 +9,10 @@ in one game (globals, Python's `builtins` or `sys.modules`, threads, child proce
 environment, files, process IDs) can reach another game, however the games are spread over
 processes and runs.
 
-The child never holds the monitor's pipes: the zygote relays each request to the child
-through a pipe made for that game only, and each reply back, one line per TURN. So no
-process of a past game can read a request or write a reply of a later one.
+A game's child answers the monitor itself, on the game channel; the zygote keeps the
+control channel, which no child holds. It says ENDED only once every process of a game is
+dead, and the monitor sends nothing of the next game before: so no process of a past game
+can read a request or write a reply of a later one (docs/DESIGN.md, the host protocol).
 """
 from __future__ import annotations
 
@@ -98,6 +99,10 @@ class LineReader:
         ready = select.poll()
         ready.register(self.fd, select.POLLIN)
         return bool(ready.poll(0))
+
+    def has_line(self) -> bool:
+        """A whole line (or one cut at the limit) is buffered: next_line will not read."""
+        return b"\n" in self.buffer or len(self.buffer) > LINE_LIMIT
 
     def next_line(self) -> bytes | None:
         """The next line without its newline, or None at end of file."""

@@ -21,8 +21,8 @@
 (defvar *requests* nil)
 (defvar *replies* nil)
 (defvar *agent-output* nil)
-(defvar *relay* nil "The monitor's reply pipe, byte for byte (lines relayed from a game).")
-(defvar *monitor-fds* '() "The monitor's pipes: a game's child closes them first.")
+(defvar *monitor-fds* '() "The control channel's pipes: a game's child closes them first.")
+(defvar *game-fds* '() "The game channel (requests, replies): a game's child serves it.")
 (defvar *timeout* nil "Seconds a call may take inside Lisp (a bit under the monitor's).")
 
 ;;; -- descriptors --------------------------------------------------------------------------
@@ -54,17 +54,14 @@
                                                :external-format :latin-1)
           *replies* (sb-sys:make-fd-stream out :output t :buffering :full
                                                :external-format :utf-8)
-          *relay* (sb-sys:make-fd-stream out :output t :buffering :full
-                                             :external-format :latin-1)
           *agent-output* (sb-sys:make-fd-stream 2 :output t :buffering :line
                                                   :external-format :utf-8))))
 
 (defun reply (&rest parts)
-  "One reply line: with the token from the zygote, without it from a game's child (the
-zygote adds it when it relays the line)."
-  (when *token*
-    (write-string *token* *replies*)
-    (write-char #\Space *replies*))
+  "One reply line, marked with the token: the zygote's on the control channel, a game's
+child's on the game channel."
+  (write-string *token* *replies*)
+  (write-char #\Space *replies*)
   (loop for (part . more) on parts
         do (write-string part *replies*)
            (when more (write-char #\Space *replies*)))
@@ -433,8 +430,8 @@ nreverse, setf of a move) never reaches the host's record of the game."
 ;;; -- the zygote (harness/zygote.py does the same for Python and Hy) ------------------------
 ;;; This process never runs agent code: a throwaway child compiles and loads the agent once,
 ;;; and each game is played by a child forked in advance, which loads the compiled agent
-;;; fresh and dies at the game's end with every process it started. The game's child gets
-;;; pipes of its own: the zygote relays each request to it and each reply back.
+;;; fresh and dies at the game's end with every process it started. The game's child reads
+;;; and answers the game channel itself; the zygote serves the control channel (DESIGN.md).
 
 (defmacro c-call (name result &rest typed-arguments)
   "Call the C function NAME: (c-call \"kill\" int (int pid) (int signal))."
@@ -443,9 +440,8 @@ nreverse, setf of a move) never reaches the host's record of the game."
     ,@(mapcar #'second typed-arguments)))
 
 (defconstant +sigkill+ 9)
-(defvar *child* nil "The next or current game's child: (pid requests-stream replies-stream).")
-(defvar *playing* nil "The child has its GAME.")
-(defconstant +line-limit+ 4096)
+(defvar *child* nil "The next or current game's child: (pid pidfd), or nil.")
+(defvar *serial* 1 "The game the next child waits for (the monitor counts them too).")
 
 (defun getpid () (sb-unix:unix-getpid))
 
@@ -539,6 +535,7 @@ allows no user namespace (games are then plain forks)."
     (let ((zygote (fork)))
       (unless (zerop zygote)
         (close-monitor-pipes)
+        (dolist (fd *game-fds*) (sb-unix:unix-close fd))
         (loop (multiple-value-bind (found status) (wait-for zygote)
                 (when (= found zygote) (end-like status))))))
     (prctl 1 +sigkill+)                     ; PR_SET_PDEATHSIG: die with the waiting process
@@ -680,6 +677,7 @@ agent code runs) if the kernel refuses."
     (let ((pid (world-fork)))
       (when (zerop pid)
         (sb-unix:unix-close read-fd)
+        (dolist (fd *game-fds*) (sb-unix:unix-close fd))   ; it plays no game
         (in-child (lambda () (report-preparation file name write-fd))))
       (sb-unix:unix-close write-fd)
       (let ((bytes (with-open-stream (in (sb-sys:make-fd-stream read-fd :input t
@@ -727,111 +725,105 @@ agent code runs) if the kernel refuses."
 
 ;;; -- the games -------------------------------------------------------------------------------
 
+(defun pidfd-open (pid)
+  (c-call "syscall" sb-alien:long (sb-alien:long 434) (sb-alien:long pid) (sb-alien:long 0)))
+
+(defvar *pollfds* nil "Two struct pollfd, made once.")
+
+(defun poll-input (fd-a fd-b)
+  "poll(2) FD-A and FD-B (-1: none) for input until one is ready: (values a-ready b-ready)."
+  (let ((fds (or *pollfds* (setf *pollfds* (sb-alien:make-alien (sb-alien:unsigned 32) 4)))))
+    ;; struct pollfd { int fd; short events; short revents; }: events POLLIN, revents 0
+    (setf (sb-alien:deref fds 0) (ldb (byte 32 0) fd-a) (sb-alien:deref fds 1) 1
+          (sb-alien:deref fds 2) (ldb (byte 32 0) fd-b) (sb-alien:deref fds 3) 1)
+    (loop until (plusp (c-call "poll" sb-alien:int
+                               (sb-alien:unsigned-long (sb-sys:sap-int (sb-alien:alien-sap fds)))
+                               (sb-alien:unsigned-long 2) (sb-alien:int -1))))
+    (values (logtest (ash (sb-alien:deref fds 1) -16) #xffff)
+            (logtest (ash (sb-alien:deref fds 3) -16) #xffff))))
+
 (defun spawn (name)
   "Fork the next game's child: it waits for its GAME with nothing of the agent loaded."
-  (multiple-value-bind (requests-read requests-write) (sb-unix:unix-pipe)
-    (multiple-value-bind (replies-read replies-write) (sb-unix:unix-pipe)
-      (let ((pid (world-fork)))
-        (when (zerop pid)
-          (sb-unix:unix-close requests-write)
-          (sb-unix:unix-close replies-read)
-          (in-child (lambda () (play requests-read replies-write name))))
-        (sb-unix:unix-close requests-read)
-        (sb-unix:unix-close replies-write)
-        (multiple-value-bind (from-child to-child) (pipe-streams replies-read requests-write)
-          (setf *child* (list pid to-child from-child)))))))
+  (let* ((serial *serial*)
+         (pid (world-fork)))
+    (when (zerop pid)
+      (in-child (lambda () (play serial name))))
+    (setf *child* (list pid (pidfd-open pid)))))
 
-(defun play (requests-fd replies-fd name)
-  "In a game's child: wait for GAME, then a fresh agent serves the game's turns."
-  (multiple-value-bind (in out) (pipe-streams requests-fd replies-fd :output-format :utf-8)
-    (setf *requests* in *replies* out *token* nil)
-    (loop with started = nil
-          for line = (read-line *requests* nil nil)
-          while line
-          do (let* ((words (words line)) (command (first words)))
-               (cond ((null command))
-                     ((not started)
-                      (when (string= command "GAME")
-                        (destructuring-bind (seed per-turn tt r p s)
-                            (mapcar #'parse-integer (rest words))
-                          (start-game seed per-turn (list tt r p s) name))
-                        (setf started t)))
-                     ((string= command "TURN")
-                      (when (= (length words) 3) (record-turn (second words) (third words)))
-                      (call-agent))
-                     ((string= command "SYNC") (record-turn (second words) (third words))))))))
+(defun play (serial name)
+  "In a game's child: wait for its GAME, then a fresh agent serves the game's turns. Lines
+before it were meant for a game whose child died first."
+  (destructuring-bind (requests-fd replies-fd) *game-fds*
+    (multiple-value-bind (in out) (pipe-streams requests-fd replies-fd :output-format :utf-8)
+      (setf *requests* in *replies* out)
+      (loop with started = nil
+            with game = (princ-to-string serial)
+            for line = (read-line *requests* nil nil)
+            while line
+            do (let* ((words (words line)) (command (first words)))
+                 (cond ((null command))
+                       ((not started)
+                        (when (and (string= command "GAME") (equal (second words) game))
+                          (destructuring-bind (seed per-turn tt r p s)
+                              (mapcar #'parse-integer (cddr words))
+                            (start-game seed per-turn (list tt r p s) name))
+                          (setf started t)))
+                       ((string= command "TURN")
+                        (when (= (length words) 3) (record-turn (second words) (third words)))
+                        (call-agent))
+                       ((string= command "SYNC") (record-turn (second words) (third words)))))))))
 
-(defun read-bounded-line (in)
-  "The next line of IN, at most +line-limit+ characters (the rest of a longer one is
-dropped), or nil at end of file."
-  (let ((line (make-string-output-stream)) (length 0))
-    (loop for char = (read-char in nil nil)
-          do (cond ((null char) (return (and (plusp length) (get-output-stream-string line))))
-                   ((char= char #\Newline) (return (get-output-stream-string line)))
-                   ((< length +line-limit+) (write-char char line) (incf length))))))
+(defun forget-child ()
+  "The child's pid, its pidfd closed; nil if there is none."
+  (when *child*
+    (destructuring-bind (pid pidfd) *child*
+      (sb-unix:unix-close pidfd)
+      (setf *child* nil)
+      pid)))
 
-(defun violation (pid what)
-  "The game's child broke the one-reply rule (its agent wrote into the pipe the child answers
-on): the game's processes die, and this host ends saying why, which the monitor records as
-the agent's crash and replaces the host for the next game."
-  (sb-unix:unix-kill pid +sigkill+)
-  (wait-for pid)
-  (clean-up)
-  (format *agent-output* "~&protocol violation: ~A~%" what)
-  (finish-output *agent-output*)
-  (exit-now 1))
-
-(defun relay (command line)
-  (destructuring-bind (pid to-child from-child) *child*
-    (unless *playing*
-      (when (string= command "TURN") (reply "ERROR" "no game was started"))
-      (return-from relay))
-    (when (and (string= command "TURN") (listen from-child))
-      (violation pid "replied before it was asked"))
-    (handler-case (progn (write-line line to-child) (finish-output to-child))
-      (serious-condition () nil))           ; it is gone: its replies say so
-    (when (string= command "TURN")
-      (let ((answer (handler-case (read-bounded-line from-child)
-                      (serious-condition () nil))))
-        (unless answer                      ; it died: this process ends the same way
-          (sb-unix:unix-kill pid +sigkill+)
-          (multiple-value-bind (found status) (wait-for pid)
-            (declare (ignore found))
-            (clean-up)
-            (end-like status)))
-        (when (listen from-child)
-          (violation pid "more than one reply to one request"))
-        (write-string *token* *relay*)
-        (write-char #\Space *relay*)
-        (write-string answer *relay*)
-        (terpri *relay*)
-        (finish-output *relay*)))))
+(defun child-died ()
+  "The game's child ended before its END: this game is over for the agent."
+  (multiple-value-bind (found status) (wait-for (forget-child))
+    (declare (ignore found))
+    (clean-up)
+    (reply "DIED" (princ-to-string status))))
 
 (defun renew (name)
-  "The game's child and all it started die; the next game's child waits."
-  (setf *playing* nil)
-  (destructuring-bind (pid to-child from-child) *child*
-    (declare (ignore pid))
-    (ignore-errors (close to-child :abort t))
-    (ignore-errors (close from-child :abort t)))
+  "At END: the game's child and all it started die, ENDED says so, the next child waits."
+  (forget-child)
   (clean-up)
+  (incf *serial*)
+  (reply "ENDED")
   (spawn name))
 
 (defun serve (name)
   (spawn name)
-  (loop for line = (read-line *requests* nil nil)
-        while line
-        do (let ((command (first (words line))))
-             (cond ((null command))
-                   ((or (string= command "TURN") (string= command "SYNC"))
-                    (relay command line))
-                   ((string= command "GAME")
-                    (when *playing* (renew name))
-                    (setf *playing* t)
-                    (relay command line))
-                   ((string= command "END") (renew name))
-                   ((string= command "QUIT") (return)))))
+  (let ((control (first *monitor-fds*)))
+    (loop
+      (let ((request-ready (listen *requests*)))
+        (unless request-ready
+          (multiple-value-bind (control-ready child-ready)
+              (poll-input control (if *child* (second *child*) -1))
+            (when (and child-ready *child*) (child-died))
+            (setf request-ready control-ready)))
+        (when request-ready
+          (let* ((line (read-line *requests* nil nil))
+                 (command (and line (first (words line)))))
+            (cond ((or (null line) (equal command "QUIT")) (return))
+                  ((equal command "END") (renew name))))))))
   (clean-up))
+
+(defun game-channel ()
+  "The game channel's two descriptors the monitor passed down (PDH_GAME_FDS: requests,
+replies), closed on exec; nil if it did not."
+  (let* ((given (or (sb-ext:posix-getenv "PDH_GAME_FDS") ""))
+         (comma (position #\, given))
+         (fds (and comma (list (parse-integer given :end comma :junk-allowed t)
+                               (parse-integer given :start (1+ comma) :junk-allowed t)))))
+    (forget-environment-variable "PDH_GAME_FDS")
+    (when (and fds (every (lambda (fd) (and fd (sb-unix:unix-fstat fd))) fds))
+      (dolist (fd fds) (c-call "fcntl" sb-alien:int (sb-alien:int fd) (sb-alien:int 2) (sb-alien:int 1)))
+      fds)))
 
 (defun arguments ()
   "FILE and NAME: SBCL leaves only what follows --end-toplevel-options after the program."
@@ -845,6 +837,10 @@ the agent's crash and replaces the host for the next game."
   (forget-environment-variable "PDH_TOKEN")
   (forget-environment-variable "PDH_TIMEOUT")
   (take-protocol-streams)
+  (setf *game-fds* (game-channel))
+  (unless *game-fds*
+    (reply "LOADERR" "no game channel: PDH_GAME_FDS does not name two open descriptors")
+    (exit-now 1))
   (handler-case (read-given-source (first (arguments)))
     (serious-condition (c)
       (reply "LOADERR" (one-line (format nil "~A: cannot read: ~A" (first (arguments))

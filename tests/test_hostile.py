@@ -45,9 +45,6 @@ SETTINGS = {"seed": 2024, "flip": [0.1, 0.5], "length": [2, 2], "timeout": 0.5,
 # Agents that would harm the test machine outside the sandbox (they refuse to act outside a
 # PID namespace of their own), or end the monitor: left out of the `process` run.
 ONLY_IN_SANDBOX = {"Massacre", "Forker", "ParentKiller"}
-# Agents that write into the pipe their game's process answers on: the zygote ends them
-PROTOCOL_BREAKERS = {"Forger", "EarlyReplier", "PipeStuffer", "DoubleReplier",
-                     "NewlineFlooder", "JunkThread"}
 
 RUNNER = r"""
 import json, sys
@@ -320,11 +317,10 @@ def test_a_flood_of_output_is_captured_capped_and_never_taken_for_a_reply(run):
     output = run.result["agents"]["Shouter"]["output"]
     assert "more bytes not kept" in output
     assert 0 < len(output) < 4 * 64 * 1024 + 1000       # a cap per process pool, not MBs
-    # Forger writes its forged replies into the pipe its game's process answers on: the
-    # zygote ends that game's processes at the second line (a protocol violation, a crash)
+    # Forger writes lines without the token into its game channel, two a call: junk under
+    # the allowance per request, never a reply; what its function returns is played
     assert run.intended("Forger") <= {"CCC"}
-    assert set(run.faults("Forger")) == {"crash"}
-    assert all("protocol violation" in message for message in run.messages("Forger"))
+    assert run.faults("Forger") == {}
 
 
 @pytest.mark.parametrize("name", ["RandomPatcher", "Saboteur"])
@@ -377,11 +373,10 @@ def test_agents_that_kill_what_they_can_see_reach_nothing(sandboxed_run):
         assert sandboxed_run.intended(name) == {"CCC"}   # never the D D D of "not in a sandbox"
     crashed = sorted(name for name, agent in sandboxed_run.result["agents"].items()
                      if agent["status"] == "crashed" or sandboxed_run.faults(name).get("crash"))
-    # each crashed itself; the protocol breakers' crashes are the zygote's verdict on them;
-    # the agent holding more than its memory limit may lose its host to the kernel's OOM
-    # killer, which picks its victim in the agent's own group (CI saw it once in 3 runs)
-    own_doing = PROTOCOL_BREAKERS | {"MemoryForker"}
-    assert sorted(set(crashed) - own_doing) == ["OsExiter"]
+    # each crashed itself (a protocol breaker's verdict is `invalid`, not a crash); the
+    # agent holding more than its memory limit may lose its game's process to the kernel's
+    # OOM killer, which picks its victim in the agent's own group (CI saw it once in 3 runs)
+    assert sorted(set(crashed) - {"MemoryForker"}) == ["OsExiter"]
 
 
 def test_a_fork_bomb_is_held_to_the_process_limit(sandboxed_run):

@@ -1,15 +1,15 @@
 """Hosts and agents that attack the host line protocol itself (issue 11, section 1).
 
-Agent code can find the pipes it can reach (/proc/self/fd) and often the token that marks
-replies (/proc/self/environ keeps the environment the process started with). Where agent
-code runs in the process that holds the monitor's pipes (the SBCL host), it can break the
-protocol itself: the rogue host (tests/agents/rogue/host.py) does each such thing from a
-real process, and LispFlooder does it from a real SBCL host. Python agents run in a game's
-child of a zygote and reach only the pipes to the zygote: the hostile agents in
-tests/agents/hostile/ try the same there. Whatever they do, the monitor must never block,
-every turn ends with a move or a fault, and nothing forged is played. Against the monitor
-before issue 11, the early and stuffer hosts hung it for ever, the newline flood kept it
-reading for ever at full CPU, and double replies and junk went unnoticed.
+Agent code can find the pipes it can reach (among its descriptors) and often the token that
+marks replies (/proc/self/environ keeps the environment the process started with, where a
+game has a /proc). A game's process answers the monitor itself on its game channel
+(docs/DESIGN.md), so agent code can break the protocol there: the rogue host
+(tests/agents/rogue/host.py) does each such thing from a real process, LispFlooder from a
+real SBCL host, and the hostile agents in tests/agents/hostile/ from a game's process.
+Whatever they do, the monitor must never block, every turn ends with a move or a fault,
+and no request gets two replies. Against the monitor before issue 11, the early and
+stuffer hosts hung it for ever, the newline flood kept it reading for ever at full CPU,
+and double replies and junk went unnoticed.
 """
 from __future__ import annotations
 
@@ -84,20 +84,25 @@ def assert_one_violation_per_game(games, what):
         assert "process killed" in fault.message
 
 
-def assert_nothing_forged_played(games):
-    """The forged replies say all D; tit-for-tat's opponent cooperates by default."""
+def assert_never_two_replies_taken(games):
+    """A game's process answers on its game channel itself, so a reply its agent writes
+    there (marked with the token, where /proc/self/environ shows it) is its answer, as
+    what its function returns would be. What must hold: one reply per request. The forged
+    replies say all D, the function returns all C: once a request got its forged reply,
+    the function's second reply is a violation, and the agent is out for the game."""
     for game in games:
-        assert all(fault is not None or set(moves) == {"C"} for _turn, fault, moves in game)
+        out_from = next((turn for turn, fault, _moves in game
+                         if fault is not None and fault.message.startswith(VIOLATION)), None)
+        for turn, fault, _moves in game:
+            if out_from is not None and turn > out_from:   # the default, and no new fault
+                assert fault is None, (turn, fault)
         assert_only_its_own_faults(game)
 
 
 def assert_only_its_own_faults(game):
-    """Faults of the agent's own doing; a crash only as the zygote's verdict on a game's
-    process that broke the one-reply rule (the host ends saying why, and is replaced)."""
+    """Faults of the agent's own doing: a protocol violation ends its game's process."""
     for _turn, fault in faults(game):
-        assert fault.kind in ("invalid", "timeout", "exception", "crash"), fault
-        if fault.kind == "crash":
-            assert "protocol violation" in fault.message, fault.message
+        assert fault.kind in ("invalid", "timeout", "exception"), fault
 
 
 # -- a host that breaks the protocol itself -----------------------------------------------
@@ -139,66 +144,33 @@ def test_the_rogue_host_answering_honestly_plays_without_a_fault():
 
 
 def test_a_lisp_agent_flooding_the_protocol_with_interrupts_off_is_a_violation(mode, sbcl):
-    """The flood reaches only the pipe to its zygote, which relays one line per request and
-    ends the game's processes at a second one: one crash that says why, then the default
-    answer for the rest of the game."""
+    """The flood reaches only its game channel, where the monitor takes one reply per
+    request: one violation that says why, its processes killed, then the default answer
+    for the rest of the game."""
     games = faults_per_game(HOSTILE / "LispFlooder.lisp", mode, turns=5, timeout=1.0)
     for game in games:
         found = faults(game)
         assert len(found) == 1, found
-        assert found[0][1].kind == "crash" and "protocol violation" in found[0][1].message
+        assert found[0][1].kind == "invalid" and VIOLATION in found[0][1].message
 
 
 # -- Python agents attacking the pipes they can reach -------------------------------------
 @pytest.mark.parametrize("name,per_turn,turns", [
     ("EarlyReplier", 3, 400), ("PipeStuffer", 100, 40), ("DoubleReplier", 3, 5)])
-def test_python_agents_forging_marked_replies_never_play_them(mode, name, per_turn, turns):
+def test_python_agents_forging_marked_replies_never_get_two_taken(mode, name, per_turn,
+                                                                 turns):
     """Against the monitor before issue 11, EarlyReplier and PipeStuffer hung it for ever
     (a blocking write of a request the host never read)."""
     games = faults_per_game(HOSTILE / f"{name}.py", mode, turns=turns, per_turn=per_turn)
-    assert_nothing_forged_played(games)
+    assert_never_two_replies_taken(games)
 
 
 @pytest.mark.parametrize("name", ["NewlineFlooder", "JunkThread"])
 def test_python_agents_flooding_their_pipes_cost_only_their_own_turns(mode, name):
-    """Under the zygote a game's child reaches only its pipe to the zygote, which relays one
-    line per request and ends the game's processes at a second one."""
+    """A game's process reaches only its own game channel: lines without the token are
+    tolerated up to an allowance per request, a flood past it is a violation."""
     games = faults_per_game(HOSTILE / f"{name}.py", mode, turns=5)
     assert all(len(game) == 5 for game in games)
     for game in games:
         assert_only_its_own_faults(game)
 
-
-# An agent whose output line is not ended when the zygote ends its game (a write to a full
-# stderr pipe cut short by the kill leaves just that, as the Forger's 10000-byte line did
-# under load, when new pipes get a smaller buffer once a user's pipes hold
-# /proc/sys/fs/pipe-user-pages-soft pages): it leaves the line unended on purpose, then
-# writes a second reply where its game's process answers.
-UNENDED = '''import os
-import stat
-import time
-
-
-def Unended(hist, score):
-    os.write(1, b"M" * 1000)
-    for fd in range(3, 1024):   # its descriptors, found without /proc
-        try:
-            if stat.S_ISFIFO(os.fstat(fd).st_mode):
-                os.write(fd, b"MOVES DDD\\nMOVES DDD\\n")
-        except OSError:
-            pass
-    time.sleep(30)
-    return ["C", "C", "C"]
-'''
-
-
-def test_the_zygotes_verdict_is_read_after_an_unended_line_of_the_agents(mode, tmp_path):
-    """The verdict that ends a game's processes begins a line of its own, so the monitor
-    finds it as the host's last words however the agent's output stopped."""
-    agent = tmp_path / "Unended.py"
-    agent.write_text(UNENDED, encoding="utf-8")
-    for game in faults_per_game(agent, mode, turns=3, timeout=5.0):
-        found = faults(game)
-        assert len(found) == 1, found
-        assert found[0][1].kind == "crash", found
-        assert "protocol violation: more than one reply" in found[0][1].message, found

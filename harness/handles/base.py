@@ -84,7 +84,10 @@ class AgentHandle(Protocol):
 class PollableHandle(AgentHandle, Protocol):
     """A handle a runner can wait on together with others (harness/runners.py)."""
 
-    deadline: float   # time.monotonic() by which the answer to the last request is due
+    @property
+    def deadline(self) -> float:
+        """time.monotonic() by which the answer to the last request is due."""
+        ...
 
     def waiting_on(self) -> dict[int, int]:
         """The fds to poll (and the poll events) before collect() can answer without

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import os
 import select
+from collections import deque
 
 from ..errors import HarnessError, LoadError
 from .base import TIMEOUT, Fault, Reply
@@ -71,6 +72,12 @@ class ReplHost(HostProcess):
         self.stderr_fd = -1
         self.outgoing = channels.outgoing
         self.replies = ReplyReader(channels.token.encode("ascii") + b" ")
+        self.answers_fd = -1         # one channel: no zygote, nothing of a game to end
+        self.said: deque[str] = deque()
+        self.zygote_broken = None
+        self.died = None
+        self.ending = self.in_game = False
+        self.released_at = 0.0
         self.ended = False
         self.stderr_open = False     # what REPL functions print shows in the REPL
         self.usually_watched = {self.reply_fd: select.POLLIN}
@@ -80,6 +87,18 @@ class ReplHost(HostProcess):
 
     def send(self, text: str) -> None:
         super().send("".join(self.prefix + line + "\n" for line in text.splitlines()))
+
+    def first_words(self, deadline: float) -> str:
+        return self.read_line(deadline)
+
+    def start_game(self, line: str) -> None:
+        self.send(f"GAME {line}\n")
+
+    def end_game(self) -> None:
+        self.send("END\n")
+
+    def close_pipes(self) -> None:
+        self.kill()
 
     def exit_description(self) -> str:
         return "the REPL closed the agent's pipe"
@@ -123,6 +142,10 @@ class ReplHandle(ProcessHandle):
             host.kill()
             raise LoadError(f"the REPL answered {line[:80]!r} instead of READY")
         return host
+
+    def _end_its_process(self) -> None:
+        """There is no process of its own to end: the channel is given up on."""
+        self._lose_host()
 
     def collect(self) -> Reply:
         reply = super().collect()

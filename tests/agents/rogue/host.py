@@ -1,6 +1,7 @@
-"""A rogue host: speaks the line protocol of docs/DESIGN.md, then breaks it as agent code
-can when it runs in the process that holds the protocol's pipes (as in the SBCL host).
-The monitor must never block on it and must record a fault. `python host.py MODE`:
+"""A rogue host: speaks the line protocol of docs/DESIGN.md, then breaks it on the game
+channel as agent code can (a game's process holds that channel's pipes). The control
+channel it serves honestly (READY, ENDED), from a thread. The monitor must never block
+on it and must record a fault. `python host.py MODE`:
 
 - early:    replies `MOVES DDD` from a thread as fast as the pipe takes them, ahead of the
             requests, and after the first request reads no more (its request pipe shrunk
@@ -23,11 +24,18 @@ import time
 
 F_SETPIPE_SZ = 1031
 TOKEN = os.environ.get("PDH_TOKEN", "").encode()
-REQUESTS, REPLIES = 0, 1
+REQUESTS, REPLIES = map(int, os.environ["PDH_GAME_FDS"].split(","))   # the game channel
 
 
-def reply(text):
-    os.write(REPLIES, TOKEN + b" " + text + b"\n")
+def reply(text, fd=REPLIES):
+    os.write(fd, TOKEN + b" " + text + b"\n")
+
+
+def control():
+    """The zygote's part: ENDED for every END."""
+    while line := os.read(0, 4096):
+        for _ in range(line.count(b"END\n")):
+            reply(b"ENDED", fd=1)
 
 
 def requests():
@@ -39,7 +47,8 @@ def requests():
                 return
             pending += chunk
         line, pending = pending.split(b"\n", 1)
-        yield line.split()
+        if line.split():
+            yield line.split()
 
 
 def waiting_bytes():
@@ -55,11 +64,12 @@ def forever(work):
 
 
 def main(mode):
-    reply(b"READY")
+    reply(b"READY", fd=1)
+    threading.Thread(target=control, daemon=True).start()
     per_turn = 3
     for words in requests():
         if words[0] == b"GAME":
-            per_turn = int(words[2])
+            per_turn = int(words[3])
         if words[0] != b"TURN":
             continue
         moves = b"MOVES " + b"C" * per_turn
@@ -82,7 +92,7 @@ def main(mode):
         if mode == "newlines":
             while True:
                 os.write(REPLIES, b"\n" * 65536)
-        if mode == "junk" and threading.active_count() == 1:
+        if mode == "junk" and threading.active_count() == 2:   # itself and control()
             junk = b"MOVES DDD\n\n0123456789abcdef MOVES DDD\n" * 1000
             threading.Thread(target=lambda: [os.write(REPLIES, junk) for _ in iter(int, 1)],
                              daemon=True).start()
