@@ -46,9 +46,11 @@ AGENTS = [
     TESTS / "agents" / "golden" / "LispStaller.lisp",
     TESTS / "agents" / "golden" / "PySleeper.py",
 ]
-# short games, two rounds; the time limit is the default one (1 s), far above what an honest
-# call takes even on a loaded machine, and below what PySleeper and LispStaller take
-OPTIONS = ["--seed", "7", "--length", "3", "5", "--max-rounds", "2", "--format", "json"]
+# short games, two rounds; a time limit of 2 s: far above what an honest call takes even on
+# a loaded machine (a spurious timeout would change the result), and well below what
+# PySleeper (3 s) and LispStaller (forever) take
+OPTIONS = ["--seed", "7", "--length", "3", "5", "--max-rounds", "2", "--timeout", "2",
+           "--format", "json"]
 MODES = ("none", "process", "sandbox")
 JOBS = (1, 2)
 
