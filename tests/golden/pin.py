@@ -15,7 +15,9 @@ a built-in) with agents that fault in each way a game records (`tests/agents/gol
 Every mode records these alike. No fault here may kill the monitor's own process, since
 `none` runs Python and Hy agents inside it; the crash and the endless loop are Lisp agents,
 which run in a process of their own in every mode (`none` included), so they are recorded the
-same way everywhere.
+same way everywhere. What differs by mode is only what the JSON does not hold: a fault's
+message (PySleeper's timeout reads "answered after 3.00 s" inside the monitor, "no answer
+within 2 s; process killed and replaced" in a process; `show` on a --db record has them).
 
 `normalized` is the one place that says which parts of the JSON may vary between runs.
 `python tests/golden/regenerate.py` rewrites the expected file, on purpose, after a change of
@@ -97,10 +99,6 @@ def normalized(result: dict) -> dict:
     shown = strip(result)
     shown["params"].pop("isolation", None)
     return shown
-
-
-def expected() -> dict:
-    return json.loads(EXPECTED.read_text(encoding="utf-8"))
 
 
 def dumps(shown: dict) -> str:
