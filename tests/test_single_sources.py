@@ -12,6 +12,8 @@ from harness.handles.opening import Isolation
 from harness.rules import GameLength
 from harness.tournament import Settings
 
+from conftest import AGENTS, run_cli
+
 
 @given(st.floats(0.01, 3600))
 def test_the_time_limit_recorded_and_printed_is_the_enforced_one(timeout):
@@ -158,14 +160,33 @@ def test_every_option_of_a_declared_parameter_has_its_declared_bounds():
 
 
 def test_an_experiment_file_holds_a_seed_and_replicates_within_the_options_bounds(tmp_path):
+    import json
+
     from harness.errors import HarnessError
     from harness.experiment import plan
     from harness.parameters import REPLICATES, SEED
 
+    minimal = json.loads((AGENTS / "experiments" / "minimal.json").read_text())
+    for field, value in (("seed", SEED.max), ("replicates", REPLICATES.max)):
+        path = tmp_path / "e.json"
+        path.write_text(json.dumps(dict(minimal, **{field: value})), encoding="utf-8")
+        assert getattr(plan.load(path, "none"), field) == value
     for field, value in (("seed", SEED.max + 1), ("seed", -1), ("replicates", 0),
                          ("replicates", REPLICATES.max + 1), ("seed", True)):
-        path = tmp_path / "e.json"
-        path.write_text(f'{{"types": {{"tft": "titfortat", "alld": "defect"}}, '
-                        f'"{field}": {str(value).lower()}}}', encoding="utf-8")
-        with pytest.raises(HarnessError, match=field):
+        path.write_text(json.dumps(dict(minimal, **{field: value})), encoding="utf-8")
+        with pytest.raises(HarnessError, match=f"{field} must be a whole number from"):
             plan.load(path, "none")
+
+
+@pytest.mark.parametrize("words", [
+    ["experiment", "E.json", "--seed", str(2 ** 63)],
+    ["experiment", "E.json", "--jobs", "1025"],
+    ["train", "E.json", "--out", "M.json", "--seed", str(2 ** 63)],
+    ["train", "E.json", "--out", "M.json", "--isolation", "docker"],
+    ["tournament", "--replicates", "10001"],
+])
+def test_experiment_and_train_refuse_what_tournament_refuses(words):
+    """One line, exit 2, before any file is read: the bounds are the declared ones."""
+    status, out, err = run_cli(*words)
+    assert status == 2 and out == ""
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1 and words[-2] in err
