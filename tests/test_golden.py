@@ -20,9 +20,13 @@ def test_the_pinned_tournament_gives_the_committed_json(mode, jobs, sbcl, reques
         request.getfixturevalue("sandboxed")
     shown = pin.normalized(pin.play(mode, jobs, tmp_path))
     # compared as text: the order of keys is part of the output too
-    assert pin.dumps(shown) == pin.EXPECTED.read_text(encoding="utf-8"), (
-        f"--isolation {mode} --jobs {jobs} no longer gives tests/golden/tournament.json; "
-        "if the change is meant, run python tests/golden/regenerate.py")
+    text = pin.dumps(shown)
+    if text != pin.EXPECTED.read_text(encoding="utf-8"):
+        (tmp_path / "got.json").write_text(text, encoding="utf-8")
+    assert text == pin.EXPECTED.read_text(encoding="utf-8"), (
+        f"--isolation {mode} --jobs {jobs} no longer gives tests/golden/tournament.json "
+        f"(this run's: {tmp_path / 'got.json'}); {pin.fault_changes(shown)}. If the change "
+        "is meant, run python tests/golden/regenerate.py")
 
 
 def test_the_normalizer_cuts_only_what_may_vary():

@@ -101,6 +101,16 @@ def normalized(result: dict) -> dict:
     return shown
 
 
+def fault_changes(shown: dict) -> str:
+    """What a failing run faulted differently from the expected one, per agent: an honest
+    agent's timeout says the machine was too loaded for the time limit, not that the code
+    changed."""
+    expected = {s["agent"]: s["faults"] for s in json.loads(EXPECTED.read_text())["standings"]}
+    changed = {s["agent"]: s["faults"] for s in shown["standings"]
+               if s["faults"] != expected.get(s["agent"])}
+    return f"faults that differ: {changed}" if changed else "the same faults"
+
+
 def dumps(shown: dict) -> str:
     """The expected file's text: one key or value a line, so a diff shows what changed."""
     return json.dumps(shown, indent=1) + "\n"
