@@ -20,8 +20,9 @@ sys.path.insert(0, str(ROOT))
 
 from harness.agents import resolve  # noqa: E402
 from harness.handles.opening import Isolation  # noqa: E402
-from harness.rules import GameLength, GameParams  # noqa: E402
+from harness.rules import NOT_ASKED, GameLength, GameParams  # noqa: E402
 from harness.tournament import Settings, run_tournament  # noqa: E402
+from harness.verdicts import FaultKind  # noqa: E402
 
 HOSTILE = ROOT / "tests" / "agents" / "hostile"
 HOSTILE_AGENTS = ["Spinner", "Sleeper", "OsExiter", "MemoryHog", "Thrower", "Shouter"]
@@ -48,7 +49,7 @@ def main() -> None:
     elapsed = time.perf_counter() - began
     waited = _waited_timeouts(result)   # turns not asked after 3 timeouts cost nothing
     timeouts = sum(waited.values())
-    crashes = sum(s.faults["crash"] for s in result.standings)
+    crashes = sum(s.faults[FaultKind.CRASH] for s in result.standings)
     turns = sum(len(game.turns) for game in result.games)
     # one agent's turns never overlap (one process per agent): its deadlines add up
     deadlines = max(waited.values(), default=0) * options.timeout
@@ -70,7 +71,7 @@ def _waited_timeouts(result) -> dict[str, int]:
         for side, name in (("a", game.a), ("b", game.b)):
             waited[name] = waited.get(name, 0) + sum(
                 1 for _turn, fault in game.faults(side)
-                if fault.kind == "timeout" and not fault.message.startswith("not asked"))
+                if fault.kind == FaultKind.TIMEOUT and fault.message != NOT_ASKED)
     return waited
 
 

@@ -5,8 +5,8 @@ import csv
 import io
 import json
 
-from .handles.base import FAULT_KINDS
 from .safe_text import line
+from .verdicts import FAULT_KINDS, Status
 
 
 def params_dict(settings) -> dict:
@@ -159,7 +159,7 @@ def as_table(result, incomplete=None) -> str:
         from .llm.metrics import table_lines
 
         lines += table_lines(result.games)
-    troubled = [e for e in result.entrants if e.status != "ok"]
+    troubled = [e for e in result.entrants if e.status != Status.OK]
     if troubled:
         lines += ["", "Agents with problems:"]
         lines += [f"  {line(e.name)}: {line(e.status)}: {line(e.message)}" for e in troubled]

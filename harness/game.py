@@ -12,8 +12,9 @@ from functools import lru_cache
 from typing import Any, Generator, NamedTuple
 
 from . import seeds
-from .handles.base import TIMEOUT, AgentHandle, Chatter, Fault, GameStart, Reply
+from .handles.base import AgentHandle, Chatter, Fault, GameStart, Reply
 from .rules import FLIPPED, NOT_ASKED, TIMEOUTS_IN_A_ROW, GameParams, Scorer
+from .verdicts import FaultKind
 
 
 class Turn(NamedTuple):
@@ -200,12 +201,12 @@ def game_steps(handle_a: AgentHandle, handle_b: AgentHandle, length: int, seed: 
             timeouts_a = 0
         else:
             fault_at["a", turn] = reply_a.fault
-            timeouts_a = timeouts_a + 1 if reply_a.fault.kind == TIMEOUT else 0
+            timeouts_a = timeouts_a + 1 if reply_a.fault.kind == FaultKind.TIMEOUT else 0
         if reply_b.fault is None:
             timeouts_b = 0
         else:
             fault_at["b", turn] = reply_b.fault
-            timeouts_b = timeouts_b + 1 if reply_b.fault.kind == TIMEOUT else 0
+            timeouts_b = timeouts_b + 1 if reply_b.fault.kind == FaultKind.TIMEOUT else 0
         if reply_a.warning or reply_b.warning:
             _note_warning(record, "a", reply_a)
             _note_warning(record, "b", reply_b)
@@ -218,7 +219,7 @@ def game_steps(handle_a: AgentHandle, handle_b: AgentHandle, length: int, seed: 
     return record
 
 
-_NOT_ASKED = Reply(None, Fault(TIMEOUT, NOT_ASKED))
+_NOT_ASKED = Reply(None, Fault(FaultKind.TIMEOUT, NOT_ASKED))
 
 
 def _both_chat(a: AgentHandle, b: AgentHandle) -> tuple[Any, Any] | None:

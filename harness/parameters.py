@@ -23,6 +23,7 @@ import click
 
 from .agents import ISOLATION_MODES
 from .horizons import HORIZONS
+from .limits import MIB
 from .rules import DECAY_MODES
 from .seeds import SEED_LIMIT
 
@@ -34,7 +35,6 @@ MAX_MEMORY_MIB = 1 << 20    # 1 TiB of address space
 MAX_JOBS = 1024
 MAX_REPLICATES = 10_000
 SQLITE_INTEGER = 2 ** 63 - 1  # seeds, ids and counts are stored in SQLite integers
-MIB = 1024 * 1024
 ON_FAULT = {"cooperate": "C", "defect": "D"}   # --on-fault -> the default answer's move
 
 
@@ -67,6 +67,16 @@ def bounded(low: int, high: int = SQLITE_INTEGER) -> click.IntRange:
     return click.IntRange(min=low, max=high)
 
 
+def whole_within(bounds: click.IntRange, value) -> bool:
+    """Whether `value` is a whole number (not a bool) within `bounds`: for the bounded
+    values a file holds (an experiment's seed and replicates, a training seed), checked
+    against the same bounds as the option."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        return False
+    return ((bounds.min is None or bounds.min <= value)
+            and (bounds.max is None or value <= bounds.max))
+
+
 def _shown(value) -> str:
     text = str(value)
     return repr(text if len(text) <= 40 else text[:40] + "...")
@@ -75,6 +85,8 @@ def _shown(value) -> str:
 SECONDS = FiniteFloat(0.0, MAX_TIMEOUT, low_open=True)
 MOVES_PER_TURN = bounded(1, MAX_MOVES_PER_TURN)
 JOBS = bounded(1, MAX_JOBS)
+SEED = bounded(0, SEED_LIMIT - 1)   # every seed: a tournament's, an experiment's, training's
+REPLICATES = bounded(1, MAX_REPLICATES)
 MEMORY_MIB = bounded(16, MAX_MEMORY_MIB)
 GAME_LENGTH = bounded(-MAX_GAME_LENGTH, MAX_GAME_LENGTH)  # the rules say why a bad one is bad
 
@@ -197,7 +209,7 @@ TABLE = (
               "Play on the workers of this Dask scheduler (e.g. tcp://lab1:8786; needs "
               "pip install 'pdharness[cluster]'); the result is the same.",
               lambda s: s.cluster, metavar="ADDRESS"),
-    Parameter("seed", bounded(0, SEED_LIMIT - 1),
+    Parameter("seed", SEED,
               "Tournament seed (default: a fresh one from the OS, 63 bits; always printed). "
               "Agents that know the seed can predict their noise: never grade with a seed "
               "students could know.", None),
@@ -211,36 +223,43 @@ def defaults() -> dict:
 
 
 def settings(values: dict):
-    """The Settings for parameter values by name (those missing at their defaults)."""
-    from .rules import GameLength
+    """The Settings for parameter values by name, as the command line holds them (those
+    missing at their defaults): Settings.from_dict, the one constructor, in its units."""
     from .tournament import Settings
 
     values = {**defaults(), **values}
-    low, high = values["length"]
-    return Settings(game=game_params(values),
-                    length=GameLength(low, high, values["horizon"], values["stop_prob"]),
-                    isolation=isolation(values),
-                    jobs=values["jobs"],
-                    max_rounds=values["max_rounds"],
-                    max_faults=values["max_faults"],
-                    disqualify_broken=values["disqualify_broken"],
-                    cluster=values["cluster"])
+    (flip_start, flip_decay), (low, high) = values["flip"], values["length"]
+    t, r, p, s = values["payoffs"]
+    return Settings.from_dict({
+        "flip_start": flip_start, "flip_decay": flip_decay, "decay_mode": values["decay"],
+        "length_min": low, "length_max": high, "horizon": values["horizon"],
+        "stop_prob": values["stop_prob"], "moves_per_turn": values["moves_per_turn"],
+        "payoff_t": t, "payoff_r": r, "payoff_p": p, "payoff_s": s,
+        "timeout": values["timeout"], "default_answer": ON_FAULT[values["on_fault"]],
+        "isolation": values["isolation"], "memory_limit": values["memory_limit"] * MIB,
+        "jobs": values["jobs"], "max_rounds": values["max_rounds"],
+        "max_faults": values["max_faults"], "disqualify_broken": values["disqualify_broken"],
+        "cluster": values["cluster"]})
 
 
 def game_params(values: dict):
-    from .rules import FlipParams, GameParams, Payoffs
-
-    return GameParams(
-        flip=FlipParams(values["flip"][0], values["flip"][1], values["decay"]),
-        moves_per_turn=values["moves_per_turn"],
-        payoffs=Payoffs(*values["payoffs"]),
-        default_answer=ON_FAULT[values["on_fault"]])
+    """The game's part of the settings for these values (the rest at their defaults)."""
+    return settings(_only(values, GAME_PARAMETERS)).game
 
 
 def isolation(values: dict):
-    from .handles.opening import Isolation
+    """How agents are confined, for these values (the rest at their defaults)."""
+    return settings(_only(values, ISOLATION_PARAMETERS)).isolation
 
-    return Isolation(values["isolation"], values["timeout"], values["memory_limit"] * MIB)
+
+GAME_PARAMETERS = ("flip", "decay", "moves_per_turn", "payoffs", "on_fault")
+ISOLATION_PARAMETERS = ("isolation", "timeout", "memory_limit")
+
+
+def _only(values: dict, names) -> dict:
+    """Only the values of these parameters: a game's or confinement's settings do not fail
+    on another part's value (`play` reads --length on its own)."""
+    return {name: values[name] for name in names if name in values}
 
 
 def as_json(settings) -> dict:

@@ -46,11 +46,14 @@ class Training:
     def check(self) -> None:
         from .errors import ParameterError
         from .memory_agents import MAX_MEMORY
+        from .parameters import SEED, whole_within
 
         if not 1 <= self.memory <= MAX_MEMORY:
             raise ParameterError(f"memory {self.memory} must be 1 to {MAX_MEMORY}")
         if self.games < 1:
             raise ParameterError(f"games {self.games} must be at least 1")
+        if not whole_within(SEED, self.seed):   # the bounds of every seed
+            raise ParameterError(f"seed {self.seed} must be {SEED.min} to {SEED.max}")
         for name in ("alpha", "gamma", "epsilon"):
             if not 0.0 <= getattr(self, name) <= 1.0:
                 raise ParameterError(f"{name} {getattr(self, name)} must be from 0 to 1")

@@ -5,15 +5,13 @@ from dataclasses import dataclass, field
 
 from .agents import AgentSpec
 from .game import GameRecord
-from .handles.base import CRASH, FAULT_KINDS
-
-OK, LOAD_ERROR, CRASHED, DISQUALIFIED = "ok", "load-error", "crashed", "disqualified"
+from .verdicts import FAULT_KINDS, FaultKind, Status
 
 
 @dataclass
 class Entrant:
     spec: AgentSpec
-    status: str = OK
+    status: Status = Status.OK
     message: str | None = None
     output: str = ""          # what its process printed (capped), for the instructor
     sha256: str | None = None  # read from a record: the source as it was run
@@ -68,12 +66,12 @@ def settle_statuses(entrants: list[Entrant], games, disqualified: dict[str, str]
     for entrant in entrants:
         name = entrant.name
         if name in disqualified:
-            entrant.status, entrant.message = DISQUALIFIED, disqualified[name]
-        elif entrant.status == LOAD_ERROR and dropped_in.get(name) == 0:
-            entrant.status = DISQUALIFIED
+            entrant.status, entrant.message = Status.DISQUALIFIED, disqualified[name]
+        elif entrant.status == Status.LOAD_ERROR and dropped_in.get(name) == 0:
+            entrant.status = Status.DISQUALIFIED
             entrant.message = f"does not load: {entrant.message}"
-        elif entrant.status != LOAD_ERROR and name in crashes:
-            entrant.status, entrant.message = CRASHED, f"crashed: {crashes[name]}"
+        elif entrant.status != Status.LOAD_ERROR and name in crashes:
+            entrant.status, entrant.message = Status.CRASHED, f"crashed: {crashes[name]}"
 
 
 def first_crashes(games) -> dict[str, str]:
@@ -83,14 +81,14 @@ def first_crashes(games) -> dict[str, str]:
         for side, name in (("a", game.a), ("b", game.b)):
             if name not in first:
                 for _turn, fault in game.faults(side):
-                    if fault.kind == CRASH:
+                    if fault.kind == FaultKind.CRASH:
                         first[name] = fault.message
                         break
     return first
 
 
 def fault_counts(games, name: str) -> dict[str, int]:
-    counts = {kind: 0 for kind in FAULT_KINDS}
+    counts: dict[str, int] = {kind: 0 for kind in FAULT_KINDS}
     for game in games:
         for side, player in (("a", game.a), ("b", game.b)):
             if player == name:

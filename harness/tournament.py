@@ -6,15 +6,22 @@ recorded round by round can be resumed where it stopped.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any, Mapping
 
 from .handles.opening import Isolation
-from .results import LOAD_ERROR, Entrant, RoundResult, TournamentResult, rank, settle_statuses
+from .results import Entrant, RoundResult, TournamentResult, rank, settle_statuses
 from .rounds import draw_length, lowest_scorers, round_robin, round_scores
-from .rules import GameLength, GameParams
+from .rules import FlipParams, GameLength, GameParams, Payoffs
+from .verdicts import Status
 
 
 @dataclass(frozen=True)
 class Settings:
+    """Everything a tournament runs by besides its agents and seed. Made in one place
+    (`from_dict`, which parameters.settings and a record's reader both use) and written in
+    one form (`as_dict`); the JSON "params" object is the parameter table's view of it
+    (parameters.as_json)."""
+
     game: GameParams = field(default_factory=GameParams)
     length: GameLength = field(default_factory=GameLength)
     isolation: Isolation = field(default_factory=Isolation)
@@ -23,6 +30,45 @@ class Settings:
     max_faults: int | None = None        # disqualify after this many faults
     disqualify_broken: bool = False      # agents that do not load leave before round 1
     cluster: str | None = None           # a Dask scheduler: the games play on its workers
+
+    def as_dict(self) -> dict[str, Any]:
+        """The settings as one flat dict of plain values, in the units they are held in
+        (seconds, bytes). Its keys are the record's `run` columns (records/db.py), except
+        `cluster`, which a record does not keep: where a run plays is no part of it."""
+        game, flip, length, isolation = self.game, self.game.flip, self.length, self.isolation
+        t, r, p, s = game.payoffs.as_tuple()
+        return {"flip_start": flip.start, "flip_decay": flip.decay, "decay_mode": flip.mode,
+                "length_min": length.low, "length_max": length.high,
+                "horizon": length.horizon, "stop_prob": length.stop_prob,
+                "moves_per_turn": game.moves_per_turn,
+                "payoff_t": t, "payoff_r": r, "payoff_p": p, "payoff_s": s,
+                "timeout": isolation.timeout, "default_answer": game.default_answer,
+                "isolation": isolation.mode, "memory_limit": isolation.memory_limit,
+                "jobs": self.jobs, "max_rounds": self.max_rounds,
+                "max_faults": self.max_faults, "disqualify_broken": self.disqualify_broken,
+                "cluster": self.cluster}
+
+    @classmethod
+    def from_dict(cls, values: Mapping[str, Any]) -> Settings:
+        """The settings `as_dict` wrote; a key left out takes its default (an older record
+        has no horizon). Each part checks its own values (a ParameterError if bad)."""
+        given = {**_DEFAULT_DICT, **{key: values[key] for key in values if key in _DEFAULT_DICT}}
+        return cls(
+            game=GameParams(
+                flip=FlipParams(given["flip_start"], given["flip_decay"], given["decay_mode"]),
+                moves_per_turn=given["moves_per_turn"],
+                payoffs=Payoffs(given["payoff_t"], given["payoff_r"], given["payoff_p"],
+                                given["payoff_s"]),
+                default_answer=given["default_answer"]),
+            length=GameLength(given["length_min"], given["length_max"], given["horizon"],
+                              given["stop_prob"]),
+            isolation=Isolation(given["isolation"], given["timeout"], given["memory_limit"]),
+            jobs=given["jobs"], max_rounds=given["max_rounds"],
+            max_faults=given["max_faults"],
+            disqualify_broken=bool(given["disqualify_broken"]), cluster=given["cluster"])
+
+
+_DEFAULT_DICT = Settings().as_dict()
 
 
 @dataclass
@@ -54,7 +100,8 @@ def run_tournament(specs, seed: int, settings: Settings = Settings(),
     observer = observer or Observer()
     pool = HandlePool(specs, settings.isolation)
     load_errors = pool.open_all()
-    entrants = [Entrant(spec, LOAD_ERROR, load_errors[spec.name]) if spec.name in load_errors
+    entrants = [Entrant(spec, Status.LOAD_ERROR, load_errors[spec.name])
+                if spec.name in load_errors
                 else Entrant(spec) for spec in specs]
     result = TournamentResult(seed, settings, entrants)
     state = state or _first_state(entrants, settings)
@@ -86,7 +133,7 @@ def _runner(pool, settings):
 
 def _first_state(entrants, settings) -> TournamentState:
     playing = [e.name for e in entrants
-               if not (settings.disqualify_broken and e.status == LOAD_ERROR)]
+               if not (settings.disqualify_broken and e.status == Status.LOAD_ERROR)]
     dropped: dict[str, int | None] = {e.name: 0 for e in entrants if e.name not in playing}
     dropped.update({name: None for name in playing})
     return TournamentState(sorted(playing), dropped)

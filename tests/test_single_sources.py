@@ -4,12 +4,15 @@ line, the Python API and the JSON agree on every parameter's default."""
 import inspect
 
 import click
+import pytest
 from hypothesis import given, strategies as st
 
 from harness.formats import params_dict
 from harness.handles.opening import Isolation
 from harness.rules import GameLength
 from harness.tournament import Settings
+
+from conftest import AGENTS, run_cli
 
 
 @given(st.floats(0.01, 3600))
@@ -106,3 +109,84 @@ def test_each_parameter_reads_back_from_the_settings_it_made(values):
     for parameter in TABLE:
         if parameter.name in values:
             assert parameter.read(made) == values[parameter.name], parameter.name
+
+
+@given(parameter_values())
+def test_settings_are_written_in_one_form_and_read_back_from_it(values):
+    """Settings.as_dict is the one serialization and Settings.from_dict the one constructor:
+    the command line's values, a record's run row and the dict all give the same settings."""
+    from harness.parameters import settings
+    from harness.records import db
+
+    made = settings(values)
+    assert Settings.from_dict(made.as_dict()) == made
+    row = db.run_row(1, made, 0, None)
+    assert set(made.as_dict()) - set(row) == {"cluster"}   # a record keeps no scheduler
+    assert db.settings_of(row) == made
+
+
+def test_an_older_record_without_a_horizon_reads_as_the_levinson_rule():
+    from harness.records import db
+
+    row = db.run_row(1, Settings(), 0, None)
+    del row["horizon"], row["stop_prob"]
+    assert db.settings_of(row).length == GameLength()
+
+
+def test_the_memory_limit_has_one_default():
+    from harness import limits
+    from harness.parameters import BY_NAME
+
+    assert Isolation().memory_limit == limits.DEFAULT_MEMORY == limits.Limits().memory
+    assert BY_NAME["memory_limit"].default * limits.MIB == limits.DEFAULT_MEMORY
+
+
+def test_every_option_of_a_declared_parameter_has_its_declared_bounds():
+    """--seed, --jobs, --isolation, --timeout ... wherever a command takes them (experiment
+    and train too), and --replicates wherever it is taken, are bounded by one declaration."""
+    from harness.parameters import BY_NAME, REPLICATES
+
+    seen = set()
+    for name, command in _commands().items():
+        for param in getattr(command, "params", []):
+            if not isinstance(param, click.Option):
+                continue
+            if param.name in BY_NAME and not BY_NAME[param.name].flag:
+                assert param.type is BY_NAME[param.name].type, (name, param.name)
+                seen.add(param.name)
+            if param.name == "replicates":
+                assert param.type is REPLICATES, name
+    assert {"seed", "jobs", "isolation", "timeout", "memory_limit"} <= seen
+
+
+def test_an_experiment_file_holds_a_seed_and_replicates_within_the_options_bounds(tmp_path):
+    import json
+
+    from harness.errors import HarnessError
+    from harness.experiment import plan
+    from harness.parameters import REPLICATES, SEED
+
+    minimal = json.loads((AGENTS / "experiments" / "minimal.json").read_text())
+    for field, value in (("seed", SEED.max), ("replicates", REPLICATES.max)):
+        path = tmp_path / "e.json"
+        path.write_text(json.dumps(dict(minimal, **{field: value})), encoding="utf-8")
+        assert getattr(plan.load(path, "none"), field) == value
+    for field, value in (("seed", SEED.max + 1), ("seed", -1), ("replicates", 0),
+                         ("replicates", REPLICATES.max + 1), ("seed", True)):
+        path.write_text(json.dumps(dict(minimal, **{field: value})), encoding="utf-8")
+        with pytest.raises(HarnessError, match=f"{field} must be a whole number from"):
+            plan.load(path, "none")
+
+
+@pytest.mark.parametrize("words", [
+    ["experiment", "E.json", "--seed", str(2 ** 63)],
+    ["experiment", "E.json", "--jobs", "1025"],
+    ["train", "E.json", "--out", "M.json", "--seed", str(2 ** 63)],
+    ["train", "E.json", "--out", "M.json", "--isolation", "docker"],
+    ["tournament", "--replicates", "10001"],
+])
+def test_experiment_and_train_refuse_what_tournament_refuses(words):
+    """One line, exit 2, before any file is read: the bounds are the declared ones."""
+    status, out, err = run_cli(*words)
+    assert status == 2 and out == ""
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1 and words[-2] in err

@@ -143,16 +143,14 @@ def settings_of(root: Path) -> dict:
 
 
 def grade(root: Path) -> dict:
-    from .. import sandbox
-    from ..handles.opening import Isolation
+    from .. import parameters, sandbox
     from ..safe_text import line
     from ..validation.contract import ContractParams
     from ..validation.roster import Roster
     from ..validation.submission import validate_all
 
     settings = settings_of(root)
-    isolation = Isolation(settings["isolation"], settings["timeout"],
-                          settings["memory_limit"] * 1024 * 1024)
+    isolation = parameters.isolation(settings)
     notes = [f"Checked by pdharness {settings.get('harness_version', '')}".rstrip() + "."]
     if isolation.mode == "sandbox" and sandbox.support().flavor is None:
         notes.append(f"Bubblewrap cannot run in this container ({sandbox.support().reason}): "

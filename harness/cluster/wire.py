@@ -10,7 +10,8 @@ from __future__ import annotations
 import json
 import re
 
-from ..handles.base import FAULT_KINDS, Fault
+from ..handles.base import Fault
+from ..verdicts import FAULT_KINDS, FaultKind
 
 MAX_TEXT = 8192                 # a fault's or warning's message (host lines are 4096 bytes)
 MAX_ANSWER = 256 * 1024 * 1024  # one task's JSON text
@@ -93,7 +94,7 @@ def _faults(data, length: int) -> dict:
         if side not in ("a", "b") or type(index) is not int or not 0 <= index < length \
                 or kind not in FAULT_KINDS or (side, index) in faults:
             raise BadAnswer("a fault of no turn, or of no kind")
-        faults[side, index] = Fault(kind, text(message, "a fault's message"))
+        faults[side, index] = Fault(FaultKind(kind), text(message, "a fault's message"))
     return faults
 
 

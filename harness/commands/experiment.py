@@ -3,9 +3,8 @@ from __future__ import annotations
 
 import click
 
-from ..agents import ISOLATION_MODES
 from ..records.outputs import quiet_option
-from .options import PLAIN_FORMATS, cluster_option, format_option
+from .options import PLAIN_FORMATS, cluster_option, format_option, unless_given
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
@@ -16,12 +15,10 @@ from .options import PLAIN_FORMATS, cluster_option, format_option
 @click.option("--report", type=click.Path(dir_okay=False), default=None,
               metavar="FILE.html", help="Write a report comparing the conditions.")
 @format_option(help="How to print the comparison.")
-@click.option("--seed", type=click.IntRange(min=0), default=None,
-              help="Experiment seed (else the file's \"seed\", else random; always printed).")
-@click.option("--jobs", "-j", type=click.IntRange(min=1), default=None,
-              help="Tournaments played at once (default: every core; same results).")
-@click.option("--isolation", type=click.Choice(ISOLATION_MODES), default=None,
-              help="How agents run (default: the file's parameters, else sandbox).")
+@unless_given("seed", "Experiment seed (else the file's \"seed\", else random; always "
+              "printed).")
+@unless_given("jobs", "Tournaments played at once (default: every core; same results).")
+@unless_given("isolation", "How agents run (default: the file's parameters, else sandbox).")
 @cluster_option
 @quiet_option
 def command(file, db, report, format, seed, jobs, isolation, cluster, quiet):

@@ -6,7 +6,7 @@ import sys
 import click
 
 from ..records.outputs import output_options, quiet_option
-from .options import MAX_REPLICATES, bounded, game_options, tournament_options
+from .options import game_options, replicates_option, tournament_options
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
@@ -17,8 +17,7 @@ from .options import MAX_REPLICATES, bounded, game_options, tournament_options
 @tournament_options
 @click.option("--db", type=click.Path(dir_okay=False), default=None, metavar="FILE.sqlite",
               help="Record the run in this new SQLite file (see show, resume).")
-@click.option("--replicates", type=bounded(1, MAX_REPLICATES), default=None, metavar="N",
-              help="Also run N tournaments with seeds derived from --seed.")
+@replicates_option("Also run N tournaments with seeds derived from --seed.")
 @output_options
 @quiet_option
 def command(form, agents_dir, **options):

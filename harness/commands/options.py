@@ -12,7 +12,6 @@ from ..parameters import (  # the types other commands' options use
     GAME_LENGTH as GAME_LENGTH,
     JOBS as JOBS,
     MAX_GAME_LENGTH as MAX_GAME_LENGTH,
-    MAX_REPLICATES as MAX_REPLICATES,
     MEMORY_MIB as MEMORY_MIB,
     MOVES_PER_TURN as MOVES_PER_TURN,
     SECONDS as SECONDS,
@@ -71,6 +70,19 @@ game_options = compose(
 )
 
 cluster_option = option("cluster")
+
+
+def replicates_option(help: str):
+    """`--replicates N` (tournament, monitor), bounded by parameters.REPLICATES as an
+    experiment file's "replicates" is."""
+    return click.option("--replicates", type=parameters.REPLICATES, default=None,
+                        metavar="N", help=help)
+
+
+def unless_given(name: str, help: str):
+    """A declared parameter's option with no default of its own (experiment, train: the
+    file's value, else the usual default, applies), under its declared type and bounds."""
+    return option(name, default=None, show_default=False, help=help)
 
 tournament_options = options("length", "horizon", "stop_prob", "jobs", "max_rounds",
                              "max_faults", "disqualify_broken", "cluster")

@@ -5,7 +5,7 @@ import click
 
 from ..completion import complete_agents
 from ..records.outputs import format_option, output_options, quiet_option
-from .options import MAX_REPLICATES, bounded, game_options, tournament_options
+from .options import game_options, replicates_option, tournament_options
 
 
 def run_and_print(specs, options) -> None:
@@ -35,8 +35,7 @@ def run_and_print(specs, options) -> None:
 @click.option("--db", type=click.Path(dir_okay=False), default=None, metavar="FILE.sqlite",
               help="Record the run in this new SQLite file, round by round (see show, "
                    "resume).")
-@click.option("--replicates", type=bounded(1, MAX_REPLICATES), default=None, metavar="N",
-              help="Also run N tournaments with seeds derived from --seed: how much is luck.")
+@replicates_option("Also run N tournaments with seeds derived from --seed: how much is luck.")
 @click.option("--population", type=click.Path(dir_okay=False), default=None, metavar="FILE",
               help="Agent types and how many copies of each (JSON or TOML; copies are "
                    "named type#1, type#2, ...).")

@@ -5,8 +5,9 @@ from typing import Any
 
 import click
 
-from ..agents import ISOLATION_MODES
+from ..memory_agents import MAX_MEMORY
 from ..records.outputs import quiet_option
+from .options import unless_given
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
@@ -15,14 +16,13 @@ from ..records.outputs import quiet_option
               help="Where to write the model (plain JSON); play it as qtable:MODEL.json.")
 @click.option("--condition", default=None, metavar="NAME",
               help="Train under this condition's parameters and types (default: the first).")
-@click.option("--memory", type=click.IntRange(1, 5), default=None,
+@click.option("--memory", type=click.IntRange(1, MAX_MEMORY), default=None,
               help="Move pairs it remembers (default: the file's training.memory, else 1).")
 @click.option("--games", type=click.IntRange(min=1), default=None,
               help="Training games (default: the file's training.games, else 3000).")
-@click.option("--seed", type=click.IntRange(min=0), default=None,
-              help="Training seed (default: the file's training.seed, else 0).")
-@click.option("--isolation", type=click.Choice(ISOLATION_MODES), default=None,
-              help="How the opponents run (default: the file's parameters, else sandbox).")
+@unless_given("seed", "Training seed (default: the file's training.seed, else 0).")
+@unless_given("isolation", "How the opponents run (default: the file's parameters, else "
+              "sandbox).")
 @quiet_option
 def command(file, out, condition, memory, games, seed, isolation, quiet):
     """Train a Q-learning agent against one copy of each agent type in FILE (an experiment

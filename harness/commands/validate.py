@@ -5,6 +5,7 @@ import sys
 
 import click
 
+from . import options
 from .options import format_option, option
 
 
@@ -37,7 +38,6 @@ def command(paths, roster, format, isolation, timeout, moves_per_turn, jobs, see
     2 on bad usage."""
     from pathlib import Path
 
-    from ..handles.opening import Isolation
     from ..validation.contract import ContractParams
     from ..validation.report import as_json, as_table
     from ..validation.roster import Roster
@@ -45,7 +45,8 @@ def command(paths, roster, format, isolation, timeout, moves_per_turn, jobs, see
 
     files = submission_files(paths, recursive)
     chosen_roster = Roster.read(Path(roster)) if roster else None
-    verdicts = validate_all(files, Isolation(isolation, timeout), chosen_roster, jobs,
+    confined = options.isolation({"isolation": isolation, "timeout": timeout})
+    verdicts = validate_all(files, confined, chosen_roster, jobs,
                             ContractParams(moves_per_turn, seed))
     from .. import colour
     from ..safe_text import block, echo

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import HarnessError
-from ..parameters import TABLE
+from ..parameters import REPLICATES, SEED, TABLE, whole_within
 
 if TYPE_CHECKING:
     from ..tournament import Settings
@@ -30,7 +30,6 @@ TOP_LEVEL = ("types", "replicates", "conditions", "parameters", "seed", "trainin
 # declared parameters but those the command line gives the whole experiment
 PARAMETERS = tuple(p.name for p in TABLE
                    if p.name not in ("isolation", "seed", "jobs", "cluster"))
-MAX_REPLICATES = 10_000
 CONDITION_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9 _.+-]{0,39}")
 
 
@@ -78,13 +77,13 @@ def plan(data: dict, content: bytes, path: Path, isolation: str | None) -> Exper
         raise HarnessError(f"{where}: unknown field {unknown[0]!r} (fields: "
                            f"{', '.join(TOP_LEVEL)})")
     replicates = data.get("replicates", 1)
-    if isinstance(replicates, bool) or not isinstance(replicates, int) \
-            or not 1 <= replicates <= MAX_REPLICATES:
-        raise HarnessError(f"{where}: replicates must be a whole number from 1 to "
-                           f"{MAX_REPLICATES}")
+    if not whole_within(REPLICATES, replicates):
+        raise HarnessError(f"{where}: replicates must be a whole number from "
+                           f"{REPLICATES.min} to {REPLICATES.max}")
     seed = data.get("seed")
-    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or seed < 0):
-        raise HarnessError(f"{where}: seed must be a whole number of at least 0")
+    if seed is not None and not whole_within(SEED, seed):
+        raise HarnessError(f"{where}: seed must be a whole number from {SEED.min} to "
+                           f"{SEED.max}")
     title = data.get("title")
     base = _overrides(data.get("parameters", {}), f"{where}: parameters")
     if isolation:

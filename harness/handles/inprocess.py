@@ -12,11 +12,9 @@ import time
 from typing import TYPE_CHECKING
 
 from ..runtime import ERROR_REPLY, MOVES_REPLY, AgentRuntime
+from ..verdicts import FaultKind
 from .base import (
-    EXCEPTION,
-    INVALID,
     SILENT_DEFAULT,
-    TIMEOUT,
     Fault,
     GameStart,
     Last,
@@ -58,12 +56,14 @@ class InProcessHandle(_InMonitor):
         kind, text, warning = runtime.call()
         elapsed = time.perf_counter() - began
         if elapsed > self.timeout:
-            self.reply = Reply(None, Fault(TIMEOUT, f"answered after {elapsed:.2f} s "
-                                                    f"(limit {self.timeout:g} s)"))
+            self.reply = Reply(None, Fault(FaultKind.TIMEOUT,
+                                           f"answered after {elapsed:.2f} s "
+                                           f"(limit {self.timeout:g} s)"))
         elif kind == MOVES_REPLY:
             self.reply = plain_reply(text) if warning is None else Reply(text, None, warning)
         else:
-            self.reply = Reply(None, Fault(EXCEPTION if kind == ERROR_REPLY else INVALID, text))
+            fault = FaultKind.EXCEPTION if kind == ERROR_REPLY else FaultKind.INVALID
+            self.reply = Reply(None, Fault(fault, text))
 
 
 class BuiltinHandle(_InMonitor):

@@ -5,6 +5,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..agents import AgentSpec
+from ..limits import DEFAULT_MEMORY
 from .base import PollableHandle
 
 
@@ -15,7 +16,7 @@ class Isolation:
 
     mode: str = "sandbox"
     timeout: float = 1.0          # seconds per call: the one time limit, enforced and recorded
-    memory_limit: int = 1 << 30   # bytes of address space for an agent's process
+    memory_limit: int = DEFAULT_MEMORY   # bytes of address space for an agent's process
 
     def __post_init__(self):
         from ..errors import ParameterError

@@ -22,7 +22,8 @@ import select
 from collections import deque
 
 from ..errors import HarnessError, LoadError
-from .base import TIMEOUT, Fault, Reply
+from ..verdicts import FaultKind
+from .base import Fault, Reply
 from .process import CapturedOutput, HostProcess, ProcessHandle
 from .replies import ReplyReader
 
@@ -150,11 +151,13 @@ class ReplHandle(ProcessHandle):
     def collect(self) -> Reply:
         reply = super().collect()
         fault = reply.fault
-        if fault is not None and fault.kind == TIMEOUT and "process killed" in fault.message:
+        if fault is not None and fault.kind == FaultKind.TIMEOUT \
+                and "process killed" in fault.message:
             # the process handle's words for a host it kills; here the REPL lives on
-            return Reply(None, Fault(TIMEOUT, f"no answer within {self.timeout:g} s, though "
-                                              f"the REPL stops a call after {self.limit:g} s; "
-                                              "the monitor stops asking this REPL"))
+            return Reply(None, Fault(FaultKind.TIMEOUT,
+                                     f"no answer within {self.timeout:g} s, though "
+                                     f"the REPL stops a call after {self.limit:g} s; "
+                                     "the monitor stops asking this REPL"))
         return reply
 
     def captured_output(self) -> str:

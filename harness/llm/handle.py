@@ -18,8 +18,9 @@ import select
 import threading
 import time
 
-from ..handles.base import EXCEPTION, INVALID, TIMEOUT, Chatter, Fault, GameStart, Last, Reply
+from ..handles.base import Chatter, Fault, GameStart, Last, Reply
 from ..rules import Scorer
+from ..verdicts import FaultKind
 from . import journal, prompts
 from .client import MAX_RESPONSE, Answer, ModelClient
 from .config import LlmConfig
@@ -118,7 +119,8 @@ class LlmHandle(Chatter):
     def collect(self) -> Reply:
         self._finish()
         reply, self._reply = self._reply, None
-        return reply if reply is not None else Reply(None, Fault(EXCEPTION, "no answer"))
+        return reply if reply is not None else Reply(None, Fault(FaultKind.EXCEPTION,
+                                                                 "no answer"))
 
     def said(self) -> str | None:
         return None if self._last_talk is None else self._last_talk.get("shown")
@@ -154,7 +156,8 @@ class LlmHandle(Chatter):
         try:
             self._reply = self._turn(message, chatting, first, heard)
         except Exception as error:   # noqa: BLE001 - a bug of ours must not hang the game
-            self._reply = Reply(None, Fault(EXCEPTION, f"{type(error).__name__}: {error}"))
+            self._reply = Reply(None, Fault(FaultKind.EXCEPTION,
+                                            f"{type(error).__name__}: {error}"))
         finally:
             self._last_talk = self._reply.talk if self._reply is not None else None
             with self._lock:
@@ -177,7 +180,7 @@ class LlmHandle(Chatter):
                                   "error": answer.error, "latency": round(answer.latency, 4),
                                   "tries": answer.tries})
             if answer.text is None:
-                kind = TIMEOUT if answer.timed_out else EXCEPTION
+                kind = FaultKind.TIMEOUT if answer.timed_out else FaultKind.EXCEPTION
                 return Reply(None, Fault(kind, f"model call failed: {answer.error}"), None,
                              talk)
             moves, reason = parse_moves(answer.text, self.per_turn)
@@ -194,5 +197,5 @@ class LlmHandle(Chatter):
                     {"role": "user", "content": prompts.corrective_message(
                         reason or "", self.per_turn, chatting)}]
         talk["parse_error"] = reason
-        return Reply(None, Fault(INVALID, f"parse error: {reason} "
+        return Reply(None, Fault(FaultKind.INVALID, f"parse error: {reason} "
                                           f"({PARSE_RETRIES + 1} answers)"), None, talk)

@@ -237,41 +237,19 @@ def run_row(seed: int, settings, replicates: int, command: str | None,
             outputs: str | None = None) -> dict:
     from .. import __version__
 
-    game, flip = settings.game, settings.game.flip
-    t, r, p, s = game.payoffs.as_tuple()
+    written = settings.as_dict()   # the settings' one serialization, under these columns
+    del written["cluster"]         # where a run plays is no part of its record
+    written["disqualify_broken"] = int(written["disqualify_broken"])
     return {
         "id": 1, "schema_version": SCHEMA_VERSION, "harness_version": __version__,
-        "seed": seed_value(seed), "flip_start": flip.start, "flip_decay": flip.decay,
-        "decay_mode": flip.mode, "length_min": settings.length.low,
-        "length_max": settings.length.high, "horizon": settings.length.horizon,
-        "stop_prob": settings.length.stop_prob, "moves_per_turn": game.moves_per_turn,
-        "payoff_t": t, "payoff_r": r, "payoff_p": p, "payoff_s": s,
-        "timeout": settings.isolation.timeout, "default_answer": game.default_answer,
-        "isolation": settings.isolation.mode, "memory_limit": settings.isolation.memory_limit,
-        "jobs": settings.jobs, "max_rounds": settings.max_rounds,
-        "max_faults": settings.max_faults,
-        "disqualify_broken": int(settings.disqualify_broken), "replicates": replicates,
+        "seed": seed_value(seed), **written, "replicates": replicates,
         "command": command, "outputs": outputs, "started_at": now(), "finished_at": None,
     }
 
 
 def settings_of(row):
-    """The Settings a run was started with, from its `run` row (a sqlite3.Row)."""
-    from ..handles.opening import Isolation
-    from ..rules import FlipParams, GameLength, GameParams, Payoffs
+    """The Settings a run was started with, from its `run` row (a sqlite3.Row); columns an
+    older record lacks (horizon, stop_prob) take their defaults."""
     from ..tournament import Settings
 
-    game = GameParams(
-        flip=FlipParams(row["flip_start"], row["flip_decay"], row["decay_mode"]),
-        moves_per_turn=row["moves_per_turn"],
-        payoffs=Payoffs(row["payoff_t"], row["payoff_r"], row["payoff_p"], row["payoff_s"]),
-        default_answer=row["default_answer"])
-    horizon = row["horizon"] if "horizon" in row.keys() else "uniform"  # older records
-    stop_prob = row["stop_prob"] if "stop_prob" in row.keys() else None
-    return Settings(game=game, length=GameLength(row["length_min"], row["length_max"],
-                                                 horizon, stop_prob),
-                    isolation=Isolation(row["isolation"], row["timeout"],
-                                        row["memory_limit"]),
-                    jobs=row["jobs"], max_rounds=row["max_rounds"],
-                    max_faults=row["max_faults"],
-                    disqualify_broken=bool(row["disqualify_broken"]))
+    return Settings.from_dict({key: row[key] for key in row.keys() if key != "cluster"})

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..handles.base import FAULT_KINDS
+from ..verdicts import FAULT_KINDS
 
 
 @dataclass

@@ -11,6 +11,7 @@ import sys
 import time
 
 from ..tournament import Observer
+from ..verdicts import Status
 
 
 def wanted(quiet: bool, stream=None) -> bool:
@@ -84,7 +85,7 @@ class TournamentProgress(Observer):
     def tournament_started(self, result) -> None:
         out = {name for r in result.rounds for name in r.dropped}
         skipped = {e.name for e in result.entrants
-                   if self.settings.disqualify_broken and e.status == "load-error"}
+                   if self.settings.disqualify_broken and e.status == Status.LOAD_ERROR}
         self.remaining = len([e for e in result.entrants
                               if e.name not in out and e.name not in skipped])
         self.round = self.first_round = len(result.rounds) + 1

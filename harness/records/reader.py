@@ -5,11 +5,12 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from ..agents import AgentSpec
+from ..agents import ISOLATION_MODES, AgentSpec
 from ..game import GameRecord, Turn
-from ..handles.base import FAULT_KINDS, Fault
+from ..handles.base import Fault
 from ..results import Entrant, RoundResult, TournamentResult, rank
 from ..rules import Scorer
+from ..verdicts import FAULT_KINDS, STATUSES, FaultKind, Status
 from . import db
 
 
@@ -57,7 +58,7 @@ class Record:
         entrants = []
         for row in self.agent_rows():
             entrant = Entrant(AgentSpec(row["name"], row["language"], row["source"]),
-                              row["status"], row["message"], row["output"] or "")
+                              Status(row["status"]), row["message"], row["output"] or "")
             entrant.sha256 = row["sha256"]   # the source as it was run (the report shows it)
             entrants.append(entrant)
         return entrants
@@ -87,7 +88,7 @@ class Record:
             return []
         ids = [row["id"] for row in rows]
         span = "game BETWEEN ? AND ?"
-        faults = {(row["game"], row["turn"], row["side"]): Fault(row["kind"], row["message"])
+        faults = {(row["game"], row["turn"], row["side"]): Fault(FaultKind(row["kind"]), row["message"])
                   for row in self.query(f"SELECT * FROM fault WHERE {span}", ids[0], ids[-1])}
         moves = self.connection.execute(
             f"SELECT game, turn, intended_a, played_a, intended_b, played_b FROM move "
@@ -116,7 +117,7 @@ class Record:
                                   self.games())
         result.standings = rank([e.name for e in entrants], result.rounds, self.dropped_in(),
                                 result.games,
-                                {e.name for e in entrants if e.status == "disqualified"})
+                                {e.name for e in entrants if e.status == Status.DISQUALIFIED})
         replicates = self.replicates()
         if replicates is not None:
             result.replicates = replicates
@@ -146,8 +147,8 @@ def _recorded_settings(row, path):
 # -- what a record may hold ---------------------------------------------------------------
 # Beyond the column types of db.SCHEMA (which SQLite does not enforce: any column takes
 # text), the values pdharness reads as one of a few words.
-_WORDS = {("agent", "status"): ("ok", "load-error", "crashed", "disqualified"),
-          ("run", "isolation"): ("sandbox", "process", "none"),
+_WORDS = {("agent", "status"): STATUSES,
+          ("run", "isolation"): ISOLATION_MODES,
           ("fault", "side"): ("a", "b"), ("fault", "kind"): FAULT_KINDS,
           ("llm_call", "side"): ("a", "b"), ("llm_turn", "side"): ("a", "b"),
           **{("move", column): ("C", "D")
@@ -197,7 +198,7 @@ def _condition(table, column, kind, nullable, words) -> str:
                  f"length({quoted}) <= {_SEED_DIGITS}))")
     allowed = words.get((table, column))
     if allowed:
-        holds += f" AND {quoted} IN ({', '.join(repr(w) for w in allowed)})"
+        holds += f" AND {quoted} IN ({', '.join(repr(str(w)) for w in allowed)})"
     return f"({quoted} IS NULL OR {holds})" if nullable else f"({holds})"
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..tournament import Observer
+from ..verdicts import Status
 from . import db
 
 
@@ -30,10 +31,10 @@ class Recorder(Observer):
                                f"({', '.join('?' * len(row))})", list(row.values()))
             connection.executemany(
                 "INSERT INTO agent (name, position, language, source, path, sha256, status) "
-                "VALUES (?, ?, ?, ?, ?, ?, 'ok')",
+                "VALUES (?, ?, ?, ?, ?, ?, ?)",
                 [(spec.name, position, spec.language, spec.source,
                   str(spec.path.resolve()) if spec.path else None,
-                  spec.sha256() if spec.path else None)
+                  spec.sha256() if spec.path else None, Status.OK)
                  for position, spec in enumerate(specs, 1)])
             from ..llm.record import agent_rows
 

@@ -11,7 +11,7 @@ anyone can edit - without an escape call to forget. Jinja2 is imported only here
 """
 from __future__ import annotations
 
-from ..handles.base import FAULT_KINDS
+from ..verdicts import FAULT_KINDS, STATUSES, Status
 
 # viridis, from few points per move to many
 _PALETTE = ((0.0, (68, 1, 84)), (0.25, (59, 82, 139)), (0.5, (33, 145, 140)),
@@ -68,6 +68,7 @@ def template(name: str = "report.html"):
     environment = jinja2.Environment(
         loader=jinja2.FileSystemLoader(Path(__file__).with_name("templates")),
         autoescape=True, undefined=jinja2.StrictUndefined, keep_trailing_newline=True)
+    environment.globals["statuses"] = STATUSES   # ok first: its colour, then the others'
     return environment.get_template(name)
 
 
@@ -289,7 +290,7 @@ def _faults(result, per_agent: int = 5) -> dict:
                     listed[name].append({"game": game_id, "round": game.round, "turn": turn,
                                          "kind": fault.kind, "message": fault.message})
     return {"troubled": [{"name": e.name, "status": e.status, "message": e.message or ""}
-                         for e in result.entrants if e.status != "ok"],
+                         for e in result.entrants if e.status != Status.OK],
             "listed": [{"name": name, "count": counts[name], "faults": listed[name],
                         "more": counts[name] - len(listed[name])} for name in sorted(listed)]}
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ..errors import HarnessError
+from ..limits import MIB
 
 
 class RecordInterrupted(Exception):
@@ -32,7 +33,7 @@ def resume_command(path, isolation=None) -> str:
     if isolation is not None and isolation.timeout != default.timeout:
         words += ["--timeout", f"{isolation.timeout:g}"]
     if isolation is not None and isolation.memory_limit != default.memory_limit:
-        words += ["--memory-limit", str(isolation.memory_limit // (1024 * 1024))]
+        words += ["--memory-limit", str(isolation.memory_limit // MIB)]
     return " ".join(words)
 
 
@@ -161,7 +162,7 @@ def check_confinement(record, asked, allow_weaker: bool) -> None:
     check_isolation(record.path, recorded.mode, asked.mode, allow_weaker)
     for option, now, then, unit in (
             ("--timeout", asked.timeout, recorded.timeout, 1),
-            ("--memory-limit", asked.memory_limit, recorded.memory_limit, 1024 * 1024)):
+            ("--memory-limit", asked.memory_limit, recorded.memory_limit, MIB)):
         if now != then:
             raise HarnessError(
                 f"{record.path}: the run was recorded with {option} {_shown(then / unit)} "

@@ -9,14 +9,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+from ..verdicts import FaultKind
 from .problems import Problem
 
 # (opponent, turns): `random` for a hist with every pair in it and a game as long as the
 # tournament's longest by default; `defect` and `titfortat` for the hists students forget
 OPPONENTS = (("random", 50), ("defect", 20), ("titfortat", 20))
-FAULT_CODES = {"invalid": "bad-answer", "exception": "exception", "crash": "exception",
-               "timeout": "timeout"}
-STOP_AFTER = {"timeout"}     # another game would only wait for the same loop again
+# a fault's kind -> the problem code (problems.CODES) validate reports for it
+FAULT_CODES = {FaultKind.INVALID: "bad-answer", FaultKind.EXCEPTION: "exception",
+               FaultKind.CRASH: "exception", FaultKind.TIMEOUT: "timeout"}
+STOP_AFTER = {"timeout"}     # (a problem code) another game would only wait for the same loop
 SHOWN_PAIRS = 4              # a long hist is quoted by its last few pairs
 
 
@@ -86,9 +88,9 @@ def _note(game, side, spec, opponent, problems, warnings) -> None:
 
 
 def _readable(fault) -> str:
-    if fault.kind == "invalid":
+    if fault.kind == FaultKind.INVALID:
         return f"bad answer: {fault.message}"
-    if fault.kind == "crash":
+    if fault.kind == FaultKind.CRASH:
         return f"the agent's process died: {fault.message}"
     return fault.message
 
