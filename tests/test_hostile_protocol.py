@@ -20,6 +20,7 @@ import pytest
 
 from harness import sandbox
 from harness.agents import builtin_spec, file_spec
+from harness.errors import LoadError
 from harness.game import play_game
 from harness.handles.opening import Isolation, open_handle
 from harness.handles.process import ProcessHandle
@@ -106,6 +107,14 @@ def assert_only_its_own_faults(game):
 
 
 # -- a host that breaks the protocol itself -----------------------------------------------
+def test_a_host_that_never_says_ready_does_not_load_within_its_start_limit():
+    """Waiting for READY is bounded by the start limit, however the wait goes (before
+    issue 20's control channel had its own reader, a mute host kept the monitor spinning)."""
+    with pytest.raises(LoadError, match="did not finish loading within 0.5 s"):
+        ProcessHandle("Rogue", [sys.executable, str(ROGUE_HOST), "mute"], dict(os.environ),
+                      0.5, start_timeout=0.5)
+
+
 def test_replies_written_ahead_of_the_requests_are_a_violation():
     """400 turns would fill the request pipe the host shrank to one page: a violation,
     not a timeout, says the monitor saw the early replies before that. On which turn it

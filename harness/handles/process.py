@@ -165,7 +165,11 @@ class HostProcess:
             self._check_zygote()
             if self.ended:
                 raise _Dead(self.exit_description())
-            self._wait(deadline)
+            if not self._wait(deadline):
+                self._read_zygote()   # a last look at what is already there
+                if not (self.said or self.ended):
+                    self._check_zygote()
+                    raise TimeoutError
         return self.said.popleft()
 
     def end_game(self) -> None:
@@ -296,15 +300,18 @@ class HostProcess:
                     raise _GameDied(self.died)
             if self.ended:
                 raise _Dead(self.exit_description())
-            if self.ending and time.monotonic() >= self.end_deadline:
+            ending = self.ending
+            limit = self.end_deadline if ending else max(deadline, self.released_at + timeout)
+            if self._wait(limit):
+                continue
+            # past the limit, a last look at what is already waiting (the monitor may have
+            # been busy elsewhere): ENDED releases the request, which then has its time
+            self._last_look()
+            if ending and self.ending:
                 raise _Dead(f"its last game's processes did not end within "
                             f"{self.end_allowance:g} s")
-            limit = self.end_deadline if self.ending else max(deadline,
-                                                              self.released_at + timeout)
-            if not self._wait(limit):
-                self._last_look()
-                if not self.ready():
-                    raise TimeoutError
+            if not ending and not self.ready():
+                raise TimeoutError
 
     def _wait(self, deadline: float) -> bool:
         """Wait for any of its pipes, at most until `deadline`; False if it passed."""

@@ -12,7 +12,8 @@ on it and must record a fault. `python host.py MODE`:
 - double:   answers every request twice;
 - newlines: on the first request, writes newlines for ever;
 - junk:     answers every request, while a thread writes lines without the token;
-- honest:   answers C to every request (moves per turn from GAME).
+- honest:   answers C to every request (moves per turn from GAME);
+- mute:     never says READY.
 """
 import array
 import fcntl
@@ -64,6 +65,8 @@ def forever(work):
 
 
 def main(mode):
+    if mode == "mute":
+        time.sleep(3600)
     reply(b"READY", fd=1)
     threading.Thread(target=control, daemon=True).start()
     per_turn = 3
