@@ -7,6 +7,7 @@ import click
 
 from ..agents import ISOLATION_MODES
 from ..records.outputs import quiet_option
+from .options import file_limit_options
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
@@ -22,9 +23,11 @@ from ..records.outputs import quiet_option
 @click.option("--seed", type=click.IntRange(min=0), default=None,
               help="Training seed (default: the file's training.seed, else 0).")
 @click.option("--isolation", type=click.Choice(ISOLATION_MODES), default=None,
-              help="How the opponents run (default: the file's parameters, else sandbox).")
+              help="How the opponents run (default: sandbox).")
+@file_limit_options
 @quiet_option
-def command(file, out, condition, memory, games, seed, isolation, quiet):
+def command(file, out, condition, memory, games, seed, isolation, timeout, memory_limit,
+            quiet):
     """Train a Q-learning agent against one copy of each agent type in FILE (an experiment
     or population file), under its parameters (flips, moves per turn, horizon), and write it
     to MODEL.json: a Q-table and a model of the replies per type, and the fingerprint of
@@ -36,7 +39,7 @@ def command(file, out, condition, memory, games, seed, isolation, quiet):
     from ..qtable import save_model
     from ..records import progress
 
-    experiment = plan.load(file, isolation)
+    experiment = plan.load(file, isolation, {"timeout": timeout, "memory_limit": memory_limit})
     chosen = _condition(experiment, condition)
     training = _training(experiment, file, memory=memory, games=games, seed=seed)
     make_parent(out, f"--out {out}")
