@@ -97,7 +97,7 @@ def read(path: Path, command: click.Command, command_name: str | None,
     data = parse(path)
     from .llm.config import declare_course, declared
 
-    models = declared(data, path.resolve().parent, str(path))   # [llm.NAME] tables
+    models = declared(data, path.resolve().parent, str(path), keys=named)   # [llm.NAME] tables
     declare_course(models)
     known = known_keys()
     chosen: dict[str, object] = {}
