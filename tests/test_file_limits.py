@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from conftest import IN_CI
 
@@ -153,3 +154,39 @@ def test_resume_gives_the_same_limits_or_refuses(tmp_path):
     assert "condition as-given was recorded with --timeout 2" in err and "--timeout 2" in err
     status, _, err = pdharness("resume", db, "--isolation", "none", "--timeout", "2")
     assert status == 0 and "resumed after 2 tournaments" in err, err
+
+
+@settings(max_examples=200, deadline=None)
+@given(asked=st.fixed_dictionaries({}, optional={
+           "timeout": st.none() | st.floats(0.001, 3600), "memory-limit": st.none()
+           | st.integers(16, 1 << 20)}),
+       where=st.sampled_from(["parameters", "condition"]),
+       given_limits=st.fixed_dictionaries({}, optional={
+           "timeout": st.none() | st.floats(0.001, 3600),
+           "memory_limit": st.none() | st.integers(16, 1 << 20)}))
+def test_a_planned_condition_never_gets_more_than_the_command_line_gives(asked, where,
+                                                                         given_limits):
+    """Whatever a file asks and the command line gives: a limit above the command line's
+    (or the default) is refused in one line; else the condition plays the file's own
+    limit, or the command line's when it asks none."""
+    from harness.errors import HarnessError
+    from harness.experiment.plan import ceiling, plan
+    from harness.parameters import MIB
+
+    data = {"types": TYPES}
+    if where == "parameters":
+        data["parameters"] = asked
+    else:
+        data["conditions"] = [dict(asked, name="c")]
+    most = ceiling(given_limits)
+    wanted = {"timeout": asked.get("timeout"), "memory_limit": asked.get("memory-limit")}
+    try:
+        [condition] = plan(data, b"", Path("planted.json"), None, given_limits).conditions
+    except HarnessError as error:
+        assert "\n" not in str(error) and str(error).startswith("planted.json: ")
+        assert any(value is not None and value > most[name] for name, value in wanted.items())
+        return
+    played = condition.settings.isolation
+    for name, value in (("timeout", played.timeout),
+                        ("memory_limit", played.memory_limit // MIB)):
+        assert value == (wanted[name] if wanted[name] is not None else most[name])
