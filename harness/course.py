@@ -18,8 +18,9 @@ runs.
 What a run may touch is chosen by the person at the command line, never by a file
 (`guard`): no course file may ask for an isolation weaker than the sandbox, and one read
 from the current folder (which may be a folder of uploads) may not name a file outside its
-own folder, a cluster, nor a time or memory limit above the default: those come from a
-course file the instructor names with `--config FILE`. Such a key is refused with one line
+own folder, a cluster, a time or memory limit above the default, nor more jobs (games or
+tournaments in flight) than the machine has cores: those come from a course file the
+instructor names with `--config FILE`. Such a key is refused with one line
 naming the file and the key.
 """
 from __future__ import annotations
@@ -97,7 +98,7 @@ def read(path: Path, command: click.Command, command_name: str | None,
     data = parse(path)
     from .llm.config import declare_course, declared
 
-    models = declared(data, path.resolve().parent, str(path))   # [llm.NAME] tables
+    models = declared(data, path.resolve().parent, str(path), keys=named)   # [llm.NAME] tables
     declare_course(models)
     known = known_keys()
     chosen: dict[str, object] = {}
@@ -128,8 +129,8 @@ def read(path: Path, command: click.Command, command_name: str | None,
 def guard(path: Path, key: str, param: click.Parameter, value, named: bool) -> None:
     """Refuse a key that would make the command reach beyond what its command line asked
     for: a weaker isolation from any course file; from one found in the current folder,
-    also files and agents (what it reads and writes), a cluster (where agents go), and
-    wider limits than the defaults."""
+    also files and agents (what it reads and writes), a cluster (where agents go), wider
+    limits than the defaults, and more jobs than cores."""
     from .errors import HarnessError
     from .parameters import BY_NAME
 
@@ -150,6 +151,9 @@ def guard(path: Path, key: str, param: click.Parameter, value, named: bool) -> N
     elif param.name in ("timeout", "memory_limit") and param.name in BY_NAME and \
             value is not None and value > BY_NAME[param.name].default:
         why = f"a {key} above the default ({BY_NAME[param.name].default:g})"
+    elif param.name == "jobs" and value is not None and value > (os.cpu_count() or 1):
+        # games, or whole tournaments of an experiment, at once: each with its processes
+        why = f"more {key} than this machine's cores ({os.cpu_count() or 1})"
     if why:
         raise HarnessError(f"{path}: {key} = {shown}: a course file found in the current "
                            f"folder may not choose {why}; if you trust it, name it: "

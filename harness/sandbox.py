@@ -124,17 +124,18 @@ def _plain(spec, memory):
         memory=memory, processes=resource_limits.DEFAULT_PROCESSES if as_root else None)
     filtered = seccomp_installer(unix_sockets=False)  # no network namespace of its own
     kept = _Views.of(spec).kept()
+    keep_read = as_root and _keeps_read(spec)
 
     def launch(argv, env):
         per_agent = confinement.per_agent(memory, unix_sockets=False)
-        become = _dropper(_next_uid()) if as_root else None
+        become = _dropper(_next_uid(), keep_read) if as_root else None
         source = _given_source(spec)
         preexec = resource_limits.preexec(limits, die_with_parent=True,
                                           first=per_agent.enter, last=filtered,
                                           become=become)
-        # a root monitor's agents keep root's right to read, which a game's world would
-        # take (harness/world.py, OFF): their games are plain forks
-        world = {OFF: "1"} if as_root else kept
+        # a root monitor's agents that keep root's right to read would lose it in a game's
+        # world (harness/world.py, OFF): their games are plain forks
+        world = {OFF: "1"} if keep_read else kept
         return Launch(per_agent.command(argv),
                       dict(env, **per_agent.env, **world, **source.env), preexec, source.fds,
                       cpu_seconds=limits.cpu_seconds, release=per_agent.release)
@@ -159,15 +160,51 @@ def _given_source(spec) -> _Given:
     return _Given({SOURCE_FD: str(fd)}, (fd,))
 
 
-def _dropper(uid: int):
+def _dropper(uid: int, keep_read: bool):
     from .agent_user import CannotDrop, dropper
     from .errors import HarnessError
 
     try:
-        return dropper(uid)
+        return dropper(uid, keep_read)
     except CannotDrop as error:  # never run an agent as root instead
         raise HarnessError(f"--isolation process as root: {error}; run the monitor as an "
                            "ordinary user, or use --isolation sandbox") from error
+
+
+_read_checks: dict[tuple[str, ...], str | None] = {}   # paths -> why a host needs the right
+_read_lock = threading.Lock()
+_read_noted = False
+
+
+def _keeps_read(spec) -> bool:
+    """Under a root monitor, whether this agent's host must keep CAP_DAC_READ_SEARCH
+    (harness/agent_user.py): only when a user of its own without capabilities cannot read
+    what the host reads (the interpreter, its standard library and site folders, the
+    harness, the language's own files, the cache for languages that use it), found out by
+    trying once per set of paths. Said once on stderr when kept."""
+    global _read_noted
+    from .agent_user import unreadable
+    from .lang import LANGUAGES
+
+    language = LANGUAGES.get(spec.language)
+    paths = _system_roots() + _python_roots() + _package_roots() + _language_roots(spec)
+    cache = _cache_dir() if language is not None and language.reads_cache else None
+    key = tuple(dict.fromkeys(paths + ([cache] if cache else [])))
+    with _read_lock:
+        if key not in _read_checks:
+            _read_checks[key] = unreadable(key, _next_uid())
+        why = _read_checks[key]
+        if why is None or _read_noted:
+            return why is not None
+        _read_noted = True
+    from .safe_text import line  # quotes a path
+
+    print(f"pdharness: note: process isolation as root: agents keep the right to read every "
+          f"file (CAP_DAC_READ_SEARCH), since a user of their own cannot run their host: "
+          f"{line(why)}. To avoid it, make the venv from the system Python (/usr/bin/python3 "
+          f"-m venv) in a folder every user can read, and keep PDHARNESS_CACHE there too "
+          f"(see README, 'Running untrusted submissions').", file=sys.stderr)
+    return True
 
 
 def seccomp_installer(unix_sockets: bool = True):
@@ -576,8 +613,8 @@ def warn_once(reason: str) -> None:
     from .safe_text import line  # the reason quotes bubblewrap's stderr
 
     if os.geteuid() == 0:
-        reach = ("each under a user id of its own that can read whatever root can and write "
-                 "what any user may (/tmp)")
+        reach = ("each under a user id of its own that writes only what any user may "
+                 "(/tmp) and reads what any user may (or, when it must, whatever root can)")
     else:
         reach = ("each can read and write whatever this user can, and signal other "
                  "processes, the monitor included")

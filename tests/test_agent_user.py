@@ -3,8 +3,9 @@
 processes, under the monitor this suite runs as.
 
 Requires: bubblewrap and SBCL (CI has both); for the user-id tests, a root monitor (CI runs
-as root) and nothing else: the dropped host keeps CAP_DAC_READ_SEARCH, so the interpreter,
-the checkout and pytest's private folders need not be open to other users. Hy agents need
+as root) and nothing else: a dropped host keeps CAP_DAC_READ_SEARCH when its user could
+not read the interpreter, the checkout or the cache otherwise (test_agent_capabilities.py
+tests both cases), so they need not be open to other users. Hy agents need
 Hy where the suite's interpreter finds it under -S (a global install, as CI makes).
 """
 from __future__ import annotations
@@ -102,16 +103,19 @@ def test_without_bubblewrap_the_fallback_runs_agents_as_their_own_user_too(root_
 
 def test_each_host_gets_a_user_id_of_its_own_with_one_capability(root_only):
     """What harness/agent_user.py promises, read from the host's /proc status: a user and
-    group of its own, no supplementary group, CAP_DAC_READ_SEARCH and nothing else."""
+    group of its own, no supplementary group, CAP_DAC_READ_SEARCH and nothing else when its
+    user could not run the host without it (this suite's interpreter under /root), else no
+    capability at all."""
     import subprocess
     import sys
 
     from harness.agents import builtin_spec
     from harness.handles.opening import Isolation
     from harness.lang.python_process import host_environment
-    from harness.sandbox import launcher
+    from harness.sandbox import _keeps_read, launcher
 
     start = launcher(builtin_spec("cooperate"), Isolation("process"))
+    kept = 1 << 2 if _keeps_read(builtin_spec("cooperate")) else 0
     seen = []
     for _ in range(2):
         launch = start([sys.executable, "-c", "print(open('/proc/self/status').read())"],
@@ -127,7 +131,7 @@ def test_each_host_gets_a_user_id_of_its_own_with_one_capability(root_only):
         uids, gids = fields["Uid"].split(), fields["Gid"].split()
         assert len(set(uids)) == 1 and uids[0] != "0" and set(gids) == {uids[0]}
         assert fields["Groups"].strip() == ""
-        assert int(fields["CapEff"], 16) == 1 << 2 and int(fields["CapAmb"], 16) == 1 << 2
+        assert int(fields["CapEff"], 16) == kept and int(fields["CapAmb"], 16) == kept
         assert int(fields["NoNewPrivs"]) == 1 and int(fields["Seccomp"]) == 2
         seen.append(uids[0])
     assert seen[0] != seen[1]

@@ -99,7 +99,8 @@ def test_an_experiment_is_the_local_experiment(cluster):
     from harness.experiment import plan
     from harness.experiment.run import play
 
-    experiment = plan.load(AGENTS / "experiments" / "minimal.json", "none")  # built-ins
+    experiment = plan.load(AGENTS / "experiments" / "minimal.json", "none",  # built-ins
+                           {"timeout": 30})   # the file's own
     local = play(experiment, 3, jobs=1)
     remote = play(experiment, 3, cluster=cluster.scheduler_address)
     assert len(remote) == 8 and remote == local

@@ -221,7 +221,7 @@ def test_no_course_file_chooses_a_weaker_isolation(tmp_path, mode, named):
     ('db = "/tmp/planted.sqlite"\n', "db"), ('report = "../index.html"\n', "report"),
     ('agents = ["../other-uploads"]\n', "agents"), ('cluster = "tcp://10.0.0.1:8786"\n',
                                                      "cluster"),
-    ('[tournament]\ngrades = "/root/grades.csv"\n', "grades"),
+    ('[tournament]\ngrades = "/root/grades.csv"\n', "grades"), ('jobs = 1024\n', "jobs"),
     ('agents = ["titfortat", "qtable:../model.json"]\n', "agents")])
 def test_a_course_file_found_in_the_folder_reaches_no_further_than_the_command_line(
         tmp_path, text, key):

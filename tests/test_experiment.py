@@ -19,8 +19,13 @@ MINIMAL = FILES / "minimal.json"
 SLOW = FILES / "slow.json"
 
 
+# the test files ask for 30 s per call (never late on a busy machine): a file may only lower
+# the command line's limit, so the command line gives it
+LIMIT = ("--timeout", "30")
+
+
 def experiment_json(*args):
-    status, out, err = run_cli("experiment", *args, "--format", "json")
+    status, out, err = run_cli("experiment", *args, *LIMIT, "--format", "json")
     assert status == 0, err
     return json.loads(out)
 
@@ -70,7 +75,7 @@ def test_in_the_sandbox_the_same_results(minimal, bwrap):
 def test_the_table_and_the_report_compare_the_conditions(tmp_path):
     report = tmp_path / "report.html"
     status, out, err = run_cli("experiment", MINIMAL, "--isolation", "none", "--seed", "3",
-                               "--report", report)
+                               "--report", report, *LIMIT)
     assert status == 0, err
     assert "seed 3" in out and "quiet" in out and "noisy" in out
     page = report.read_text()
@@ -95,13 +100,13 @@ def kept(path) -> int:
 def test_kill_9_then_resume_equals_the_uninterrupted_experiment(tmp_path):
     whole = tmp_path / "whole.sqlite"
     status, out, err = run_cli("experiment", SLOW, "--isolation", "process", "--db", whole,
-                               "--format", "json")
+                               "--format", "json", *LIMIT)
     assert status == 0, err
     uninterrupted = json.loads(out)
 
     path = tmp_path / "killed.sqlite"
     status = stop_when(["experiment", SLOW, "--isolation", "process", "--db", path,
-                        "--jobs", "1"], lambda: kept(path) >= 1, signal.SIGKILL)
+                        "--jobs", "1", *LIMIT], lambda: kept(path) >= 1, signal.SIGKILL)
     assert status == -signal.SIGKILL
     before = kept(path)
     assert 1 <= before < 8
@@ -109,13 +114,15 @@ def test_kill_9_then_resume_equals_the_uninterrupted_experiment(tmp_path):
         assert connection.execute("PRAGMA integrity_check").fetchone() == ("ok",)
         assert connection.execute("SELECT finished_at FROM experiment").fetchone() == (None,)
 
-    status, out, err = run_cli("resume", path, "--format", "json", "--isolation", "process")
+    status, out, err = run_cli("resume", path, "--format", "json", "--isolation", "process",
+                               *LIMIT)
     assert status == 0, err
     assert f"resumed after {before} tournaments" in err
     assert json.loads(out) == uninterrupted
     assert placings(path) == placings(whole)
 
-    status, out, err = run_cli("resume", path, "--format", "json", "--isolation", "process")
+    status, out, err = run_cli("resume", path, "--format", "json", "--isolation", "process",
+                               *LIMIT)
     assert status == 0 and "already complete" in err and json.loads(out) == uninterrupted
     status, out, err = run_cli("show", path)   # a run's tool: it says what to use instead
     assert status == 2 and f"pdharness resume {path}" in err and err.count("\n") == 1
@@ -130,14 +137,14 @@ def test_resume_refuses_a_changed_agent_file(tmp_path):
                                                                "Sleepy.py"))
     path = tmp_path / "run.sqlite"
     status, out, err = run_cli("experiment", folder / "slow.json", "--isolation", "none",
-                               "--db", path)
+                               "--db", path, *LIMIT)
     assert status == 0, err
     with sqlite3.connect(path) as connection:   # as if it had been stopped early
         connection.execute("DELETE FROM placing WHERE replicate = 4")
         connection.execute("DELETE FROM tournament WHERE replicate = 4")
         connection.execute("UPDATE experiment SET finished_at = NULL")
     (folder / "Sleepy.py").write_text(sleepy.read_text() + "\n# changed\n")
-    status, out, err = run_cli("resume", path)
+    status, out, err = run_cli("resume", path, *LIMIT)
     assert status == 2 and "sleepy" in err and "changed" in err and err.count("\n") == 1
 
 
@@ -167,7 +174,7 @@ def test_a_bad_experiment_file_is_one_clear_line(tmp_path, change, words):
     path = tmp_path / "bad.json"
     path.write_text(json.dumps(content))
     with pytest.raises(HarnessError, match=words) as caught:
-        load(path)
+        load(path, limits={"timeout": 30})
     assert "\n" not in str(caught.value)
 
 
@@ -193,6 +200,6 @@ def test_any_condition_is_planned_or_refused_in_one_line(condition):
 
     data = dict(json.loads(MINIMAL.read_text()), conditions=[condition])
     try:
-        plan(data, b"", MINIMAL, None)
+        plan(data, b"", MINIMAL, None, {"timeout": 30})
     except HarnessError as error:
         assert "\n" not in str(error)

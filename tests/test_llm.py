@@ -332,7 +332,7 @@ def test_a_bad_declaration_is_one_clear_line(tmp_path, entry, problem):
     from harness.errors import HarnessError
 
     with pytest.raises(HarnessError, match=problem):
-        declared({"llm": {"bot": entry}}, tmp_path, "course")
+        declared({"llm": {"bot": entry}}, tmp_path, "course", keys=True)
 
 
 _VALUES = st.recursive(st.none() | st.booleans() | st.integers() | st.floats() | st.text(),
@@ -512,6 +512,53 @@ def test_the_api_key_comes_from_the_variable_named_and_is_never_recorded(tmp_pat
     status, out, err = run_cli("tournament", "llm:bot", "defect", "--config", course,
                                "--isolation", "process")
     assert status == 2 and "PDH_TEST_KEY" in err and "Traceback" not in err
+
+
+GPT = {"base_url": "https://attacker.example/v1", "model": "m", "api_key_env": "PDH_TEST_KEY"}
+
+
+@pytest.mark.parametrize("kind", ["experiment", "population", "found course file"])
+def test_only_a_course_file_named_on_the_command_line_chooses_a_key(tmp_path, kind):
+    """Which of the instructor's variables is sent, and where, is theirs to say (issue 21):
+    a file handed to them, or one found in a folder of uploads, may not name api_key_env."""
+    types = [{"id": "gpt", "agent": "llm:gpt", "count": 1},
+             {"id": "tft", "agent": "titfortat", "count": 1}]
+    if kind == "found course file":
+        (tmp_path / "pdharness.toml").write_text(
+            "[llm.gpt]\n" + "".join(f"{k} = {json.dumps(v)}\n" for k, v in GPT.items()))
+        argv, named = ["tournament", "llm:gpt", "titfortat"], "pdharness.toml: llm.gpt"
+    else:
+        path = tmp_path / "planted.json"
+        path.write_text(json.dumps({"types": types, "llm": {"gpt": GPT}}))
+        argv = ["experiment", path] if kind == "experiment" else \
+            ["tournament", "--population", path]
+        named = "planted.json: llm.gpt"
+    status, out, err = run_cli(*argv, "--isolation", "none", cwd=tmp_path)
+    assert status == 2 and out == "" and err.count("\n") == 1, err
+    assert f"{named}: api_key_env" in err and "--config" in err and "Traceback" not in err
+
+
+@pytest.mark.slow
+def test_a_record_cannot_send_a_key_without_the_named_course_file(tmp_path, monkeypatch):
+    """resume takes a model's declaration from the record, but not which secret it sends
+    where: that needs the course file declaring it, named again."""
+    import sqlite3
+
+    monkeypatch.setenv("PDH_TEST_KEY", "sk-very-secret")
+    with StandIn({"m": ["D"] * 40}) as server:
+        course = _course(tmp_path, server, api_key_env="PDH_TEST_KEY")
+        db = tmp_path / "run.sqlite"
+        status, _, err = run_cli("tournament", "llm:bot", "defect", "titfortat", "--config",
+                                 course, "--length", "1", "1", "--isolation", "process",
+                                 "--db", db)
+        assert status == 0, err
+        with sqlite3.connect(db) as connection:   # as if stopped, and sent elsewhere
+            connection.execute("UPDATE run SET finished_at = NULL")
+        status, out, err = run_cli("resume", db, "--isolation", "process")
+        assert status == 2 and out == "" and err.count("\n") == 1, err
+        assert "$PDH_TEST_KEY" in err and "--config" in err
+        status, _, err = run_cli("resume", db, "--isolation", "process", "--config", course)
+        assert "PDH_TEST_KEY" not in err, err
 
 
 @pytest.mark.parametrize("in_flight", [1, 2])

@@ -134,10 +134,11 @@ def test_any_edit_reads_or_is_refused_in_one_line(record, tmp_path, data):
 def test_an_edited_experiment_record_is_one_line_too(tmp_path):
     path = tmp_path / "experiment.sqlite"
     status, _, err = run_cli("experiment", AGENTS / "experiments" / "minimal.json",
-                             "--isolation", "none", "--seed", "3", "--db", path)
+                             "--isolation", "none", "--seed", "3", "--db", path,
+                             "--timeout", "30")   # the file's own
     assert status == 0, err
     copy = tampered(path, tmp_path, f"UPDATE placing SET rank = '{MARKUP}' WHERE rowid = 1",
                     "UPDATE experiment SET finished_at = NULL")
-    status, out, err = run_cli("resume", copy)
+    status, out, err = run_cli("resume", copy, "--timeout", "30")
     assert status == 2 and out == "" and err.count("\n") == 1, err
     assert "not a record pdharness wrote: placing.rank holds '<script>" in err

@@ -97,16 +97,17 @@ def test_an_experiment_record_is_resumed_with_the_isolation_asked_too(tmp_path):
     experiments = AGENTS / "experiments"
     path = tmp_path / "experiment.sqlite"
     status, out, err = run_cli("experiment", experiments / "minimal.json", "--isolation",
-                               "none", "--seed", "3", "--db", path)
+                               "none", "--seed", "3", "--db", path,
+                               "--timeout", "30")   # the file's own
     assert status == 0, err
     with sqlite3.connect(path) as connection:   # as a stopped run leaves it, then edited
         connection.execute("DELETE FROM placing")
         connection.execute("DELETE FROM tournament")
         connection.execute("UPDATE experiment SET finished_at = NULL, isolation = 'sandbox'")
-    status, out, err = run_cli("resume", path, "--isolation", "none")
+    status, out, err = run_cli("resume", path, "--isolation", "none", "--timeout", "30")
     assert status == 2 and out == "" and "--allow-weaker-isolation" in err
     assert len(err.strip().splitlines()) == 1
-    status, out, err = run_cli("resume", path, "--isolation", "none",
+    status, out, err = run_cli("resume", path, "--isolation", "none", "--timeout", "30",
                                "--allow-weaker-isolation")
     assert status == 0, err
 

@@ -30,6 +30,9 @@ RUN_AUTOGRADER = """#!/usr/bin/env bash
 ROOT="${{AUTOGRADER_ROOT:-/autograder}}"
 export AUTOGRADER_ROOT="$ROOT"
 export PYTHONPATH="$ROOT/source/{vendored}"
+# the cache setup.sh warmed, beside the harness rather than under root's 0700 home: agents
+# that run as plain processes (no bubblewrap here) then need no right to read root's files
+export PDHARNESS_CACHE="${{PDHARNESS_CACHE:-$ROOT/pdharness-cache}}"
 mkdir -p "$ROOT/results"
 "${{PDHARNESS_PYTHON:-python3}}" -m harness.autograder && exit 0
 STATUS=$?
@@ -57,6 +60,7 @@ python3 -m pip install --no-cache-dir $PIP_OPTIONS {requirements}
 # Compile the SBCL server and Hy's libraries now, once, not in every student's run:
 # validate one template agent per language (this also proves the harness works here).
 SOURCE="${{AUTOGRADER_ROOT:-/autograder}}/source"
+export PDHARNESS_CACHE="${{PDHARNESS_CACHE:-${{AUTOGRADER_ROOT:-/autograder}}/pdharness-cache}}"
 WARM="$(mktemp -d)"
 for LANGUAGE in {new_choices}; do
     PYTHONPATH="$SOURCE/{vendored}" python3 -m harness new Gradescope Warmup \\

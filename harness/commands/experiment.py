@@ -4,7 +4,13 @@ from __future__ import annotations
 import click
 
 from ..records.outputs import quiet_option
-from .options import PLAIN_FORMATS, cluster_option, format_option, unless_given
+from .options import (
+    PLAIN_FORMATS,
+    cluster_option,
+    file_limit_options,
+    format_option,
+    unless_given,
+)
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
@@ -18,17 +24,19 @@ from .options import PLAIN_FORMATS, cluster_option, format_option, unless_given
 @unless_given("seed", "Experiment seed (else the file's \"seed\", else random; always "
               "printed).")
 @unless_given("jobs", "Tournaments played at once (default: every core; same results).")
-@unless_given("isolation", "How agents run (default: the file's parameters, else sandbox).")
+@unless_given("isolation", "How agents run (default: sandbox).")
+@file_limit_options
 @cluster_option
 @quiet_option
-def command(file, db, report, format, seed, jobs, isolation, cluster, quiet):
+def command(file, db, report, format, seed, jobs, isolation, timeout, memory_limit, cluster,
+            quiet):
     """Run the experiment in FILE (JSON or TOML): its agent types, in every condition, as
     many times as its replicates say, and compare the conditions."""
     from ..experiment import plan, session
     from ..records.outputs import command_line
     from ..seeds import fresh_seed
 
-    experiment = plan.load(file, isolation)
+    experiment = plan.load(file, isolation, {"timeout": timeout, "memory_limit": memory_limit})
     _check_report_path(report)
     from ..qtable import retrain_notes
     from ..safe_text import line
@@ -64,7 +72,7 @@ def deliver(experiment, seed, units, format, report) -> None:
 
 
 def resume(record, jobs, format, report, quiet, isolation="sandbox",
-           allow_weaker=False, cluster=None) -> None:
+           allow_weaker=False, cluster=None, limits=None) -> None:
     """`pdharness resume X.sqlite` for an experiment record."""
     from ..experiment import session
 
@@ -72,7 +80,7 @@ def resume(record, jobs, format, report, quiet, isolation="sandbox",
     try:
         experiment, seed, units, note = session.resume(
             record, jobs=jobs, quiet=quiet, isolation=isolation, allow_weaker=allow_weaker,
-            cluster=cluster)
+            cluster=cluster, limits=limits)
     except session.ExperimentInterrupted as stopped:
         _exit_interrupted(stopped)
     if note:

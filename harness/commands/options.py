@@ -84,6 +84,21 @@ def unless_given(name: str, help: str):
     file's value, else the usual default, applies), under its declared type and bounds."""
     return option(name, default=None, show_default=False, help=help)
 
+
+def file_limit_options(function):
+    """`--timeout` and `--memory-limit` for commands whose agents and parameters come from
+    an experiment or population file (experiment, train): tournament's own options (the
+    same bounds), given for the whole run; the file may lower them per condition, never
+    raise them (harness/experiment/plan.py, LIMITS). None when not given: the default."""
+    from .. import parameters
+
+    for name in reversed(("timeout", "memory_limit")):
+        declared = parameters.BY_NAME[name]
+        function = option(name, default=None, show_default=False, help=(
+            f"{declared.help[:-1]} (default {declared.default:g}); the file may lower it, "
+            "never raise it.")) (function)
+    return function
+
 tournament_options = options("length", "horizon", "stop_prob", "jobs", "max_rounds",
                              "max_faults", "disqualify_broken", "cluster")
 

@@ -35,7 +35,8 @@ def command(record, jobs, allow_weaker_isolation, cluster, **options):
 
         return resume(record, jobs, options.get("format"), options.get("report"),
                       options["quiet"], options["isolation"], allow_weaker_isolation,
-                      cluster)
+                      cluster, {"timeout": options["timeout"],
+                                "memory_limit": options["memory_limit"]})
     from ..records import outputs, session
     from ..records.reader import Record
     from .options import isolation

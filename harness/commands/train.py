@@ -7,7 +7,7 @@ import click
 
 from ..memory_agents import MAX_MEMORY
 from ..records.outputs import quiet_option
-from .options import unless_given
+from .options import file_limit_options, unless_given
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
@@ -21,10 +21,11 @@ from .options import unless_given
 @click.option("--games", type=click.IntRange(min=1), default=None,
               help="Training games (default: the file's training.games, else 3000).")
 @unless_given("seed", "Training seed (default: the file's training.seed, else 0).")
-@unless_given("isolation", "How the opponents run (default: the file's parameters, else "
-              "sandbox).")
+@unless_given("isolation", "How the opponents run (default: sandbox).")
+@file_limit_options
 @quiet_option
-def command(file, out, condition, memory, games, seed, isolation, quiet):
+def command(file, out, condition, memory, games, seed, isolation, timeout, memory_limit,
+            quiet):
     """Train a Q-learning agent against one copy of each agent type in FILE (an experiment
     or population file), under its parameters (flips, moves per turn, horizon), and write it
     to MODEL.json: a Q-table and a model of the replies per type, and the fingerprint of
@@ -36,7 +37,7 @@ def command(file, out, condition, memory, games, seed, isolation, quiet):
     from ..qtable import save_model
     from ..records import progress
 
-    experiment = plan.load(file, isolation)
+    experiment = plan.load(file, isolation, {"timeout": timeout, "memory_limit": memory_limit})
     chosen = _condition(experiment, condition)
     training = _training(experiment, file, memory=memory, games=games, seed=seed)
     make_parent(out, f"--out {out}")

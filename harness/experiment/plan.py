@@ -30,6 +30,13 @@ TOP_LEVEL = ("types", "replicates", "conditions", "parameters", "seed", "trainin
 # declared parameters but those the command line gives the whole experiment
 PARAMETERS = tuple(p.name for p in TABLE
                    if p.name not in ("isolation", "seed", "jobs", "cluster"))
+# the limits that say what an agent may use (seconds per call, MiB per process): the person
+# at the command line sets them for the whole run (--timeout, --memory-limit, or a course
+# file named with --config); an experiment or population file may lower them for its
+# conditions, never raise them (issue 21: a file handed to an instructor must not widen
+# what its agents reach). Game rules (lengths, flips, payoffs...) are the file's to choose.
+LIMITS = {"timeout": ("a time limit per call", "--timeout", "s"),
+          "memory_limit": ("a memory limit", "--memory-limit", " MiB")}
 CONDITION_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9 _.+-]{0,39}")
 
 
@@ -54,24 +61,38 @@ class Experiment:
     title: str | None
 
 
-def load(path, isolation: str | None = None) -> Experiment:
+def load(path, isolation: str | None = None, limits: dict | None = None) -> Experiment:
+    """The experiment in the file at `path`; `isolation` and `limits` ({"timeout": s,
+    "memory_limit": MiB}, None for the default) as the command line gives them."""
     from ..population import MAX_FILE_BYTES, read_bounded
 
     path = Path(path)
     return from_record(read_bounded(path, MAX_FILE_BYTES, "an experiment file"), path,
-                       isolation)
+                       isolation, limits)
 
 
-def from_record(content: bytes, path, isolation: str | None) -> Experiment:
+def from_record(content: bytes, path, isolation: str | None,
+                limits: dict | None = None) -> Experiment:
     """From the file's contents (as read, or as an experiment's record keeps them)."""
     from ..population import parse_file
 
     path = Path(path)
-    return plan(parse_file(content, path), content, path, isolation)
+    return plan(parse_file(content, path), content, path, isolation, limits)
 
 
-def plan(data: dict, content: bytes, path: Path, isolation: str | None) -> Experiment:
+def ceiling(limits: dict | None) -> dict:
+    """Each limit as the command line gives it, else its default: the most a file may ask."""
+    from ..parameters import BY_NAME
+
+    given = limits or {}
+    return {name: given[name] if given.get(name) is not None else BY_NAME[name].default
+            for name in LIMITS}
+
+
+def plan(data: dict, content: bytes, path: Path, isolation: str | None,
+         limits: dict | None = None) -> Experiment:
     where = str(path)
+    most = ceiling(limits)
     unknown = sorted(set(data) - set(TOP_LEVEL))
     if unknown:
         raise HarnessError(f"{where}: unknown field {unknown[0]!r} (fields: "
@@ -85,7 +106,7 @@ def plan(data: dict, content: bytes, path: Path, isolation: str | None) -> Exper
         raise HarnessError(f"{where}: seed must be a whole number from {SEED.min} to "
                            f"{SEED.max}")
     title = data.get("title")
-    base = _overrides(data.get("parameters", {}), f"{where}: parameters")
+    base = dict(most, **_overrides(data.get("parameters", {}), f"{where}: parameters", most))
     if isolation:
         base["isolation"] = isolation
     entries = data.get("conditions", [{"name": "base"}])
@@ -96,7 +117,8 @@ def plan(data: dict, content: bytes, path: Path, isolation: str | None) -> Exper
     models = declared(data, path.parent, where)   # the file's `llm` table, for every condition
     conditions, seen = [], set()
     for number, entry in enumerate(entries, 1):
-        condition = _condition(entry, data, base, path, f"{where}: condition {number}", models)
+        condition = _condition(entry, data, base, path, f"{where}: condition {number}", models,
+                               most)
         if condition.name.lower() in seen:
             raise HarnessError(f"{where}: two conditions named {condition.name!r}")
         seen.add(condition.name.lower())
@@ -105,7 +127,7 @@ def plan(data: dict, content: bytes, path: Path, isolation: str | None) -> Exper
                       title if isinstance(title, str) else None)
 
 
-def _condition(entry, data, base, path, where, models) -> Condition:
+def _condition(entry, data, base, path, where, models, most) -> Condition:
     from ..population import population_types
 
     if not isinstance(entry, dict):
@@ -117,7 +139,7 @@ def _condition(entry, data, base, path, where, models) -> Condition:
     where = f"{where} ({name})"
     given = {key: value for key, value in entry.items()
              if key not in ("name", "types", "chat")}
-    options = dict(base, **_overrides(given, where))
+    options = dict(base, **_overrides(given, where, most))
     types_from = entry if "types" in entry else data
     types = population_types(types_from, path.parent, where if "types" in entry
                              else str(path), models)
@@ -150,9 +172,9 @@ def _option_params() -> dict:
     return {param.name: param for param in command.params}
 
 
-def _overrides(given, where) -> dict:
+def _overrides(given, where, most: dict) -> dict:
     """{"moves-per-turn": 1, ...} -> {"moves_per_turn": 1, ...}, each value checked as the
-    command line checks it."""
+    command line checks it, and each limit at most `most` (the command line's)."""
     import click
 
     if not isinstance(given, dict):
@@ -176,7 +198,24 @@ def _overrides(given, where) -> dict:
             raise HarnessError(f"{where}: isolation {options[name]!r}: an isolation weaker "
                                "than the sandbox is chosen on the command line (--isolation "
                                f"{options[name]}), never by an experiment or population file")
+        if name in LIMITS:
+            _within(options, name, key, most[name], where)
     return options
+
+
+def _within(options: dict, name: str, key, most, where: str) -> None:
+    """A limit the file asks is kept if it is at most the command line's (None: not asked,
+    the command line's holds); above it, the run is refused in one line (issue 21)."""
+    asked = options[name]
+    if asked is None:
+        del options[name]
+        return
+    if asked > most:
+        what, option, unit = LIMITS[name]
+        raise HarnessError(f"{where}: {str(key)[:40]} {asked:g}: {what} above this run's "
+                           f"({most:g}{unit}); an experiment or population file may only "
+                           f"lower it: to allow it, give {option} {asked:g} on the command "
+                           "line")
 
 
 def _converted(param, value):

@@ -33,7 +33,8 @@ CREATE TABLE experiment (
 CREATE TABLE condition (
     number      INTEGER PRIMARY KEY,      -- 1, 2, ... in the file's order
     name        TEXT NOT NULL UNIQUE,
-    params      TEXT NOT NULL             -- its tournament parameters, as JSON
+    params      TEXT NOT NULL             -- its tournament parameters, as JSON (and its
+                                          -- memory_limit in MiB: resume checks the limits)
 );
 CREATE TABLE agent_type (
     condition   INTEGER NOT NULL REFERENCES condition(number),
@@ -119,7 +120,7 @@ class ExperimentRecord:
                  experiment.replicates, command, db.now()))
             for number, condition in enumerate(experiment.conditions, 1):
                 connection.execute("INSERT INTO condition VALUES (?, ?, ?)",
-                                   (number, condition.name, json.dumps(params_of(condition))))
+                                   (number, condition.name, json.dumps(recorded_params(condition))))
                 connection.executemany(
                     "INSERT INTO agent_type VALUES (?, ?, ?, ?, ?)",
                     [(number, t.id, t.agent, t.count, definition(t.template))
@@ -192,6 +193,19 @@ class ExperimentRecord:
                            row["games"], placings.get((row["condition"], row["replicate"]), []))
                 for row in tournaments]
 
+    def limits(self) -> dict:
+        """{condition number: (timeout, memory limit in MiB or None)} as recorded (an older
+        record, or an edited one, may lack them: None)."""
+        limits = {}
+        for row in self.connection.execute("SELECT number, params FROM condition"):
+            try:
+                params = json.loads(row["params"])
+            except (TypeError, ValueError, RecursionError):
+                params = None
+            params = params if isinstance(params, dict) else {}
+            limits[row["number"]] = (params.get("timeout"), params.get("memory_limit"))
+        return limits
+
     def definitions(self) -> dict:
         return {(row["condition"], row["id"]): row["definition"] for row in
                 self.connection.execute("SELECT * FROM agent_type")}
@@ -212,6 +226,15 @@ def is_experiment_record(path) -> bool:
                                       "'table' AND name = 'experiment'").fetchone()[0] == 1
     except sqlite3.Error:
         return False
+
+
+def recorded_params(condition) -> dict:
+    """What the record keeps of a condition's parameters: its JSON ones and its memory limit
+    (which the JSON leaves out), so resume can tell a run with other limits apart."""
+    from ..parameters import MIB
+
+    return dict(params_of(condition),
+                memory_limit=condition.settings.isolation.memory_limit // MIB)
 
 
 def params_of(condition) -> dict:

@@ -26,10 +26,12 @@ def run(experiment, seed: int, *, db=None, jobs=None, quiet=False, isolation=Non
 
 
 def resume(path, *, jobs=None, quiet=False, isolation="sandbox", allow_weaker=False,
-           cluster=None):
+           cluster=None, limits=None):
     """(experiment, seed, every tournament, note) for the experiment recorded in `path`.
-    Agents run with the `isolation` asked now, never the record's (see
-    harness.records.session.resume)."""
+    Agents run with the `isolation` and `limits` asked now ({"timeout": s, "memory_limit":
+    MiB}, resume's options), never the record's (see harness.records.session.resume); the
+    file's conditions may only lower those limits, as when it was started, and limits other
+    than the recorded ones are refused (they change results)."""
     from ..qtable import definition
     from ..records.session import check_isolation
     from . import plan
@@ -38,10 +40,12 @@ def resume(path, *, jobs=None, quiet=False, isolation="sandbox", allow_weaker=Fa
     record = ExperimentRecord.reopen(path)
     try:
         header = record.header()
-        as_recorded = plan.from_record(header["content"], header["file"], header["isolation"])
+        as_recorded = plan.from_record(header["content"], header["file"], header["isolation"],
+                                       limits)
         for condition in as_recorded.conditions:
             check_isolation(path, condition.settings.isolation.mode, isolation, allow_weaker)
-        experiment = plan.from_record(header["content"], header["file"], isolation)
+        experiment = plan.from_record(header["content"], header["file"], isolation, limits)
+        _check_limits(path, experiment, record.limits())
         recorded = record.definitions()
         for number, condition in enumerate(experiment.conditions, 1):
             for agent_type in condition.types:
@@ -58,6 +62,25 @@ def resume(path, *, jobs=None, quiet=False, isolation="sandbox", allow_weaker=Fa
         return experiment, seed, units, f"{path}: resumed after {before} tournaments"
     finally:
         record.close()
+
+
+def _check_limits(path, experiment, recorded: dict) -> None:
+    """HarnessError when a condition would play under other limits than it was recorded
+    with (a value the record lacks, or not a number, is not compared)."""
+    from ..parameters import MIB
+
+    for number, condition in enumerate(experiment.conditions, 1):
+        then = recorded.get(number, (None, None))
+        now = (condition.settings.isolation.timeout,
+               condition.settings.isolation.memory_limit // MIB)
+        for option, was, asked in zip(("--timeout", "--memory-limit"), then, now,
+                                      strict=True):
+            if isinstance(was, bool) or not isinstance(was, (int, float)) or was == asked:
+                continue
+            raise HarnessError(
+                f"{path}: condition {condition.name} was recorded with {option} {was:g} and "
+                f"this resume gives it {asked:g}; give {option} {was:g} to finish the same "
+                "experiment")
 
 
 def _play(experiment, seed, record, jobs, quiet, cluster=None) -> list:

@@ -34,6 +34,9 @@ class Language(ABC):
     # names a file defines must start with the agent's name
     shares_one_image: ClassVar[bool] = False
     hints: ClassVar[dict[str, str]] = {}  # problem code -> this language's fix hint
+    # its host reads the harness cache (compiled code): a root monitor checks that an
+    # agent's own user can (harness/sandbox.py, _keeps_read)
+    reads_cache: ClassVar[bool] = False
 
     # -- running ---------------------------------------------------------------------------
     def load(self, path: Path, name: str):

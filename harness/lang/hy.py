@@ -12,6 +12,7 @@ from .base import Language
 
 class Hy(Language):
     name = "hy"
+    reads_cache = True   # compiled agents and libraries (harness/cache.py)
     suffixes = (".hy",)
     new_choice = "hy"
     lisp_syntax = True

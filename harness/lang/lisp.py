@@ -11,6 +11,7 @@ from .base import Language
 
 class Lisp(Language):
     name = "lisp"
+    reads_cache = True   # compiled agents and libraries (harness/cache.py)
     suffixes = (".lisp",)
     new_choice = "lisp"
     near_misses = (".lsp", ".cl", ".l")

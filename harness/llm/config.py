@@ -3,7 +3,10 @@
 
 A declaration names an endpoint and how to ask it; never a key: `api_key_env` names the
 environment variable that holds one, read when the model is asked, and recorded by name
-only. Everything else (the framing's text included) is recorded with the run, so `resume`
+only. Which variable's value is sent, and so to which endpoint, is the instructor's choice:
+only a course file named on the command line (`--config FILE`) may say it, never a
+population, experiment or record file, nor a course file found in the current folder
+(issue 21: a file handed to the instructor must not send their secrets anywhere). Everything else (the framing's text included) is recorded with the run, so `resume`
 plays the same agent whatever the files say by then.
 """
 from __future__ import annotations
@@ -80,14 +83,24 @@ def spec(argument: str, declarations: dict[str, LlmConfig] | None = None,
     return AgentSpec(name or argument, "llm", argument, llm=config)
 
 
-def declared(content: dict, base: Path, where: str) -> dict[str, LlmConfig]:
+def declared(content: dict, base: Path, where: str, keys: bool = False) -> dict[str, LlmConfig]:
     """The `llm` table of a course, population or experiment file, checked (files named
-    in it relative to `base`)."""
+    in it relative to `base`); `keys`: the file may name `api_key_env` (a course file the
+    user named with --config)."""
     table = content.get("llm", {})
     if not isinstance(table, dict):
         raise HarnessError(f"{where}: llm must be a table of models by name")
-    return {name: _one(name, value, base, f"{where}: llm.{_label(name)}")
+    return {name: _one(name, value, base, f"{where}: llm.{_label(name)}", keys)
             for name, value in table.items()}
+
+
+def course_declares_key(config: LlmConfig) -> bool:
+    """Whether the course file named on the command line declares this model, sending the
+    same variable's key to the same endpoint (what a recorded model needs to be resumed
+    with its key: a record is a file anyone may have edited)."""
+    known = _COURSE.get(config.name)
+    return known is not None and known.api_key_env == config.api_key_env and \
+        known.base_url == config.base_url
 
 
 def _label(name) -> str:
@@ -95,7 +108,7 @@ def _label(name) -> str:
     return name if isinstance(name, str) and NAME.fullmatch(name) else repr(name)[:40]
 
 
-def _one(name, entry, base: Path, where: str) -> LlmConfig:
+def _one(name, entry, base: Path, where: str, keys: bool) -> LlmConfig:
     if not isinstance(name, str) or not NAME.fullmatch(name):
         raise HarnessError(f"{where}: a model's name is 1-40 letters, digits, _ . - "
                            "(starting with a letter)")
@@ -127,6 +140,10 @@ def _one(name, entry, base: Path, where: str) -> LlmConfig:
             raise HarnessError(f"{where}: chat is true or false")
         changes["chat"] = entry["chat"]
     if "api_key_env" in entry:
+        if not keys:
+            raise HarnessError(f"{where}: api_key_env: only a course file you name (--config "
+                               "FILE) may choose an environment variable whose value is sent "
+                               "to an endpoint; declare the model there")
         variable = entry["api_key_env"]
         if not isinstance(variable, str) or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]{0,99}",
                                                              variable):

@@ -280,6 +280,13 @@ def recorded_specs(record):
             if config is None:
                 raise HarnessError(f"{record.path}: agent {row['name']}: its model's "
                                    "declaration is not in the record")
+            from ..llm.config import course_declares_key
+
+            if config.api_key_env and not course_declares_key(config):
+                # the record (anyone may edit it) would choose which secret goes where
+                raise HarnessError(f"{record.path}: agent {row['name']}: its model sends the "
+                                   f"key in ${config.api_key_env} to {config.base_url}; "
+                                   "name the course file that declares it (--config FILE)")
             specs.append(AgentSpec(row["name"], "llm", row["source"], llm=config))
             continue
         if row["language"] == "builtin" and row["path"] is None:
