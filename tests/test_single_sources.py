@@ -170,12 +170,12 @@ def test_an_experiment_file_holds_a_seed_and_replicates_within_the_options_bound
     for field, value in (("seed", SEED.max), ("replicates", REPLICATES.max)):
         path = tmp_path / "e.json"
         path.write_text(json.dumps(dict(minimal, **{field: value})), encoding="utf-8")
-        assert getattr(plan.load(path, "none"), field) == value
+        assert getattr(plan.load(path, "none", {"timeout": 30}), field) == value
     for field, value in (("seed", SEED.max + 1), ("seed", -1), ("replicates", 0),
                          ("replicates", REPLICATES.max + 1), ("seed", True)):
         path.write_text(json.dumps(dict(minimal, **{field: value})), encoding="utf-8")
         with pytest.raises(HarnessError, match=f"{field} must be a whole number from"):
-            plan.load(path, "none")
+            plan.load(path, "none", {"timeout": 30})
 
 
 @pytest.mark.parametrize("words", [
