@@ -202,3 +202,31 @@ def test_the_zygotes_verdict_is_read_after_an_unended_line_of_the_agents(mode, t
         assert len(found) == 1, found
         assert found[0][1].kind == "crash", found
         assert "protocol violation: more than one reply" in found[0][1].message, found
+
+
+def test_a_host_that_ended_past_the_deadline_is_a_crash_that_says_why():
+    """A host that says why it ends (the zygote's verdict) and exits, seen only once the
+    call's deadline has passed, as a loaded machine makes it: its end is found on the reply
+    pipe, and its last words, still unread in its stderr pipe, are the crash's reason (they
+    were lost: the Forger's crash in test_hostile.py then read "MMMM..." or nothing)."""
+    import time
+
+    handle = ProcessHandle("Rogue", [sys.executable, str(ROGUE_HOST), "verdict"],
+                           dict(os.environ), 0.2)
+    try:
+        from harness.handles.base import GameStart
+        from harness.rules import Payoffs
+
+        handle.start_game(GameStart(agent_seed=1, moves_per_turn=3, payoffs=Payoffs()))
+        handle.request(None)
+        host = handle.host
+        assert host is not None
+        host.process.wait(timeout=60)   # it has ended, and nothing read its pipes since
+        while time.monotonic() <= handle.deadline:
+            time.sleep(0.05)
+        reply = handle.collect()
+    finally:
+        handle.close()
+    assert reply.fault is not None and reply.fault.kind == "crash"
+    assert reply.fault.message == ("process exited with status 1: "
+                                   "protocol violation: its last words")

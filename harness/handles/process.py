@@ -118,7 +118,11 @@ class HostProcess:
             if reply is not None:
                 return reply
             if self.ended:
-                raise _Dead(self.exit_description())
+                # its last words (the zygote's verdict) may still wait unread: an end seen
+                # past the deadline (_last_look) is seen on the reply pipe alone
+                death = self.exit_description()
+                self._drain_remaining()
+                raise _Dead(death)
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 self._last_look()

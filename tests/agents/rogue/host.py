@@ -11,7 +11,9 @@ The monitor must never block on it and must record a fault. `python host.py MODE
 - double:   answers every request twice;
 - newlines: on the first request, writes newlines for ever;
 - junk:     answers every request, while a thread writes lines without the token;
-- honest:   answers C to every request (moves per turn from GAME).
+- honest:   answers C to every request (moves per turn from GAME);
+- verdict:  on the first request, says why it ends on stderr and exits, as the zygote
+            does when a game's process breaks the protocol.
 """
 import array
 import fcntl
@@ -79,6 +81,9 @@ def main(mode):
                     seen = now
                     time.sleep(0.0002)
             forever(in_step)
+        if mode == "verdict":
+            os.write(2, b"agent output not ended\nprotocol violation: its last words\n")
+            os._exit(1)
         if mode == "newlines":
             while True:
                 os.write(REPLIES, b"\n" * 65536)
