@@ -337,14 +337,16 @@ def test_a_flood_of_output_is_captured_capped_and_never_taken_for_a_reply(run):
     # zygote ends that game's processes at the second line (a protocol violation, a crash
     # whose reason is the zygote's verdict, also when the monitor sees the end only past
     # the call's deadline: tests/test_hostile_protocol.py). What is guaranteed on a loaded
-    # machine too: no forged move is ever played, and a call that is not that crash is a
-    # timeout (0.5 s can pass before the zygote has ended the game; the process is replaced)
+    # machine too: no forged move is ever played; a call that is not that crash is a
+    # timeout (0.5 s can pass before the zygote has ended the game; the process is
+    # replaced), and a replacement may not start in time (a crash that says so, once)
     assert run.intended("Forger") <= {"CCC"}
     faults = run.faults("Forger")
     assert "crash" in faults and set(faults) <= {"crash", "timeout"}, faults
     for _moves, (kind, message) in filter(lambda turn: turn[1], run.turns_of("Forger")):
         if kind == "crash":
-            assert "protocol violation: more than one reply" in message, message
+            assert ("protocol violation: more than one reply" in message
+                    or message.startswith("could not be restarted: ")), message
         else:
             assert message.endswith("within 0.5 s; process killed and replaced"), message
 
