@@ -70,19 +70,26 @@ def read_agent_file(path) -> bytes:
     grows while read)."""
     fd = open_agent_file(path)
     try:
-        chunks, size = [], 0
-        while size <= MAX_AGENT_BYTES:
-            chunk = os.read(fd, MAX_AGENT_BYTES + 1 - size)
-            if not chunk:
-                break
-            chunks.append(chunk)
-            size += len(chunk)
+        content = _read_capped(fd, MAX_AGENT_BYTES)
     except OSError as error:
         raise LoadError(f"{path}: cannot read: {error.strerror}") from error
     finally:
         os.close(fd)
-    if size > MAX_AGENT_BYTES:
-        raise _too_large(path, size)
+    if len(content) > MAX_AGENT_BYTES:
+        raise _too_large(path, len(content))
+    return content
+
+
+def _read_capped(fd: int, limit: int) -> bytes:
+    """What `fd` holds, read to its end or to one byte past `limit`, whichever comes first:
+    more than `limit` bytes back means too large (a file may grow after its fstat)."""
+    chunks, size = [], 0
+    while size <= limit:
+        chunk = os.read(fd, limit + 1 - size)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        size += len(chunk)
     return b"".join(chunks)
 
 
@@ -115,20 +122,14 @@ def read_input_file(path, limit: int, what: str) -> bytes:
         found = os.fstat(fd)
         if not stat.S_ISREG(found.st_mode):   # swapped since lstat
             raise _not_plain(path, found.st_mode, what, HarnessError)
-        chunks, size = [], 0
-        while size <= limit:
-            chunk = os.read(fd, limit + 1 - size)
-            if not chunk:
-                break
-            chunks.append(chunk)
-            size += len(chunk)
+        content = _read_capped(fd, limit)
     except OSError as error:
         raise HarnessError(f"{path}: cannot read {what}: {error.strerror}") from error
     finally:
         os.close(fd)
-    if size > limit:
+    if len(content) > limit:
         raise HarnessError(f"{path}: larger than {limit} bytes, the most {what} may be")
-    return b"".join(chunks)
+    return content
 
 
 def file_hash(path) -> str | None:

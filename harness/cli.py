@@ -87,8 +87,10 @@ def main(argv=None):
     except HarnessError as error:
         fail(str(error))
     except (KeyboardInterrupt, click.Abort):
+        from .interrupts import exit_status
+
         click.echo("pdharness: interrupted", err=True)
-        sys.exit(130)
+        sys.exit(exit_status())
     except BrokenPipeError:
         sys.exit(0)
     except OSError as error:

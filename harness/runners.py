@@ -15,7 +15,7 @@ from .game import game_steps, play_game
 from .handles.base import DefaultHandle, PollableHandle
 
 if TYPE_CHECKING:
-    import multiprocessing.pool
+    from .forked import Workers
 
 # Every host process holds three pipes in the monitor (and starting one briefly more); the
 # rest of the monitor (records, threads, the sandbox's helpers) needs a few of its own.
@@ -329,23 +329,24 @@ class ForkRunner(SerialRunner):
     """Agents in the monitor's process: games run in forked workers, one CPU each.
 
     The workers are forked once, with every agent already loaded, and live for the whole
-    tournament; each takes a few large batches of a round's games (fewer round trips)."""
+    tournament; each takes a few large batches of a round's games (fewer round trips).
+    They are harness/forked.py's, which a Ctrl-C, a SIGTERM or a killed monitor cannot
+    leave hanging or running."""
 
     def __init__(self, pool: HandlePool, params, jobs: int):
         super().__init__(pool, params)
         self.jobs = jobs
-        self.workers: multiprocessing.pool.Pool | None = None
+        self.workers: Workers | None = None
 
     def play(self, jobs, on_game=None):
         if self.workers is None:
-            import multiprocessing
+            from .forked import Workers
 
             _FORKED.update(pool=self.pool, params=self.params)
-            self.workers = multiprocessing.get_context("fork").Pool(
-                self.jobs, initializer=_own_processes)
+            self.workers = Workers(self.jobs, initializer=_own_processes)
         batch = max(1, -(-len(jobs) // (self.jobs * 2)))
         records = []
-        for record in self.workers.imap(_forked_play, jobs, chunksize=batch):
+        for record in self.workers.map(_forked_play, jobs, chunksize=batch):
             records.append(record)
             if on_game:
                 on_game(record)
@@ -353,8 +354,7 @@ class ForkRunner(SerialRunner):
 
     def close(self):
         if self.workers is not None:
-            self.workers.terminate()
-            self.workers.join()
+            self.workers.close()
             self.workers = None
         super().close()
 

@@ -67,6 +67,57 @@ def shared_folder():
     shutil.rmtree(folder, ignore_errors=True)
 
 
+def console_script() -> str:
+    """The installed `pdharness`: the one beside this Python (a venv's, not necessarily on
+    PATH), else PATH's. Missing: a failure in CI, which installs the package, else a skip."""
+    beside = Path(sys.executable).parent / "pdharness"
+    script = str(beside) if beside.exists() else shutil.which("pdharness")
+    if script is None:
+        if IN_CI:
+            pytest.fail("pdharness is not installed: CI installs the package", pytrace=False)
+        pytest.skip("pdharness not installed (pip install .)")
+    return script
+
+
+def children(pid: int) -> dict[int, str]:
+    """The living children of process `pid`: {pid: its start time}, which tells a process
+    from a later one given the same number."""
+    from glob import glob
+
+    found = {}
+    for listing in glob(f"/proc/{pid}/task/*/children"):
+        try:
+            with open(listing) as numbers:
+                for child in numbers.read().split():
+                    found[int(child)] = started(int(child))
+        except FileNotFoundError:
+            pass
+    return {child: start for child, start in found.items() if start}
+
+
+def started(pid: int) -> str:
+    """The start time of process `pid` ("" once it is gone or a zombie)."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            fields = stat.read().rsplit(")", 1)[1].split()
+    except (FileNotFoundError, ProcessLookupError):
+        return ""
+    return "" if fields[0] in ("Z", "X") else fields[19]
+
+
+def all_gone(processes: dict[int, str], give_up: float = 60) -> list[int]:
+    """Wait until none of `processes` ({pid: start time}, as `children` gives) lives; the
+    ones still living after `give_up` seconds (a guard against hanging, not a measure)."""
+    import time
+
+    deadline = time.monotonic() + give_up
+    while True:
+        living = [pid for pid, start in processes.items() if started(pid) == start]
+        if not living or time.monotonic() > deadline:
+            return living
+        time.sleep(0.05)
+
+
 def run_cli(*args, input=None, cwd=None, timeout=300):
     """The real console entry point in a subprocess: (exit status, stdout, stderr)."""
     command = [sys.executable, "-m", "harness", *map(str, args)]

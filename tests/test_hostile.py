@@ -37,8 +37,11 @@ CARRIERS = {"GameCounter", "ModuleStasher", "EnvCounter", "ThreadCounter",
 PYTHON_HOSTILE = sorted(path.stem for path in HOSTILE.glob("*.py")
                         if path.stem not in CARRIERS)
 HONEST = ["titfortat", "grudger", "pavlov", "random", "KhosmoodLevinson"]
-MARKERS = ["/tmp/pdharness-hostile-unpickled", "/tmp/pdharness-hostile-evaluated",
-           "/tmp/pdharness-hostile-planted"]
+# What Pickler and Evaluator leave if the monitor ever runs their code, and what Planter
+# leaves in the machine's /tmp (where a root monitor's `process` games write): each run's
+# own names (see `prepare`), so two suites on one machine never see each other's
+MARKERS = ["unpickled", "evaluated", "planted"]
+MARKER_PREFIX = "/tmp/pdharness-hostile-"
 SETTINGS = {"seed": 2024, "flip": [0.1, 0.5], "length": [2, 2], "timeout": 0.5,
             "jobs": 2, "max_rounds": 2, "max_faults": 3}
 
@@ -117,13 +120,16 @@ def run_tournament(workdir: Path, agents, isolation: str, **overrides) -> dict:
     return json.loads(done.stdout)
 
 
-def prepare(workdir: Path, names, network_port: int = 0) -> list[Path]:
+def prepare(workdir: Path, names, network_port: int = 0, run_id: str = "") -> list[Path]:
     """Copies of the hostile agents and one honest agent file, in the run's own folder;
-    Networker knocks on `network_port`, the port this run's listener was given."""
+    Networker knocks on `network_port`, the port this run's listener was given, and the
+    markers agents leave in /tmp are named with `run_id` (`marker`)."""
     agents = workdir / "agents"
     agents.mkdir(parents=True)
     for name in names:
-        shutil.copy(HOSTILE / f"{name}.py", agents)
+        source = (HOSTILE / f"{name}.py").read_text()
+        (agents / f"{name}.py").write_text(
+            source.replace(f'"{MARKER_PREFIX}', f'"{MARKER_PREFIX}{run_id}-'))
     networker = agents / "Networker.py"
     if networker.exists():
         networker.write_text(networker.read_text().replace("PORT = 0", f"PORT = {network_port}"))
@@ -133,10 +139,15 @@ def prepare(workdir: Path, names, network_port: int = 0) -> list[Path]:
     return [agents, *HONEST[:-1], honest / "KhosmoodLevinson.py"]
 
 
-def remove_markers():
-    for marker in MARKERS:
-        if os.path.exists(marker):
-            os.remove(marker)
+def marker(run_id: str, kind: str) -> str:
+    """The path of this run's marker of `kind` (one of MARKERS)."""
+    return f"{MARKER_PREFIX}{run_id}-{kind}"
+
+
+def remove_markers(run_id: str):
+    for kind in MARKERS:
+        if os.path.exists(marker(run_id, kind)):
+            os.remove(marker(run_id, kind))
 
 
 class RunReader:
@@ -171,18 +182,20 @@ class HostileRun(RunReader):
         self.isolation = isolation
         names = [n for n in PYTHON_HOSTILE
                  if isolation == "sandbox" or n not in ONLY_IN_SANDBOX]
-        remove_markers()
+        import secrets
+
+        run_id = secrets.token_hex(8)
         self.agents_dir = workdir / "agents"
         listener = Listener()
-        arguments = prepare(workdir, names, listener.port)
+        arguments = prepare(workdir, names, listener.port, run_id)
         self.before = snapshot(workdir)
         try:
             self.result = run_tournament(workdir, arguments, isolation)
         finally:
             listener.close()
         self.after = snapshot(workdir)
-        self.markers = {marker: os.path.exists(marker) for marker in MARKERS}
-        remove_markers()
+        self.markers = {kind: os.path.exists(marker(run_id, kind)) for kind in MARKERS}
+        remove_markers(run_id)
         self.connections = listener.connections
         self.honest = run_tournament(workdir, arguments[1:], isolation)
 
@@ -318,9 +331,10 @@ def test_a_flood_of_output_is_captured_capped_and_never_taken_for_a_reply(run):
     assert "more bytes not kept" in output
     assert 0 < len(output) < 4 * 64 * 1024 + 1000       # a cap per process pool, not MBs
     # Forger writes lines without the token into its game channel, two a call: junk under
-    # the allowance per request, never a reply; what its function returns is played
+    # the allowance per request, never a reply; what its function returns is played (its
+    # 10000-byte line to stdout may take past 0.5 s on a loaded machine: a timeout then)
     assert run.intended("Forger") <= {"CCC"}
-    assert run.faults("Forger") == {}
+    assert set(run.faults("Forger")) <= {"timeout"}
 
 
 @pytest.mark.parametrize("name", ["RandomPatcher", "Saboteur"])
@@ -423,13 +437,13 @@ def test_under_process_isolation_agents_write_only_what_their_own_user_may(proce
     /tmp is anyone's. Under any other monitor its agents write whatever it may, but /tmp,
     which is each game's own (harness/world.py)."""
     if AS_ROOT:
-        assert process_run.markers["/tmp/pdharness-hostile-planted"]
+        assert process_run.markers["planted"]
         # the /tmp marker belongs to the user id of the game that wrote it first: a later
         # game's process, another user, may not write over it (/tmp is sticky)
         assert "CDC" in process_run.intended("Planter") <= {"CDC", "CCC"}
         assert process_run.after == process_run.before
     else:
-        assert not process_run.markers["/tmp/pdharness-hostile-planted"]
+        assert not process_run.markers["planted"]
         assert process_run.intended("Planter") == {"DDD"}
         assert "agents/Planted.py" in set(process_run.after) - set(process_run.before)
 
@@ -487,8 +501,8 @@ def test_under_process_isolation_the_machines_dev_shm_is_writable(process_run):
 
 
 def test_nothing_from_an_agent_is_unpickled_or_evaluated(run):
-    assert not run.markers["/tmp/pdharness-hostile-unpickled"]
-    assert not run.markers["/tmp/pdharness-hostile-evaluated"]
+    assert not run.markers["unpickled"]
+    assert not run.markers["evaluated"]
 
 
 MONITOR_SIDE = ["harness/handles/process.py", "harness/handles/base.py",

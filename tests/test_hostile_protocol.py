@@ -183,3 +183,31 @@ def test_python_agents_flooding_their_pipes_cost_only_their_own_turns(mode, name
     for game in games:
         assert_only_its_own_faults(game)
 
+
+
+def test_a_host_that_ended_past_the_deadline_is_a_crash_that_says_why():
+    """A host that says why it ends on stderr (as SBCL's fatal errors do) and exits, seen
+    only once the call's deadline has passed, as a loaded machine makes it: its end is
+    found on its pipes, and its last words, still unread in its stderr pipe, are the
+    crash's reason (they were lost: a crash then read "MMMM..." or nothing)."""
+    import time
+
+    handle = ProcessHandle("Rogue", [sys.executable, str(ROGUE_HOST), "verdict"],
+                           dict(os.environ), 0.2)
+    try:
+        from harness.handles.base import GameStart
+        from harness.rules import Payoffs
+
+        handle.start_game(GameStart(agent_seed=1, moves_per_turn=3, payoffs=Payoffs()))
+        handle.request(None)
+        host = handle.host
+        assert host is not None
+        host.process.wait(timeout=60)   # it has ended, and nothing read its pipes since
+        while time.monotonic() <= handle.deadline:
+            time.sleep(0.05)
+        reply = handle.collect()
+    finally:
+        handle.close()
+    assert reply.fault is not None and reply.fault.kind == "crash"
+    assert reply.fault.message == ("process exited with status 1: "
+                                   "protocol violation: its last words")

@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from conftest import AGENTS, ROOT, run_cli
+from conftest import AGENTS, ROOT, all_gone, children, console_script, run_cli
 
 pytestmark = pytest.mark.slow  # every test here starts processes (the CLI, agent hosts)
 
@@ -42,15 +42,20 @@ def rounds_in(path) -> int:
         return connection.execute("SELECT count(*) FROM round").fetchone()[0]
 
 
-def start_and_stop(tmp_path, stop, *extra, isolation="process"):
+def start_and_stop(tmp_path, stop, *extra, isolation="process", console=False,
+                   to_group=False, seen=None):
     """A real recorded run in its own process, stopped by `stop` (a signal) once its first
-    round is in the record. (exit status, stderr, rounds kept)."""
+    round is in the record: (exit status, stderr, the record's path). `console`: run the
+    installed console script; `to_group`: the signal goes to the run's whole process group
+    (as `timeout`, systemd or a batch system send it); `seen`, a dict: filled with the
+    run's child processes as they were when it was stopped (conftest.children)."""
     path = tmp_path / "run.sqlite"
+    start = [console_script()] if console else [sys.executable, "-m", "harness"]
     process = subprocess.Popen(
-        [sys.executable, "-m", "harness", "tournament", *FIELD, *GAME, "--isolation",
+        [*start, "tournament", *FIELD, *GAME, "--isolation",
          isolation, "--db", str(path), "--format", "json", *extra],
         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-        env=dict(os.environ, PYTHONPATH=str(ROOT)))
+        env=dict(os.environ, PYTHONPATH=str(ROOT)), start_new_session=to_group)
     try:
         give_up = time.monotonic() + 300   # not a measurement: only a guard against hanging
         while True:
@@ -63,7 +68,12 @@ def start_and_stop(tmp_path, stop, *extra, isolation="process"):
                 except sqlite3.OperationalError:
                     pass  # the schema is being written
             time.sleep(0.02)
-        process.send_signal(stop)
+        if seen is not None:
+            seen.update(children(process.pid))
+        if to_group:
+            os.killpg(process.pid, stop)
+        else:
+            process.send_signal(stop)
         _, err = process.communicate(timeout=120)
     finally:
         if process.poll() is None:
@@ -98,6 +108,37 @@ def test_ctrl_c_keeps_the_completed_rounds_says_how_to_resume_and_resume_finishe
     assert status == 0
     assert out.startswith(f"Incomplete record: {kept} completed round")
 
+    with sqlite3.connect(path) as connection:
+        assert connection.execute("SELECT count(*) FROM fault WHERE message LIKE "
+                                  "'%KeyboardInterrupt%'").fetchone() == (0,)
+    resumed, note = resume_json(path, "--isolation", isolation, "--timeout", "30")
+    assert f"resumed after round {kept}" in note
+    assert resumed == uninterrupted
+
+
+@pytest.mark.parametrize("isolation,jobs,to_group", [
+    ("process", "2", False), ("none", "1", False), ("none", "2", False),
+    ("none", "2", True)], ids=["process-2", "none-1", "none-2", "none-2-to-the-group"])
+def test_sigterm_ends_a_run_as_ctrl_c_does(tmp_path, isolation, jobs, to_group):
+    """A `kill`, `timeout`, a batch system's time limit: the installed console script
+    stops as for Ctrl-C (the record kept, the resume hint, 128 + SIGTERM) and leaves no
+    process behind, its forked workers (none, 2 jobs) included, also when every process
+    of the run got the signal; resume finishes it with the uninterrupted result."""
+    uninterrupted = uninterrupted_run(isolation)
+    seen: dict = {}
+    status, err, path = start_and_stop(tmp_path, signal.SIGTERM, "--jobs", jobs,
+                                       isolation=isolation, console=True,
+                                       to_group=to_group, seen=seen)
+    assert status == 128 + signal.SIGTERM, err
+    lines = [line for line in err.strip().splitlines() if "predict" not in line]  # --seed's
+    kept = rounds_in(path)
+    assert lines == [f"pdharness: interrupted; {kept} completed round{'s' * (kept != 1)} "
+                     f"kept in {path}",
+                     f"pdharness: to finish the run: pdharness resume {path} --timeout 30"]
+    assert 1 <= kept < len(uninterrupted["rounds"])
+    # none with 1 job runs everything in the monitor's own process
+    assert bool(seen) == ((isolation, jobs) != ("none", "1"))
+    assert all_gone(seen) == []
     with sqlite3.connect(path) as connection:
         assert connection.execute("SELECT count(*) FROM fault WHERE message LIKE "
                                   "'%KeyboardInterrupt%'").fetchone() == (0,)
@@ -159,6 +200,17 @@ def test_kill_9_keeps_the_completed_rounds_and_resume_gives_the_uninterrupted_re
             assert moves == games * length * 3
     resumed, _ = resume_json(path, "--jobs", "1", "--isolation", "process", "--timeout", "30")
     assert resumed == uninterrupted
+
+
+def test_kill_9_of_a_run_ends_its_forked_workers(tmp_path):
+    """--isolation none with 2 jobs plays in forked workers: killed with the monitor, mid-round
+    (they die with it: nothing would ever read what they play)."""
+    seen: dict = {}
+    status, _, _path = start_and_stop(tmp_path, signal.SIGKILL, "--jobs", "2",
+                                      isolation="none", seen=seen)
+    assert status == -signal.SIGKILL
+    assert len(seen) == 2
+    assert all_gone(seen) == []
 
 
 def test_resuming_a_complete_record_says_so_and_prints_its_result(tmp_path):

@@ -100,7 +100,8 @@ def _check_report_path(report) -> None:
 def _exit_interrupted(stopped) -> None:
     import sys
 
+    from ..interrupts import exit_status
     from ..safe_text import block  # our two lines, quoting the record's path
 
     click.echo(f"pdharness: {block(stopped)}", err=True)
-    sys.exit(130)
+    sys.exit(exit_status())

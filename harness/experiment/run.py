@@ -99,10 +99,10 @@ def play(experiment, seed: int, record=None, jobs: int | None = None, on_done=No
         for unit in units:
             finished(play_unit(unit))
     else:
-        import multiprocessing
+        from ..forked import Workers
 
-        # fork: the workers inherit the experiment as read here (and __main__ is the CLI)
-        with multiprocessing.get_context("fork").Pool(workers) as pool:
-            for played in pool.imap_unordered(play_unit, units):
+        # forked: the workers inherit the experiment as read here
+        with Workers(workers) as pool:
+            for played in pool.map(play_unit, units, ordered=False):
                 finished(played)
     return sorted(results, key=lambda unit: (unit.condition, unit.replicate))

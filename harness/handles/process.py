@@ -299,7 +299,11 @@ class HostProcess:
                 if self.died is not None:
                     raise _GameDied(self.died)
             if self.ended:
-                raise _Dead(self.exit_description())
+                # its last words may still wait unread: an end seen past the deadline
+                # (_last_look) is seen on the reply pipe alone
+                death = self.exit_description()
+                self._drain_remaining()
+                raise _Dead(death)
             ending = self.ending
             limit = self.end_deadline if ending else max(deadline, self.released_at + timeout)
             if self._wait(limit):

@@ -178,7 +178,8 @@ def command_line() -> str:
 def exit_interrupted(error) -> None:
     import sys
 
+    from ..interrupts import exit_status
     from ..safe_text import block  # two lines of ours, quoting the record's path
 
     click.echo(f"pdharness: {block(error)}", err=True)
-    sys.exit(130)
+    sys.exit(exit_status())

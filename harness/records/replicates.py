@@ -157,11 +157,11 @@ def run_replicates(specs, seed: int, settings, count: int, jobs: int | None = No
             if on_done:
                 on_done(len(runs), count)
     else:
-        import multiprocessing
+        from ..forked import Workers
 
-        # fork: the workers inherit the agents as resolved here (and __main__ is the CLI)
-        with multiprocessing.get_context("fork").Pool(workers) as pool:
-            for run in pool.imap_unordered(_play, numbers):
+        # forked: the workers inherit the agents as resolved here
+        with Workers(workers) as pool:
+            for run in pool.map(_play, numbers, ordered=False):
                 runs.append(run)
                 if on_done:
                     on_done(len(runs), count)

@@ -13,7 +13,9 @@ on it and must record a fault. `python host.py MODE`:
 - newlines: on the first request, writes newlines for ever;
 - junk:     answers every request, while a thread writes lines without the token;
 - honest:   answers C to every request (moves per turn from GAME);
-- mute:     never says READY.
+- mute:     never says READY;
+- verdict:  on the first request, says why it ends on stderr and exits, as a host that
+            dies says what killed it (SBCL's fatal errors).
 """
 import array
 import fcntl
@@ -92,6 +94,9 @@ def main(mode):
                     seen = now
                     time.sleep(0.0002)
             forever(in_step)
+        if mode == "verdict":
+            os.write(2, b"agent output not ended\nprotocol violation: its last words\n")
+            os._exit(1)
         if mode == "newlines":
             while True:
                 os.write(REPLIES, b"\n" * 65536)
