@@ -88,6 +88,13 @@ def resume_json(path, *extra):
     return json.loads(out), err
 
 
+def said_of_the_stop(err: str) -> list[str]:
+    """stderr without the notes before the run (--seed's; a root monitor's `process`
+    agents keeping their right to read, issue 21): what the stop said."""
+    return [line for line in err.strip().splitlines()
+            if "predict" not in line and not line.startswith("pdharness: note: process")]
+
+
 @pytest.mark.parametrize("isolation,jobs", [("process", "2"), ("none", "1"), ("none", "2")])
 def test_ctrl_c_keeps_the_completed_rounds_says_how_to_resume_and_resume_finishes_it(
         tmp_path, isolation, jobs):
@@ -97,7 +104,7 @@ def test_ctrl_c_keeps_the_completed_rounds_says_how_to_resume_and_resume_finishe
     status, err, path = start_and_stop(tmp_path, signal.SIGINT, "--jobs", jobs,
                                        isolation=isolation)
     assert status == 130
-    lines = [line for line in err.strip().splitlines() if "predict" not in line]  # --seed's
+    lines = said_of_the_stop(err)
     kept = rounds_in(path)
     assert lines == [f"pdharness: interrupted; {kept} completed round{'s' * (kept != 1)} "
                      f"kept in {path}",
@@ -130,7 +137,7 @@ def test_sigterm_ends_a_run_as_ctrl_c_does(tmp_path, isolation, jobs, to_group):
                                        isolation=isolation, console=True,
                                        to_group=to_group, seen=seen)
     assert status == 128 + signal.SIGTERM, err
-    lines = [line for line in err.strip().splitlines() if "predict" not in line]  # --seed's
+    lines = said_of_the_stop(err)
     kept = rounds_in(path)
     assert lines == [f"pdharness: interrupted; {kept} completed round{'s' * (kept != 1)} "
                      f"kept in {path}",
