@@ -64,6 +64,17 @@ def _killed_by(number: int) -> str:
         return f"process killed by signal {number}"
 
 
+def _read_now(fd: int) -> bytes | None:
+    """A chunk of what waits on non-blocking `fd`: None when nothing does, b"" at its end
+    (or when it cannot be read: the process is gone)."""
+    try:
+        return os.read(fd, READ_CHUNK)
+    except BlockingIOError:
+        return None
+    except OSError:
+        return b""
+
+
 class GameChannel:
     """The game channel's two pipes: the host's ends (passed down, named in PDH_GAME_FDS)
     and the monitor's. Made before the host's command line, which may carry its
@@ -198,12 +209,9 @@ class HostProcess:
             raise _Violation(self.zygote_broken)
 
     def _read_zygote(self) -> None:
-        try:
-            chunk = os.read(self.answers_fd, READ_CHUNK)
-        except BlockingIOError:
+        chunk = _read_now(self.answers_fd)
+        if chunk is None:
             return
-        except OSError:
-            chunk = b""
         if not chunk:
             self.ended = True
             return
@@ -340,12 +348,9 @@ class HostProcess:
 
     def _read_replies(self) -> bool:
         """Take one chunk of the reply pipe, if any is waiting; False when none was."""
-        try:
-            chunk = os.read(self.reply_fd, READ_CHUNK)
-        except BlockingIOError:
+        chunk = _read_now(self.reply_fd)
+        if chunk is None:
             return False
-        except OSError:
-            chunk = b""
         if not chunk:
             self.ended = True
             return False
@@ -387,17 +392,16 @@ class HostProcess:
         elif fd == self.reply_fd and events & (select.POLLIN | select.POLLHUP | select.POLLERR):
             self._read_replies()
 
-    def _drain_stderr(self):
-        try:
-            chunk = os.read(self.stderr_fd, READ_CHUNK)
-        except BlockingIOError:
-            return
-        except OSError:
-            chunk = b""
+    def _drain_stderr(self) -> bool:
+        """Take one chunk of its stderr, if any is waiting; False when none was."""
+        chunk = _read_now(self.stderr_fd)
+        if chunk is None:
+            return False
         if not chunk:
             self.stderr_open = False  # ended: not worth polling again
-            return
+            return False
         self.output.keep(chunk)
+        return True
 
     def exit_description(self) -> str:
         try:
@@ -438,18 +442,8 @@ class HostProcess:
     def drain_output(self) -> None:
         """What is waiting on its stderr now, a bounded amount (a dead game's last words)."""
         for _ in range(16):
-            if not self.stderr_open:
+            if not (self.stderr_open and self._drain_stderr()):
                 return
-            try:
-                chunk = os.read(self.stderr_fd, READ_CHUNK)
-            except BlockingIOError:
-                return
-            except OSError:
-                chunk = b""
-            if not chunk:
-                self.stderr_open = False
-                return
-            self.output.keep(chunk)
 
     def _drain_remaining(self):
         """What it printed before it died. Bounded: a child that left the process group
