@@ -17,9 +17,10 @@ from .handles.base import DefaultHandle, PollableHandle
 if TYPE_CHECKING:
     from .forked import Workers
 
-# Every host process holds three pipes in the monitor (and starting one briefly more); the
-# rest of the monitor (records, threads, the sandbox's helpers) needs a few of its own.
-FDS_PER_HOST = 4
+# Every host process holds five descriptors in the monitor (its stdin, stdout and stderr,
+# and the game channel's two ends: harness/handles/process.py), and starting one briefly
+# more; the rest of the monitor (records, threads, the sandbox's helpers) needs a few.
+FDS_PER_HOST = 6
 FDS_KEPT_FREE = 64
 
 

@@ -1,9 +1,10 @@
 """Any number of agents plays, under the usual open-file limit (issue 11, section 1).
 
-Each agent's host process holds three pipes in the monitor. With more agents than fit
-under the monitor's open-file limit (set soft and hard, as `ulimit -n` does), the round
-must still be played in full: no agent graded `load-error` for the harness's own limit, no
-internal error (select() used to fail past descriptor 1024). The real command line, in a
+Each agent's host process holds five descriptors in the monitor (three pipes and its game
+channel's two). With more agents than fit under the monitor's open-file limit (set soft
+and hard, as `ulimit -n` does), the round must still be played in full: no agent graded
+`load-error` for the harness's own limit, no internal error (select() used to fail past
+descriptor 1024). The real command line, in a
 monitor process of its own; and the grouping of a round's games, as a property.
 """
 from __future__ import annotations
