@@ -2,6 +2,9 @@
 its faults, its load error, its disqualification. So every runner, and a run resumed from its
 record, says the same."""
 
+import os
+import signal
+
 import pytest
 
 from harness.agents import builtin_spec, file_spec
@@ -102,29 +105,32 @@ def test_a_resumed_run_says_crashed_for_a_crash_before_it_stopped(tmp_path, monk
 
 def test_an_agent_that_cannot_be_restarted_records_one_crash_and_then_plays_the_default(
         shared_folder):
-    """Hanger hangs on its second turn, so its process is killed and replaced; as it starts
-    hanging it leaves a flag its module refuses to load beside, so no new process loads. (A
-    file deleted or edited since changes nothing: a run loads the bytes it read first.)"""
-    agent = shared_folder / "Hanger.py"
+    """Refuser's host dies between games (killed from outside, here: a timeout or a crash
+    ends only a game's process, and the host forks the next): the next game's first call
+    finds it dead, a crash, and out for that game. A flag beside it makes its module refuse
+    to load, so no new host loads for the game after: one crash that says so, then the
+    default, silently. (A file deleted or edited since changes nothing: a run loads the
+    bytes it read first.)"""
+    agent = shared_folder / "Refuser.py"
     flag = shared_folder / "refuse"
     shared_folder.chmod(0o777)   # a root monitor's agent is a user of its own
     agent.write_text(f"import os\n\nif os.path.exists({str(flag)!r}):\n"
-                     "    raise RuntimeError('told not to load')\n\n"
-                     + (AGENTS / "core" / "Hanger.py").read_text().replace(
-                         "        while True:", f"        open({str(flag)!r}, 'w').close()\n"
-                                                "        while True:"))
+                     "    raise RuntimeError('told not to load')\n\n\n"
+                     "def Refuser(hist, score):\n    return ['C', 'C', 'C']\n")
     params = GameParams(flip=FlipParams(0.0, 0.0))
     isolation = Isolation("process", 2.0)
     handle = open_handle(file_spec(agent), isolation)
     other = open_handle(builtin_spec("titfortat"), isolation)
     try:
-        first = play_game(handle, other, 5, 1, params)
-        second = play_game(handle, other, 3, 2, params)
+        games = [play_game(handle, other, 3, 1, params)]
+        flag.touch()
+        os.killpg(handle.host.process.pid, signal.SIGKILL)
+        handle.host.process.wait()
+        games += [play_game(handle, other, 3, seed, params) for seed in (2, 3, 4)]
     finally:
         handle.close()
         other.close()
-    faults = first.faults("a")
-    assert [(turn, fault.kind) for turn, fault in faults] == [(2, "timeout"), (3, "crash")]
-    assert faults[1][1].message.startswith("could not be restarted: ")
-    assert [t.intended_a for t in first.turns] == ["CCC"] * 5
-    assert second.faults("a") == [] and [t.intended_a for t in second.turns] == ["CCC"] * 3
+    faults = [[(turn, fault.kind) for turn, fault in game.faults("a")] for game in games]
+    assert faults == [[], [(1, "crash")], [(1, "crash")], []]   # turns count from 1
+    assert games[2].faults("a")[0][1].message.startswith("could not be restarted: ")
+    assert all(t.intended_a == "CCC" for game in games for t in game.turns)
