@@ -31,16 +31,19 @@ FLOODER = r"""
 import os, sys
 token = os.environ["PDH_TOKEN"]
 os.write(1, (token + " READY\n").encode())
-sys.stdin.buffer.readline()                      # the TURN request
+# the game channel where the monitor passes one down (issue 20), else stdin and stdout
+requests, replies = map(int, os.environ.get("PDH_GAME_FDS", "0,1").split(","))
+while b"TURN" not in os.read(requests, 65536):   # the TURN request
+    pass
 flood = b"\n" * (1 << 20)
 for _ in range(int(sys.argv[1])):
     written = 0
     while written < len(flood):
         try:
-            written += os.write(1, flood[written:])
+            written += os.write(replies, flood[written:])
         except BrokenPipeError:
             sys.exit(0)
-os.write(1, (token + " MOVES CCC\n").encode())
+os.write(replies, (token + " MOVES CCC\n").encode())
 sys.stdin.buffer.read()
 """
 
@@ -55,7 +58,8 @@ if lift:
 token = secrets.token_hex(8)
 host = HostProcess([sys.executable, "-c", sys.argv[3], str(mib)],
                    dict(os.environ, PDH_TOKEN=token), token, CapturedOutput())
-assert host.read_line(time.monotonic() + 30) == "READY"
+ready = getattr(host, "first_words", None) or host.read_line   # the control channel
+assert ready(time.monotonic() + 30) == "READY"
 (getattr(host, "ask", None) or host.send)("TURN\n")
 began = time.process_time()
 try:
