@@ -12,7 +12,9 @@ IPC_PRIVATE, IPC_CREAT, IPC_RMID = 0, 0o1000, 0
 
 
 def _dev_shm():
-    path = f"/dev/shm/pdharness-hostile-{os.getpid()}"
+    # a name no other run's leftover can hold (a game killed mid-call leaves its file, owned
+    # by that run's agent user, and a later process may get the same PID)
+    path = f"/dev/shm/pdharness-hostile-{os.getpid()}-{os.urandom(6).hex()}"
     try:
         with open(path, "wb") as out:
             out.write(b"x" * SIZE)
