@@ -148,7 +148,7 @@ class HostProcess:
         self.from_zygote = bytearray()   # the start of its line not yet ended
         self.zygote_broken: str | None = None
         self.said: deque[str] = deque()  # the zygote's lines, not taken yet
-        self.ended = False               # the zygote's pipe reached end of file
+        self.ended = False               # its pipes reached end of file: the host is gone
         self.stderr_open = True
         self.end_allowance = end_allowance
         self.ending = False              # END sent, ENDED not received yet
