@@ -169,6 +169,12 @@ class HostProcess:
         is not counted here, and meets the limit)."""
         return self.cpu_budget is not None and self.busy > self.cpu_budget / 2
 
+    def cpu_wait(self) -> float:
+        """Seconds its current game's process waited for a CPU (harness/own_time.py)."""
+        from ..own_time import seconds_waiting_for_cpu
+
+        return seconds_waiting_for_cpu(self.process.pid)
+
     # -- the control channel ----------------------------------------------------------------
     def first_words(self, deadline: float) -> str:
         """READY or LOADERR ...: the zygote's first line; TimeoutError, _Dead, _Violation."""
@@ -519,6 +525,7 @@ class ProcessHandle:
         self.asked = False          # a request is out and its answer not collected yet
         self.stale = False          # the game's process was killed: a fresh one catches up
         self.asked_until = 0.0      # the last request's deadline, from when it was asked
+        self.credit = 0.0           # time given back to it: its process waited for a CPU
         self.restart_failed = False          # once: later games play the default silently
         self.unreported: Fault | None = None  # a fault to give at the next collect
         self.host = self._launch()
@@ -529,7 +536,7 @@ class ProcessHandle:
         start_timeout = start_timeout or self.start_timeout
         token = secrets.token_hex(8)
         game = GameChannel()
-        env = dict(self.env, PDH_TOKEN=token, PDH_TIMEOUT=repr(self.timeout), **game.env)
+        env = dict(self.env, PDH_TOKEN=token, **game.env)
         try:
             launch = self.wrap(self.argv, env)
         except BaseException:  # LoadError, as a rule
@@ -592,7 +599,21 @@ class ProcessHandle:
             return self.asked_until
         if host.ending:
             return host.end_deadline
-        return max(self.asked_until, host.released_at + self.timeout)
+        return max(self.asked_until, host.released_at + self.timeout) + self.credit
+
+    def _time_given_back(self) -> bool:
+        """Its deadline has passed: move it on by the time the game's process waited for
+        a CPU (harness/own_time.py); True if the call still has time then."""
+        host = self.host
+        if host is None or host.ending or host.ended:
+            return False
+        from ..own_time import OWN_TIME_CAP
+
+        waited = min(host.cpu_wait(), (OWN_TIME_CAP - 1) * self.timeout)
+        if waited <= self.credit:
+            return False
+        self.credit = waited
+        return time.monotonic() < self.deadline
 
     def _replace(self, played) -> bool:
         """A new process, brought up to date with the turns `played` so far in the game in
@@ -665,6 +686,7 @@ class ProcessHandle:
         assert self.host is not None  # it was there or _replace started one
         self.host.ask(f"TURN {last[0]} {last[1]}\n" if last is not None else "TURN\n")
         self.asked_until = time.monotonic() + self.timeout
+        self.credit = 0.0
         self.asked = True
 
     # -- waiting on many handles at once (harness/runners.py) -------------------------------
@@ -673,7 +695,7 @@ class ProcessHandle:
         # not asked this turn: out for the game, or given up on by the game (rules.py)
         if not self.asked or host is None or host.ready():
             return {}
-        if time.monotonic() >= self.deadline:
+        if time.monotonic() >= self.deadline and not self._time_given_back():
             return {}
         return host.watched()
 
@@ -689,7 +711,7 @@ class ProcessHandle:
         host = self.host
         assert host is not None  # request() asked it, or the handle is out for the game
         try:
-            line = host.read_line(self.asked_until, self.timeout)
+            line = self._reply(host)
         except TimeoutError:
             # a host that stopped reading its requests cannot answer them either
             what = "did not take its request" if host.outgoing else "no answer"
@@ -697,7 +719,7 @@ class ProcessHandle:
                 self._lose_host()
             else:
                 self._end_its_process()
-            return Reply(None, Fault(TIMEOUT, f"{what} within {self.timeout:g} s; "
+            return Reply(None, Fault(TIMEOUT, f"{what} within {self._time_allowed()}; "
                                               "process killed and replaced"))
         except _GameDied as death:   # the host lives on: the next game forks from it
             self.out_for_game = True
@@ -716,8 +738,24 @@ class ProcessHandle:
             self.out_for_game = True
             return Reply(None, Fault(INVALID, f"protocol violation: {violation}; process "
                                               "killed, default answer for the rest of the game"))
-        host.busy += time.monotonic() - (self.deadline - self.timeout)
+        host.busy += time.monotonic() - (self.deadline - self.timeout - self.credit)
         return self._parse(line)
+
+    def _time_allowed(self) -> str:
+        if self.credit < 0.01:
+            return f"{self.timeout:g} s"
+        return (f"{self.timeout:g} s of its own ({self.timeout + self.credit:.2f} s in all, "
+                "waiting for a busy CPU included)")
+
+    def _reply(self, host: HostProcess) -> str:
+        """The reply to the last request, within the call's own time."""
+        while True:
+            try:
+                return host.read_line(self.asked_until + self.credit,
+                                      self.timeout + self.credit)
+            except TimeoutError:
+                if not self._time_given_back():
+                    raise
 
     def _parse(self, line: str) -> Reply:
         assert self.start is not None  # replies come within a game
@@ -729,7 +767,7 @@ class ProcessHandle:
         match = _MOVES.fullmatch(line)
         if match and len(match.group(1)) == per_turn:
             return Reply(match.group(1), None, match.group(2))
-        if line.startswith("TIMEOUT "):  # the host stopped the call itself (SBCL does)
+        if line.startswith("TIMEOUT "):  # the REPL stopped the call itself
             return Reply(None, Fault(TIMEOUT, one_line(line[len("TIMEOUT "):])))
         if line.startswith("ERROR "):
             return Reply(None, Fault(EXCEPTION, one_line(line[len("ERROR "):])))

@@ -1,0 +1,147 @@
+"""A call's time limit counts the agent's own time, not the time its process waited for a
+CPU that other programs held (harness/own_time.py; issue 22, section 5; issue 20).
+
+Made to happen, not waited for: the test pins itself, and so the agent's host, to one CPU,
+and runs BUSY busy loops there beside it, so the agent gets about 1/(BUSY+1) of that CPU.
+An honest agent that needs NEED seconds of CPU then takes several times the limit in wall
+time, and must still answer; an agent that sleeps, or loops forever, still times out.
+Real hosts, Python and SBCL, under `process` and `sandbox`.
+"""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from contextlib import contextmanager
+
+import pytest
+
+from harness.agents import file_spec
+from harness.handles.base import GameStart
+from harness.handles.opening import Isolation, open_handle
+from harness.own_time import OWN_TIME_CAP
+from harness.rules import Payoffs
+
+pytestmark = pytest.mark.slow  # hosts, and a loaded CPU
+
+LIMIT = 0.3   # seconds per call
+NEED = 0.06   # seconds of CPU the honest agent uses per call: a fifth of the limit
+BUSY = 8      # busy loops beside it: alone on its CPU it would answer in NEED
+
+AGENTS = {
+    ("python", "honest"): ("NeedsCpu.py", f'''import time
+
+
+def NeedsCpu(hist, score):
+    start = time.process_time()
+    while time.process_time() - start < {NEED}:
+        pass
+    return ["C", "C", "C"]
+'''),
+    ("lisp", "honest"): ("NeedsCpu.lisp", f'''(defun NeedsCpu (hist score)
+  (declare (ignore hist score))
+  (let ((end (+ (get-internal-run-time)
+                (round (* {NEED} internal-time-units-per-second)))))
+    (loop while (< (get-internal-run-time) end)))
+  (list 'C 'C 'C))
+'''),
+    ("python", "sleeps"): ("Sleeps.py", '''import time
+
+
+def Sleeps(hist, score):
+    time.sleep(3600)
+    return ["C", "C", "C"]
+'''),
+    ("python", "loops"): ("Loops.py", '''def Loops(hist, score):
+    while True:
+        pass
+'''),
+    ("lisp", "loops"): ("Loops.lisp", '''(defun Loops (hist score)
+  (declare (ignore hist score))
+  (loop))
+'''),
+}
+
+
+@pytest.fixture(params=["process", "sandbox"])
+def mode(request):
+    if request.param == "sandbox":
+        request.getfixturevalue("sandboxed")
+    return request.param
+
+
+@contextmanager
+def crowded_cpu():
+    """This process and what it starts run on one CPU, beside BUSY busy loops there."""
+    everywhere = os.sched_getaffinity(0)
+    os.sched_setaffinity(0, {min(everywhere)})
+    # each in a session of its own, as other programs are: the kernel shares a CPU
+    # between sessions (autogroups) before it shares it between their processes
+    loops = [subprocess.Popen([sys.executable, "-c", "while True: pass"],
+                              start_new_session=True)
+             for _ in range(BUSY)]
+    try:
+        yield
+    finally:
+        for loop in loops:
+            loop.kill()
+            loop.wait()
+        os.sched_setaffinity(0, everywhere)
+
+
+def first_reply(tmp_path, language, behaviour, mode):
+    """The agent's reply to its first call, its host started on the crowded CPU."""
+    if language == "lisp":
+        from conftest import _need
+
+        _need("sbcl", "apt-get install sbcl")
+    name, text = AGENTS[language, behaviour]
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    with crowded_cpu():
+        handle = open_handle(file_spec(path), Isolation(mode, LIMIT))
+        try:
+            handle.start_game(GameStart(1, 3, Payoffs()))
+            handle.request(None)
+            return handle.collect()
+        finally:
+            handle.close()
+
+
+@pytest.mark.parametrize("language", ["python", "lisp"])
+def test_an_honest_call_on_a_crowded_cpu_answers_though_its_wall_time_is_over(
+        tmp_path, mode, language):
+    reply = first_reply(tmp_path, language, "honest", mode)
+    assert reply.fault is None, reply.fault
+    assert reply.moves == "CCC"
+
+
+def test_time_asleep_is_the_agents_own_and_counts(tmp_path, mode):
+    reply = first_reply(tmp_path, "python", "sleeps", mode)
+    assert reply.fault is not None and reply.fault.kind == "timeout"
+
+
+@pytest.mark.parametrize("language", ["python", "lisp"])
+def test_a_call_that_never_ends_still_times_out_on_a_crowded_cpu(tmp_path, mode, language):
+    reply = first_reply(tmp_path, language, "loops", mode)
+    assert reply.fault is not None and reply.fault.kind == "timeout"
+    assert "killed and replaced" in reply.fault.message
+
+
+def test_the_time_given_back_is_capped():
+    from harness.handles.process import ProcessHandle
+
+    handle = ProcessHandle.__new__(ProcessHandle)
+    handle.timeout, handle.credit = LIMIT, 0.0
+
+    class Starved:   # a host whose process waited an hour for a CPU
+        ending = ended = False
+        released_at = 0.0
+
+        def cpu_wait(self):
+            return 3600.0
+
+    handle.host = Starved()
+    handle.asked_until = 0.0
+    handle._time_given_back()
+    assert handle.credit == pytest.approx((OWN_TIME_CAP - 1) * LIMIT)
