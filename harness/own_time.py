@@ -15,8 +15,15 @@ processes in PID namespaces (each game's PID 1), or, where games get no world, t
 child of the zygote. The wait counted is its whole life's (it is fresh every game): a few
 milliseconds more than the call's own, and never more than the cap. Where /proc does not
 show it (another `hidepid`, another kernel), nothing is credited: wall time, as before.
+
+An agent could make its process wait on purpose, behind threads or children of its own
+that keep the CPU busy, and so stretch every call to the cap (a tournament ten times
+longer). Such a wait is its own doing: when any other task of the game is running or
+runnable as the deadline passes, nothing is given back.
 """
 from __future__ import annotations
+
+import os
 
 OWN_TIME_CAP = 10   # a call's wall time never exceeds this many times the limit
 _NS_PER_SECOND = 1e9
@@ -26,7 +33,7 @@ def seconds_waiting_for_cpu(host_pid: int) -> float:
     """How long the current game's process below `host_pid` was runnable but not
     running, in seconds; 0.0 when it cannot be told."""
     pid = game_process(host_pid)
-    if pid is None:
+    if pid is None or _competes_with_itself(pid):
         return 0.0
     try:
         with open(f"/proc/{pid}/schedstat", "rb") as stats:
@@ -58,3 +65,29 @@ def _pid_namespace_depth(pid: int) -> int:
     except OSError:
         pass
     return -1
+
+
+def _competes_with_itself(game_pid: int) -> bool:
+    """Another thread or process of the game is on a CPU or waiting for one."""
+    from .zygote import descendants
+
+    for pid in (game_pid, *descendants(game_pid)):
+        try:
+            tasks = os.listdir(f"/proc/{pid}/task")
+        except OSError:
+            continue
+        for task in tasks:
+            if pid == game_pid and task == str(game_pid):
+                continue   # the game's own thread: its wait is what is measured
+            if _task_state(pid, task) == b"R":
+                return True
+    return False
+
+
+def _task_state(pid: int, task: str) -> bytes:
+    try:
+        with open(f"/proc/{pid}/task/{task}/stat", "rb") as stat:
+            # "PID (COMM) STATE ...": COMM may hold spaces and parentheses
+            return stat.read().rpartition(b")")[2].split()[0]
+    except (OSError, IndexError):
+        return b""

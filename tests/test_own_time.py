@@ -56,6 +56,21 @@ def Sleeps(hist, score):
     while True:
         pass
 '''),
+    # its own busy children keep its process waiting: no time is given back for that
+    ("python", "crowds itself"): ("SelfCrowder.py", f'''import os
+import time
+
+
+def SelfCrowder(hist, score):
+    for _ in range({BUSY // 2}):
+        if os.fork() == 0:
+            while True:
+                pass
+    start = time.process_time()
+    while time.process_time() - start < {2 * LIMIT / 3}:
+        pass
+    return ["C", "C", "C"]
+'''),
     ("lisp", "loops"): ("Loops.lisp", '''(defun Loops (hist score)
   (declare (ignore hist score))
   (loop))
@@ -71,15 +86,15 @@ def mode(request):
 
 
 @contextmanager
-def crowded_cpu():
-    """This process and what it starts run on one CPU, beside BUSY busy loops there."""
+def crowded_cpu(busy=BUSY):
+    """This process and what it starts run on one CPU, beside `busy` busy loops there."""
     everywhere = os.sched_getaffinity(0)
     os.sched_setaffinity(0, {min(everywhere)})
     # each in a session of its own, as other programs are: the kernel shares a CPU
     # between sessions (autogroups) before it shares it between their processes
     loops = [subprocess.Popen([sys.executable, "-c", "while True: pass"],
                               start_new_session=True)
-             for _ in range(BUSY)]
+             for _ in range(busy)]
     try:
         yield
     finally:
@@ -89,7 +104,7 @@ def crowded_cpu():
         os.sched_setaffinity(0, everywhere)
 
 
-def first_reply(tmp_path, language, behaviour, mode):
+def first_reply(tmp_path, language, behaviour, mode, busy=BUSY):
     """The agent's reply to its first call, its host started on the crowded CPU."""
     if language == "lisp":
         from conftest import _need
@@ -98,7 +113,7 @@ def first_reply(tmp_path, language, behaviour, mode):
     name, text = AGENTS[language, behaviour]
     path = tmp_path / name
     path.write_text(text, encoding="utf-8")
-    with crowded_cpu():
+    with crowded_cpu(busy):
         handle = open_handle(file_spec(path), Isolation(mode, LIMIT))
         try:
             handle.start_game(GameStart(1, 3, Payoffs()))
@@ -126,6 +141,13 @@ def test_a_call_that_never_ends_still_times_out_on_a_crowded_cpu(tmp_path, mode,
     reply = first_reply(tmp_path, language, "loops", mode)
     assert reply.fault is not None and reply.fault.kind == "timeout"
     assert "killed and replaced" in reply.fault.message
+
+
+def test_a_wait_behind_its_own_processes_is_not_given_back(tmp_path, mode):
+    """Alone on its CPU but for its own busy children, its call needs 2/3 of the limit
+    and would take twice the limit: time given back would let it answer; none is."""
+    reply = first_reply(tmp_path, "python", "crowds itself", mode, busy=0)
+    assert reply.fault is not None and reply.fault.kind == "timeout"
 
 
 def test_the_time_given_back_is_capped():
