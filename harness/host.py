@@ -132,8 +132,8 @@ class Zygote:
         _write_all(fd, message)
 
     def serve(self, games=None) -> None:
-        """Until QUIT: at END, the game's child and all it started die, ENDED says so, and
-        the next game's child is forked (it waits, with nothing loaded, for its GAME)."""
+        """Until QUIT: at END, the game's child and all it started die, the next game's
+        child is forked (it waits, with nothing loaded, for its GAME), and ENDED says so."""
         requests = zygote.LineReader(self.requests)
         poller = select.poll()
         poller.register(self.requests, select.POLLIN)
@@ -166,9 +166,9 @@ class Zygote:
         self.serial += 1
         if games is not None:
             games.serial = self.serial
-        self.send(b"ENDED")   # every process of the game is dead: the next may begin
-        if games is None:
+        else:   # forked before ENDED: its cost is never part of an agent's first call
             self._spawn(poller)
+        self.send(b"ENDED")   # every process of the game is dead: the next may begin
 
     def _child_died(self, poller) -> None:
         """The game's child ended before its END: this game is over for the agent."""

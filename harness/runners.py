@@ -4,14 +4,13 @@ each game depends only on its own seed, so every runner gives the same result.""
 from __future__ import annotations
 
 import os
-import select
 import threading
-import time
 from collections import OrderedDict, deque
 from typing import TYPE_CHECKING
 
 from .errors import LoadError, OutOfFiles
 from .game import game_steps, play_game
+from .handle_waits import HandleWaits
 from .handles.base import DefaultHandle, PollableHandle
 
 if TYPE_CHECKING:
@@ -235,6 +234,10 @@ class PipelinedRunner(SerialRunner):
             self.waiting.setdefault(job.b, deque()).append(index)
         self.started = set()
         self.to_check = deque(sorted(self.waiting))  # agents that may start a game now
+        self.waits = HandleWaits()
+        self.asked: list[int] = []       # games that just asked their agents
+        self.unanswered: dict[int, list] = {}   # game -> its handles not ready yet
+        self.game_of: dict[int, int] = {}       # id(handle) -> the game it waits in
         done = len(self.records) + len(indices)
         while len(self.records) < done:
             self._start_games()
@@ -282,31 +285,33 @@ class PipelinedRunner(SerialRunner):
             self.records[index] = finished.value
             if self.on_game:
                 self.on_game(finished.value)
+            return
+        self.asked.append(index)
 
     def _ready_games(self) -> list[int]:
         """The games whose agents have both answered (or run out of time); waits on the
-        pipes until there is at least one. poll(), not select(): any number of fds."""
-        while True:
-            owners: dict = {}
-            deadline: float | None = None
-            ready: list[int] = []
-            poller = select.poll()
-            for index, (_job, _steps, handles) in self.running.items():
-                waiting = False
-                for handle in handles:
-                    for fd, events in handle.waiting_on().items():
-                        waiting = True
-                        owners[fd] = handle
-                        poller.register(fd, events)
-                        deadline = min(deadline or handle.deadline, handle.deadline)
-                if not waiting:
-                    ready.append(index)
-            if ready or not owners:
-                return ready
-            assert deadline is not None  # set with every owner
-            timeout = max(0.0, deadline - time.monotonic())
-            for fd, events in poller.poll(timeout * 1000 + 1):
-                owners[fd].pump(fd, events)
+        pipes until there is at least one (harness/handle_waits.py)."""
+        ready = []
+        for index in self.asked:
+            unanswered = [handle for handle in self.running[index][2]
+                          if not self.waits.examine(handle)]
+            if unanswered:
+                self.unanswered[index] = unanswered
+                for handle in unanswered:
+                    self.game_of[id(handle)] = index
+            else:
+                ready.append(index)
+        self.asked.clear()
+        while not ready:
+            for handle in self.waits.wait():
+                if id(handle) in self.game_of and self.waits.examine(handle):
+                    index = self.game_of.pop(id(handle))
+                    unanswered = self.unanswered[index]
+                    unanswered.remove(handle)
+                    if not unanswered:
+                        del self.unanswered[index]
+                        ready.append(index)
+        return ready
 
 
 _FORKED: dict = {}   # what a forked worker inherits: its pool and the game's parameters

@@ -785,12 +785,13 @@ before it were meant for a game whose child died first."
     (reply "DIED" (princ-to-string status))))
 
 (defun renew (name)
-  "At END: the game's child and all it started die, ENDED says so, the next child waits."
+  "At END: the game's child and all it started die, the next child is forked (before
+ENDED: its cost is never part of an agent's first call), and ENDED says so."
   (forget-child)
   (clean-up)
   (incf *serial*)
-  (reply "ENDED")
-  (spawn name))
+  (spawn name)
+  (reply "ENDED"))
 
 (defun serve (name)
   (spawn name)

@@ -1,0 +1,106 @@
+"""Waiting on many agent handles at once, for the pipelined runner (harness/runners.py).
+
+A round runs up to half its agents' games together, and every wake-up of the monitor
+answers about one call. Rebuilding the poll set from every running game at each wake-up
+cost the monitor ~100 us a call with 20 games running (issue 20): here a handle's
+descriptors are registered when it is asked and changed only when what it waits on
+changes, deadlines wait in a heap, and a wake-up touches only the handles it concerns.
+"""
+from __future__ import annotations
+
+import heapq
+import itertools
+import select
+import time
+
+
+class HandleWaits:
+    def __init__(self):
+        self.poller = select.poll()
+        self.events: dict[int, int] = {}           # fd -> the events registered for it
+        self.owners: dict[int, list] = {}          # fd -> the handles waiting on it
+        self.watched: dict[int, tuple] = {}        # id(handle) -> (handle, {fd: events})
+        self.deadlines: list = []                  # heap of (deadline, n, handle)
+        self.latest: dict[int, float] = {}         # id(handle) -> its deadline in the heap
+        self.order = itertools.count()
+
+    def examine(self, handle) -> bool:
+        """Look at a handle again (just asked, woken or due): True when its answer is
+        ready to collect, and nothing of it is waited on any more."""
+        wanted = handle.waiting_on()
+        key = id(handle)
+        entry = self.watched.get(key)
+        before = entry[1] if entry is not None else {}
+        if before != wanted:
+            self._rewatch(handle, before, wanted)
+        if not wanted:
+            self.latest.pop(key, None)   # what is left of it in the heap is skipped
+            return True
+        deadline = handle.deadline
+        if self.latest.get(key) != deadline:
+            self.latest[key] = deadline
+            heapq.heappush(self.deadlines, (deadline, next(self.order), handle))
+        return False
+
+    def wait(self) -> list:
+        """Until an event on a watched descriptor (given to its handles) or a deadline:
+        the handles to examine again."""
+        due = self._due(time.monotonic())
+        if due:
+            return due
+        while self.deadlines and not self._current(self.deadlines[0]):
+            heapq.heappop(self.deadlines)   # a deadline since moved, or of a handle done
+        timeout = None
+        if self.deadlines:
+            timeout = max(0.0, self.deadlines[0][0] - time.monotonic()) * 1000 + 1
+        touched = {}
+        for fd, events in self.poller.poll(timeout):
+            for handle in self.owners.get(fd, ()):
+                handle.pump(fd, events)
+                touched[id(handle)] = handle
+        for handle in self._due(time.monotonic()):
+            touched[id(handle)] = handle
+        return list(touched.values())
+
+    def _due(self, now: float) -> list:
+        due = []
+        while self.deadlines and self.deadlines[0][0] <= now:
+            entry = heapq.heappop(self.deadlines)
+            if self._current(entry):
+                handle = entry[2]
+                del self.latest[id(handle)]
+                due.append(handle)
+        return due
+
+    def _current(self, entry) -> bool:
+        deadline, _, handle = entry
+        return self.latest.get(id(handle)) == deadline
+
+    def _rewatch(self, handle, before: dict, wanted: dict) -> None:
+        key = id(handle)
+        for fd in before:
+            owners = self.owners[fd]
+            owners.remove(handle)
+            if not owners:
+                del self.owners[fd]
+        if wanted:
+            self.watched[key] = (handle, dict(wanted))
+            for fd in wanted:
+                self.owners.setdefault(fd, []).append(handle)
+        else:
+            self.watched.pop(key, None)
+        for fd in {*before, *wanted}:
+            self._register(fd)
+
+    def _register(self, fd: int) -> None:
+        events = 0
+        for owner in self.owners.get(fd, ()):
+            events |= self.watched[id(owner)][1][fd]
+        if events == self.events.get(fd, 0):
+            return
+        if events:
+            self.poller.register(fd, events)   # registers or modifies
+            self.events[fd] = events
+        else:
+            self.poller.unregister(fd)
+            del self.events[fd]

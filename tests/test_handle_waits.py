@@ -1,0 +1,102 @@
+"""The pipelined runner's waiting (harness/handle_waits.py): registrations kept across
+wake-ups must always be exactly what the waiting handles want, and a wake-up must reach
+every handle an event or a deadline concerns. Real pipes, handles that want what the test
+says."""
+from __future__ import annotations
+
+import os
+import select
+import time
+
+from hypothesis import given, settings, strategies as st
+
+from harness.handle_waits import HandleWaits
+
+
+class Handle:
+    """Wants what it is told; records what it is pumped with."""
+
+    def __init__(self, deadline):
+        self.wanted: dict[int, int] = {}
+        self.deadline = deadline
+        self.pumped: list[tuple[int, int]] = []
+
+    def waiting_on(self):
+        return self.wanted
+
+    def pump(self, fd, events):
+        self.pumped.append((fd, events))
+
+
+def registered_as_wanted(waits: HandleWaits, handles) -> None:
+    expected: dict[int, int] = {}
+    for handle in handles:
+        for fd, events in handle.wanted.items():
+            expected[fd] = expected.get(fd, 0) | events
+    assert waits.events == expected
+    for fd, owners in waits.owners.items():
+        assert sorted(map(id, owners)) == sorted(id(h) for h in handles if fd in h.wanted)
+
+
+wants = st.dictionaries(st.integers(0, 3), st.sampled_from([select.POLLIN, select.POLLOUT,
+                                                            select.POLLIN | select.POLLOUT]),
+                        max_size=3)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 2), wants), max_size=25))
+def test_what_is_registered_is_always_what_the_waiting_handles_want(steps):
+    pipes = [os.pipe() for _ in range(4)]
+    fds = [read for read, _write in pipes]
+    try:
+        waits = HandleWaits()
+        handles = [Handle(time.monotonic() + 60) for _ in range(3)]
+        for which, wanted in steps:   # the handle now wants these (of the four pipes)
+            handle = handles[which]
+            handle.wanted = {fds[slot]: events for slot, events in wanted.items()}
+            assert waits.examine(handle) == (not handle.wanted)
+            registered_as_wanted(waits, handles)
+    finally:
+        for read, write in pipes:
+            os.close(read)
+            os.close(write)
+
+
+def test_a_wake_up_pumps_every_handle_on_the_descriptor_and_returns_the_due_ones():
+    read, write = os.pipe()
+    try:
+        waits = HandleWaits()
+        first, second = Handle(time.monotonic() + 60), Handle(time.monotonic() + 60)
+        late = Handle(time.monotonic() - 1)   # its deadline has passed
+        other_read, other_write = os.pipe()
+        for handle in (first, second):
+            handle.wanted = {read: select.POLLIN}
+            assert not waits.examine(handle)
+        late.wanted = {other_read: select.POLLIN}
+        assert not waits.examine(late)
+        assert waits.wait() == [late]     # due before anything is written: no poll
+        os.write(write, b"x")
+        woken = waits.wait()
+        assert {id(h) for h in woken} == {id(first), id(second)}
+        assert first.pumped and second.pumped and not late.pumped
+        os.close(other_read)
+        os.close(other_write)
+    finally:
+        os.close(read)
+        os.close(write)
+
+
+def test_a_deadline_moved_later_is_waited_for_anew():
+    read, write = os.pipe()
+    try:
+        waits = HandleWaits()
+        handle = Handle(time.monotonic() + 0.05)
+        handle.wanted = {read: select.POLLIN}
+        assert not waits.examine(handle)
+        handle.deadline = time.monotonic() + 0.1   # time given back before it was due
+        assert not waits.examine(handle)
+        assert waits.wait() == [handle]            # once, at the later deadline
+        assert time.monotonic() >= handle.deadline
+    finally:
+        os.close(read)
+        os.close(write)
