@@ -132,15 +132,17 @@ class Zygote:
         _write_all(fd, message)
 
     def serve(self, games=None) -> None:
-        """Until QUIT: at END, the game's child and all it started die, the next game's
-        child is forked (it waits, with nothing loaded, for its GAME), and ENDED says so."""
+        """READY once the first game's child is forked, then until QUIT: at END, the game's
+        child and all it started die, the next game's child is forked (it waits, with
+        nothing loaded, for its GAME), and ENDED says so."""
         requests = zygote.LineReader(self.requests)
         poller = select.poll()
         poller.register(self.requests, select.POLLIN)
         if games is not None:   # a built-in's games, served here
             poller.register(self.game_requests, select.POLLIN)
-        else:
+        else:   # forked before READY: its cost is never part of an agent's first call
             self._spawn(poller)
+        self.send(b"READY")
         while True:
             if not requests.has_line():
                 ready = dict(poller.poll())
@@ -358,7 +360,6 @@ def main(argv: list[str]) -> int:
     if compiled is None:
         return 1
     host.compiled = compiled
-    host.send(b"READY")
     # a built-in is our own code: no fork, no world needed
     host.serve(BuiltinGames(host) if agent.language is None else None)
     return 0

@@ -6,7 +6,7 @@ CI runner beside another suite, a laptop), a call that needs 20 ms of CPU can ta
 second of wall time queued behind them, and an honest agent must not lose its turn for
 that. The kernel counts, per thread, the time it was runnable but not running
 (/proc/PID/schedstat, second field); a call's deadline is moved on by what the game's
-process waited so, up to OWN_TIME_CAP times the limit. A call that sleeps, blocks or
+process waited so, up to OWN_TIME_CAP times the limit in all. A call that sleeps, blocks or
 waits for something else is charged every second of it, as before.
 
 Read only when a deadline passes, so a call that answers in time costs nothing here. The
@@ -17,7 +17,7 @@ milliseconds more than the call's own, and never more than the cap. Where /proc 
 show it (another `hidepid`, another kernel), nothing is credited: wall time, as before.
 
 An agent could make its process wait on purpose, behind threads or children of its own
-that keep the CPU busy, and so stretch every call to the cap (a tournament ten times
+that keep the CPU busy, and so stretch every call to the cap (a tournament five times
 longer). Such a wait is its own doing: when any other task of the game is running or
 runnable as the deadline passes, nothing is given back.
 """
@@ -25,7 +25,10 @@ from __future__ import annotations
 
 import os
 
-OWN_TIME_CAP = 10   # a call's wall time never exceeds this many times the limit
+# A call's wall time never exceeds this many times the limit. It bounds what an agent that
+# computes forever costs a loaded machine (the limit's worth of its own CPU can take many
+# times that in wall time there), and leaves an honest call room at a load of ~10 a core.
+OWN_TIME_CAP = 5
 _NS_PER_SECOND = 1e9
 
 

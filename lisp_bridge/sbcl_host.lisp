@@ -794,7 +794,10 @@ ENDED: its cost is never part of an agent's first call), and ENDED says so."
   (reply "ENDED"))
 
 (defun serve (name)
+  "READY once the first game's child is forked (its cost is never part of an agent's first
+call), then END -> ENDED until QUIT."
   (spawn name)
+  (reply "READY")
   (let ((control (first *monitor-fds*)))
     (loop
       (let ((request-ready (listen *requests*)))
@@ -857,6 +860,5 @@ replies), closed on exec; nil if it did not."
   (setf *packages-at-start* (list-all-packages))
   (destructuring-bind (file name) (arguments)
     (setf *fasl-bytes* (prepare file name))
-    (reply "READY")
     (serve name))
   (exit-now 0))

@@ -24,9 +24,10 @@ from harness.rules import Payoffs
 
 pytestmark = pytest.mark.slow  # hosts, and a loaded CPU
 
-LIMIT = 0.3   # seconds per call
-NEED = 0.06   # seconds of CPU the honest agent uses per call: a fifth of the limit
-BUSY = 8      # busy loops beside it: alone on its CPU it would answer in NEED
+LIMIT = 0.5   # seconds per call: at most OWN_TIME_CAP times that in all
+NEED = 0.05   # seconds of CPU the honest agent uses per call: a tenth of the limit
+BUSY = 15     # busy loops beside it: (BUSY + 1) * NEED is well over the limit, and well
+              # under the cap even if other programs load the machine as much again
 
 AGENTS = {
     ("python", "honest"): ("NeedsCpu.py", f'''import time
@@ -62,12 +63,12 @@ import time
 
 
 def SelfCrowder(hist, score):
-    for _ in range({BUSY // 2}):
+    for _ in range(2):
         if os.fork() == 0:
             while True:
                 pass
     start = time.process_time()
-    while time.process_time() - start < {2 * LIMIT / 3}:
+    while time.process_time() - start < {LIMIT / 2}:
         pass
     return ["C", "C", "C"]
 '''),
@@ -144,8 +145,8 @@ def test_a_call_that_never_ends_still_times_out_on_a_crowded_cpu(tmp_path, mode,
 
 
 def test_a_wait_behind_its_own_processes_is_not_given_back(tmp_path, mode):
-    """Alone on its CPU but for its own busy children, its call needs 2/3 of the limit
-    and would take twice the limit: time given back would let it answer; none is."""
+    """Alone on its CPU but for its 2 busy children, its call needs half the limit of CPU
+    and takes 1.5 times the limit: time given back would let it answer; none is."""
     reply = first_reply(tmp_path, "python", "crowds itself", mode, busy=0)
     assert reply.fault is not None and reply.fault.kind == "timeout"
 
