@@ -20,9 +20,13 @@ An agent could make its process wait on purpose, behind threads or children of i
 that keep the CPU busy, and so stretch every call to the cap (a tournament five times
 longer). Such a wait is its own doing: when any other task of the game is running or
 runnable as the deadline passes, nothing is given back.
+
+A game's process that died is not reaped by the zygote until the zygote gets a CPU, and
+only then does the monitor hear of it (DIED): until the cap, that wait is not the agent's.
 """
 from __future__ import annotations
 
+import math
 import os
 
 # A call's wall time never exceeds this many times the limit. It bounds what an agent that
@@ -34,9 +38,16 @@ _NS_PER_SECOND = 1e9
 
 def seconds_waiting_for_cpu(host_pid: int) -> float:
     """How long the current game's process below `host_pid` was runnable but not
-    running, in seconds; 0.0 when it cannot be told."""
+    running, in seconds; 0.0 when it cannot be told; infinite when it is dead (the cap
+    then bounds the wait for the zygote to say so)."""
     pid = game_process(host_pid)
-    if pid is None or _competes_with_itself(pid):
+    if pid is None:
+        return 0.0
+    if _task_state(pid, str(pid)) == b"Z":
+        # dead, not yet reaped: what the call waits for now is the zygote's DIED, our own
+        # code's report, however long a loaded machine keeps it from a CPU
+        return math.inf
+    if _competes_with_itself(pid):
         return 0.0
     try:
         with open(f"/proc/{pid}/schedstat", "rb") as stats:

@@ -72,6 +72,12 @@ def SelfCrowder(hist, score):
         pass
     return ["C", "C", "C"]
 '''),
+    ("python", "dies"): ("Dies.py", '''import os
+
+
+def Dies(hist, score):
+    os._exit(3)
+'''),
     ("lisp", "loops"): ("Loops.lisp", '''(defun Loops (hist score)
   (declare (ignore hist score))
   (loop))
@@ -142,6 +148,14 @@ def test_a_call_that_never_ends_still_times_out_on_a_crowded_cpu(tmp_path, mode,
     reply = first_reply(tmp_path, language, "loops", mode)
     assert reply.fault is not None and reply.fault.kind == "timeout"
     assert "killed and replaced" in reply.fault.message
+
+
+def test_a_death_is_a_crash_however_long_the_zygote_waits_to_report_it(tmp_path, mode):
+    """The zygote, which hears of the death first, waits for the crowded CPU too: the
+    call is not a timeout for that."""
+    reply = first_reply(tmp_path, "python", "dies", mode)
+    assert reply.fault is not None and reply.fault.kind == "crash", reply.fault
+    assert "status 3" in reply.fault.message
 
 
 def test_a_wait_behind_its_own_processes_is_not_given_back(tmp_path, mode):
