@@ -19,9 +19,9 @@ import sys
 
 from hypothesis import given, settings, strategies as st
 
-from harness import seeds
-from harness.rounds import round_robin
-from harness.seeds import SEED_LIMIT
+from harness.core import seeds
+from harness.core.seeds import SEED_LIMIT
+from harness.engine.rounds import round_robin
 
 from conftest import ROOT
 

@@ -1,4 +1,4 @@
-"""A game's world (harness/world.py), seen from inside a game's process, and its cost.
+"""A game's world (harness/isolation/world.py), seen from inside a game's process, and its cost.
 
 Each test runs a small program as a host would (in a process of its own: `enter` never
 returns in the process that calls it), which plays three "games": each a child of

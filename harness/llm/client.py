@@ -12,7 +12,8 @@ import threading
 import time
 from typing import Any, NamedTuple
 
-from ..errors import HarnessError
+from harness.core.errors import HarnessError
+
 from .config import LlmConfig
 
 MAX_RESPONSE = 4000          # characters of one response kept (and parsed)
@@ -75,7 +76,7 @@ class ModelClient:
             raise HarnessError(f"{where}: {config.base_url} answered HTTP "
                                f"{error.status_code} to the list of models") from None
         if ids and config.model not in ids:
-            from ..safe_text import line
+            from harness.core.safe_text import line
 
             listed = ", ".join(sorted(ids)[:10]) + (", ..." if len(ids) > 10 else "")
             raise HarnessError(f"{where}: {config.base_url} has no model "

@@ -15,7 +15,7 @@ import re
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
-from ..errors import HarnessError
+from harness.core.errors import HarnessError
 
 PREFIX = "llm:"
 NAME = re.compile(r"[A-Za-z][A-Za-z0-9_.-]{0,39}")
@@ -70,7 +70,7 @@ def spec(argument: str, declarations: dict[str, LlmConfig] | None = None,
          name: str | None = None):
     """The AgentSpec of `llm:NAME`, NAME looked up in `declarations` (a population's or
     experiment's own, over the course file's)."""
-    from ..agents import AgentSpec
+    from harness.agents.specs import AgentSpec
 
     wanted = argument[len(PREFIX):]
     known = {**_COURSE, **(declarations or {})}
@@ -172,7 +172,7 @@ def _framing(framing: str, base: Path, where: str) -> tuple[str, str]:
     if framing in SHIPPED:
         return framing, shipped_text(framing)
     path = Path(framing) if Path(framing).is_absolute() else base / framing
-    from ..population import read_bounded
+    from harness.agents.population import read_bounded
 
     try:
         data = read_bounded(path, MAX_TEMPLATE_BYTES, "a framing template")

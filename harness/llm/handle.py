@@ -6,7 +6,7 @@ has no network, and nothing of the model's runs anywhere; its answers are only r
 untrusted text, by the parse rule (harness/llm/parse.py).
 
 Each request runs on a thread of its own and signals a pipe when done, so a runner that
-waits on many games at once (harness/runners.py) goes on with other games while a model
+waits on many games at once (harness/engine/runners.py) goes on with other games while a model
 thinks. The student per-call time limit does not apply to it; the model-call limit
 (`timeout` of the declaration) does, per call, and a turn whose calls all time out is a
 `timeout` fault (three in a row and the game stops asking, as for any agent).
@@ -18,9 +18,10 @@ import select
 import threading
 import time
 
-from ..handles.base import Chatter, Fault, GameStart, Last, Reply
-from ..rules import Scorer
-from ..verdicts import FaultKind
+from harness.core.rules import Scorer
+from harness.core.verdicts import FaultKind
+from harness.isolation.handles.base import Chatter, Fault, GameStart, Last, Reply
+
 from . import journal, prompts
 from .client import MAX_RESPONSE, Answer, ModelClient
 from .config import LlmConfig

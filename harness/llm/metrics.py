@@ -81,7 +81,7 @@ def summary(games) -> dict | None:
 
 
 def table_lines(games) -> list[str]:
-    from ..safe_text import line
+    from harness.core.safe_text import line
 
     found = summary(games)
     if found is None:

@@ -1,6 +1,6 @@
 """A language-model agent in the `--db` record: its declaration (`llm_agent`, never a key),
 every request and response (`llm_call`) and each turn's chat and parse outcome
-(`llm_turn`), written with the game's round (harness/records/recorder.py); and read back
+(`llm_turn`), written with the game's round (harness/store/recorder.py); and read back
 for `show --game` and `resume`."""
 from __future__ import annotations
 

@@ -1,9 +1,9 @@
 """A language-model agent's turn as `play` and `show --game` print it: under the turn's
 row, what it heard, said and answered (the JSON trace carries every prompt in full). Model
-output is untrusted: every piece goes through harness/safe_text.py."""
+output is untrusted: every piece goes through harness/core/safe_text.py."""
 from __future__ import annotations
 
-from ..safe_text import line
+from harness.core.safe_text import line
 
 INDENT = "      > "
 SHOWN = 160                  # characters of one response in the table
