@@ -1,7 +1,7 @@
 """The tournament's parameters, declared once: each one's name, type and bounds, help,
 default, key in the JSON "params" object and keyword in the Python API.
 
-The table feeds the command line (commands/options.py builds the options from it, and the
+The table feeds the command line (cli/commands/options.py builds the options from it, and the
 course file reads those options: its keys are the options' names without the dashes), the
 Python API (api.py takes the same values under the same checks), experiment conditions and
 the JSON. A default is not written here: it is read from the settings a run makes by

@@ -34,7 +34,7 @@ class Settings:
 
     def as_dict(self) -> dict[str, Any]:
         """The settings as one flat dict of plain values, in the units they are held in
-        (seconds, bytes). Its keys are the record's `run` columns (records/db.py), except
+        (seconds, bytes). Its keys are the record's `run` columns (store/db.py), except
         `cluster`, which a record does not keep: where a run plays is no part of it."""
         game, flip, length, isolation = self.game, self.game.flip, self.length, self.isolation
         t, r, p, s = game.payoffs.as_tuple()
