@@ -58,6 +58,7 @@ def monitor(flip_params, game_length, agents, *, agents_dir=None, **options) -> 
     from .core.seeds import fresh_seed
     from .engine import parameters
     from .engine.tournament import run_tournament
+    from .run.round_runner import round_runner
 
     for language in LANGUAGES.values():  # from Hy? quoted forms to plain values
         flip_params, game_length, agents = map(language.plain_data,
@@ -72,7 +73,7 @@ def monitor(flip_params, game_length, agents, *, agents_dir=None, **options) -> 
     settings = parameters.settings(values)
     seed = values.get("seed")
     seed = fresh_seed() if seed is None else seed
-    result = run_tournament(specs, seed, settings)
+    result = run_tournament(specs, seed, settings, runner_for=round_runner)
     standings = Standings(result.pairs())
     for language in LANGUAGES.values():  # from Hy? it prints as a Lisp list
         language.present(Standings)

@@ -47,11 +47,12 @@ def tournament(agents, seed, cluster=None, isolation="process", observer=None, *
     from harness.core.rules import GameLength, GameParams
     from harness.engine.tournament import Settings, run_tournament
     from harness.isolation.handles.opening import Isolation
+    from harness.run.round_runner import round_runner
 
     settings = Settings(game=GameParams(), length=GameLength(5, 12),
                         isolation=Isolation(isolation, 30.0), cluster=cluster, **options)
     return run_tournament(agent_specs([str(a) for a in agents], []), seed, settings,
-                          observer)
+                          observer, runner_for=round_runner)
 
 
 def everything(result) -> dict:

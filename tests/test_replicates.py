@@ -92,7 +92,7 @@ def test_one_replicate_has_no_interval():
 @pytest.mark.parametrize("df,expected", [(1, 12.706), (7, 2.365), (30, 2.042), (40, 2.021),
                                           (60, 2.000), (120, 1.980), (10_000, 1.960)])
 def test_t_quantiles(df, expected):
-    from harness.run.replicates import t95
+    from harness.store.replicate_summary import t95
 
     assert t95(df) == pytest.approx(expected, abs=2e-3)
 

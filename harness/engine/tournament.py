@@ -95,7 +95,11 @@ class Observer:
 
 def run_tournament(specs, seed: int, settings: Settings = Settings(),
                    observer: Observer | None = None,
-                   state: TournamentState | None = None) -> TournamentResult:
+                   state: TournamentState | None = None,
+                   runner_for=None) -> TournamentResult:
+    """`runner_for(pool, settings)` makes what plays a round's games; the default plays them
+    here. The cluster's runner lives above the engine (harness.run.round_runner passes it in),
+    so that the engine imports nothing of how runs are spread."""
     from .runners import HandlePool
 
     observer = observer or Observer()
@@ -108,7 +112,7 @@ def run_tournament(specs, seed: int, settings: Settings = Settings(),
     state = state or _first_state(entrants, settings)
     result.rounds, result.games = state.rounds, state.games
     observer.tournament_started(result)
-    runner = _runner(pool, settings)
+    runner = (runner_for or _local_runner)(pool, settings)
     try:
         while _goes_on(state, settings):
             _play_round(state, seed, settings, runner, observer)
@@ -122,11 +126,9 @@ def run_tournament(specs, seed: int, settings: Settings = Settings(),
     return result
 
 
-def _runner(pool, settings):
-    if settings.cluster:
-        from harness.run.cluster.chunked_rounds import ClusterRunner
-
-        return ClusterRunner(pool, settings)
+def _local_runner(pool, settings):
+    if settings.cluster:   # a programming error: a cluster's runner is passed in
+        raise ValueError("a tournament on a cluster needs runner_for=harness.run.round_runner")
     from .runners import make_runner
 
     return make_runner(pool, settings.game, settings.jobs)

@@ -27,22 +27,7 @@ from pathlib import Path
 
 import click
 
-from harness.cli.commands.options import compose
-
 GRADE_COLUMN = "PD Tournament"
-
-gradebook_options = compose(
-    click.option("--grade-top", type=click.FloatRange(min=0), default=100.0,
-                 show_default=True, metavar="POINTS",
-                 help="Gradebook: the grade of rank 1 (with --grades and an LMS --roster)."),
-    click.option("--grade-bottom", type=click.FloatRange(min=0), default=60.0,
-                 show_default=True, metavar="POINTS",
-                 help="Gradebook: the grade of the last rank; ranks between are evenly "
-                      "spaced."),
-    click.option("--grade-column", default=GRADE_COLUMN, show_default=True, metavar="NAME",
-                 help="Gradebook: the grade column's header (an LMS assignment's name)."),
-)
-
 
 @dataclass(frozen=True)
 class Layout:

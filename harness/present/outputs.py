@@ -4,35 +4,6 @@ from __future__ import annotations
 
 import click
 
-from harness.cli.commands import options as command_options
-from harness.cli.commands.options import compose
-
-format_option = command_options.format_option(
-    command_options.RESULT_FORMATS,
-    help="How to print the result (csv: one row per agent, for a gradebook).")
-
-output_options = compose(
-    click.option("--report", type=click.Path(dir_okay=False), default=None,
-                 metavar="FILE.html",
-                 help="Write a self-contained HTML report (opens offline)."),
-    click.option("--grades", type=click.Path(dir_okay=False), default=None,
-                 metavar="FILE.csv",
-                 help="Write the grades CSV (one row per agent) to this file too."),
-    click.option("--roster", type=click.Path(dir_okay=False), default=None, metavar="FILE",
-                 help="Course roster CSV: adds each agent's team members to the grades."),
-    lambda function: _gradebook_options()(function),
-)
-
-
-def _gradebook_options():
-    from .gradebook import gradebook_options
-
-    return gradebook_options
-
-quiet_option = click.option("--quiet", "-q", is_flag=True,
-                            help="No progress bar (there is none when stderr is not a "
-                                 "terminal either).")
-
 
 def check_outputs(options) -> object:
     """Fail on unusable output paths before a long run, not after; the roster, read."""

@@ -119,10 +119,12 @@ def _tournament(specs, seed, settings, recorder, quiet, state=None):
     from harness.store.fanout import Fanout
 
     from . import progress
+    from .round_runner import round_runner
 
     bar = progress.TournamentProgress(settings) if progress.wanted(quiet) else None
     try:
-        result = run_tournament(specs, seed, settings, Fanout(recorder, bar), state)
+        result = run_tournament(specs, seed, settings, Fanout(recorder, bar), state,
+                                runner_for=round_runner)
     except KeyboardInterrupt:
         if recorder is None:
             raise

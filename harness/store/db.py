@@ -183,8 +183,6 @@ def connect(path, write: bool = False):
                                      uri=True, timeout=30)
         version = connection.execute("SELECT schema_version FROM run").fetchone()
     except sqlite3.DatabaseError as error:
-        from harness.run.experiment.record import is_experiment_record
-
         if is_experiment_record(path):
             raise HarnessError(f"{path}: the record of an experiment, not of one run: "
                                f"pdharness resume {path} prints its comparison") from error
@@ -253,3 +251,23 @@ def settings_of(row):
     from harness.engine.tournament import Settings
 
     return Settings.from_dict({key: row[key] for key in row.keys() if key != "cluster"})
+
+
+def is_experiment_record(path) -> bool:
+    """Whether `path` is an experiment's record (harness/run/experiment/record.py writes
+    them), which a tournament's reader refuses in one line."""
+    import os
+    import sqlite3
+    import stat
+
+    try:  # SQLite would open a FIFO and wait on it: only a regular file, no link
+        if not stat.S_ISREG(os.lstat(path).st_mode):
+            return False
+    except OSError:
+        return False
+    try:
+        with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as connection:
+            return connection.execute("SELECT count(*) FROM sqlite_master WHERE type = "
+                                      "'table' AND name = 'experiment'").fetchone()[0] == 1
+    except sqlite3.Error:
+        return False

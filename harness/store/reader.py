@@ -130,7 +130,7 @@ class Record:
         rows = self.query("SELECT * FROM replicate ORDER BY replicate, rank, agent")
         if not rows:
             return None
-        from harness.run.replicates import summary_from_rows
+        from .replicate_summary import summary_from_rows
 
         return summary_from_rows(rows)
 

@@ -3,8 +3,6 @@ from __future__ import annotations
 
 import click
 
-from harness.present.outputs import quiet_option
-
 from .options import (
     PLAIN_FORMATS,
     cluster_option,
@@ -12,6 +10,7 @@ from .options import (
     format_option,
     unless_given,
 )
+from .output_options import quiet_option
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})

@@ -5,9 +5,8 @@ import sys
 
 import click
 
-from harness.present.outputs import output_options, quiet_option
-
 from .options import game_options, replicates_option, tournament_options
+from .output_options import output_options, quiet_option
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})

@@ -3,9 +3,8 @@ from __future__ import annotations
 
 import click
 
-from harness.present.outputs import format_option, output_options, quiet_option
-
 from .options import JOBS, cluster_option, isolation_options
+from .output_options import output_options, quiet_option, result_format_option
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
@@ -16,7 +15,7 @@ from .options import JOBS, cluster_option, isolation_options
 @cluster_option
 @click.option("--allow-weaker-isolation", is_flag=True,
               help="Resume even with an --isolation weaker than the run was recorded with.")
-@format_option
+@result_format_option
 @output_options
 @quiet_option
 def command(record, jobs, allow_weaker_isolation, cluster, **options):

@@ -7,9 +7,9 @@ import json
 import click
 
 from harness.core.safe_text import block, echo, line
-from harness.present.outputs import format_option, output_options
 
 from .options import bounded
+from .output_options import output_options, result_format_option
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
@@ -25,7 +25,7 @@ from .options import bounded
 @click.option("--provisional", is_flag=True,
               help="With --grades on an unfinished record: write them anyway, marked "
                    "provisional in the file (refused without it).")
-@format_option
+@result_format_option
 @output_options
 def command(record, game_id, agent_name, all_faults, **options):
     """Show the run recorded in RECORD (made by `tournament --db`): its standings; with

@@ -3,10 +3,9 @@ from __future__ import annotations
 
 import click
 
-from harness.present.outputs import format_option, output_options, quiet_option
-
 from ..completion import complete_agents
 from .options import game_options, replicates_option, tournament_options
+from .output_options import output_options, quiet_option, result_format_option
 
 
 def run_and_print(specs, options) -> None:
@@ -34,7 +33,7 @@ def run_and_print(specs, options) -> None:
 @click.argument("agents", nargs=-1, shell_complete=complete_agents)
 @game_options
 @tournament_options
-@format_option
+@result_format_option
 @click.option("--db", type=click.Path(dir_okay=False), default=None, metavar="FILE.sqlite",
               help="Record the run in this new SQLite file, round by round (see show, "
                    "resume).")

@@ -6,9 +6,9 @@ from typing import Any
 import click
 
 from harness.agents.memory_agents import MAX_MEMORY
-from harness.present.outputs import quiet_option
 
 from .options import file_limit_options, unless_given
+from .output_options import quiet_option
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})

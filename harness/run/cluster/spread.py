@@ -10,7 +10,7 @@ from . import wire
 def play_replicates(specs, seed: int, settings, count: int, on_done=None) -> list:
     """The ReplicateRuns 1..count of harness.run.replicates, played on the cluster."""
     from harness.core.seeds import replicate_seed
-    from harness.run.replicates import Placing, ReplicateRun
+    from harness.store.replicate_summary import Placing, ReplicateRun
 
     from .connection import open_cluster
     from .shipment import pack

@@ -233,7 +233,7 @@ def _converted(param, value):
 
 
 def _settings(options, where):
-    from harness.cli.commands.options import settings
+    from harness.engine.parameters import settings
 
     full = dict(default_options(), **options)
     try:

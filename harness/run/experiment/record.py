@@ -13,6 +13,7 @@ import sqlite3
 from pathlib import Path
 
 from harness.core.errors import HarnessError
+from harness.store.db import is_experiment_record
 
 SCHEMA_VERSION = 1
 
@@ -209,23 +210,6 @@ class ExperimentRecord:
     def definitions(self) -> dict:
         return {(row["condition"], row["id"]): row["definition"] for row in
                 self.connection.execute("SELECT * FROM agent_type")}
-
-
-def is_experiment_record(path) -> bool:
-    import os
-    import stat
-
-    try:  # SQLite would open a FIFO and wait on it: only a regular file, no link
-        if not stat.S_ISREG(os.lstat(path).st_mode):
-            return False
-    except OSError:
-        return False
-    try:
-        with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as connection:
-            return connection.execute("SELECT count(*) FROM sqlite_master WHERE type = "
-                                      "'table' AND name = 'experiment'").fetchone()[0] == 1
-    except sqlite3.Error:
-        return False
 
 
 def recorded_params(condition) -> dict:

@@ -34,11 +34,13 @@ _WORK: dict = {}
 
 def play_unit(unit: tuple[int, int]) -> UnitResult:
     from harness.engine.tournament import run_tournament
+    from harness.run.round_runner import round_runner
 
     number, replicate = unit
     condition = _WORK["experiment"].conditions[number - 1]
     seed = unit_seed(_WORK["seed"], condition.name, replicate)
-    result = run_tournament(condition.specs(), seed, replace(condition.settings, jobs=1))
+    result = run_tournament(condition.specs(), seed, replace(condition.settings, jobs=1),
+                            runner_for=round_runner)
     calls, turns = [], []
     if any(game.talk for game in result.games):
         from harness.llm.record import call_rows, turn_rows

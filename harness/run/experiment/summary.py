@@ -38,7 +38,7 @@ class ConditionSummary:
 
 
 def stat(values: list[float]) -> Stat:
-    from harness.run.replicates import t95
+    from harness.store.replicate_summary import t95
 
     n = len(values)
     mean = sum(values) / n if n else 0.0
