@@ -11,12 +11,12 @@ from pathlib import Path
 import pytest
 from hypothesis import given, strategies as st
 
+from harness.agents.llm.config import declared, spec
+from harness.agents.llm.parse import MAX_CHAT, chat_problem, parse_chat, parse_moves
 from harness.agents.specs import builtin_spec
 from harness.core.rules import GameParams
 from harness.engine.game import play_game
 from harness.isolation.handles.opening import Isolation, open_handle
-from harness.llm.config import declared, spec
-from harness.llm.parse import MAX_CHAT, chat_problem, parse_chat, parse_moves
 
 from conftest import run_cli
 from llm_server import StandIn, Step
@@ -583,7 +583,7 @@ def test_requests_in_flight_are_capped(in_flight):
         models = declared({"llm": {
             name: {"base_url": server.base_url, "model": model, "in_flight": in_flight}
             for name, model in (("alice", "ma"), ("bob", "mb"))}}, Path("."), "test")
-        from harness.llm import client
+        from harness.agents.llm import client
 
         client._IN_FLIGHT.clear()   # the cap is per endpoint and process: this test's own
         isolation = Isolation("none", 1.0)

@@ -95,7 +95,7 @@ def population_types(content: dict, base: Path, where: str,
     """The file's types; `llm:NAME` agents use the file's own `llm` declarations (or the
     `declarations` given: an experiment's, for a condition's types)."""
     if declarations is None:
-        from harness.llm.config import declared
+        from harness.agents.llm.config import declared
 
         declarations = declared(content, base, where)
     entries = content.get("types")
@@ -157,7 +157,7 @@ def _template(agent: str, type_id: str, base: Path, declarations: dict):
     if is_strategy(agent):
         return strategy_spec(agent, type_id, base)
     if agent.startswith("llm:"):
-        from harness.llm.config import spec as llm_spec
+        from harness.agents.llm.config import spec as llm_spec
 
         return llm_spec(agent, declarations, type_id)
     builtin = find_builtin(agent)

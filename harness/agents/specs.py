@@ -147,7 +147,7 @@ def resolve_one(argument: str, search: Sequence[Path] = ()) -> list[AgentSpec]:
     if is_strategy(argument):
         return [strategy_spec(argument)]
     if argument.startswith("llm:"):
-        from harness.llm.config import spec
+        from harness.agents.llm.config import spec
 
         return [spec(argument)]
     path = Path(argument)

@@ -80,7 +80,7 @@ def _load_into_context(ctx: click.Context, _param, value):
         raise HarnessError(f"--config {value}: no such file")
     path = Path(value) if value is not None else Path(FILE_NAME)
     if value is None and not os.path.lexists(path):
-        from harness.llm.config import declare_course
+        from harness.agents.llm.config import declare_course
 
         declare_course({})   # no course file: no models from an earlier one (one process)
         return None
@@ -96,7 +96,7 @@ def read(path: Path, command: click.Command, command_name: str | None,
     """The values of the course file at `path` that `command` takes, checked; `named`: the
     user gave it with --config (else it was found in the current folder: see `guard`)."""
     data = parse(path)
-    from harness.llm.config import declare_course, declared
+    from harness.agents.llm.config import declare_course, declared
 
     models = declared(data, path.resolve().parent, str(path), keys=named)   # [llm.NAME] tables
     declare_course(models)

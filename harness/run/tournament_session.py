@@ -63,9 +63,9 @@ def run(specs, seed: int, settings, *, db=None, quiet: bool = False, replicates:
 
 
 def _journal(path, specs) -> None:
-    """Language models' answers go into the record as they come (harness/llm/journal.py)."""
+    """Language models' answers go into the record as they come (harness/agents/llm/journal.py)."""
     if any(spec.language == "llm" for spec in specs):
-        from ..llm import journal
+        from harness.agents.llm import journal
 
         journal.use(path)
 
@@ -277,13 +277,13 @@ def recorded_specs(record):
     specs = []
     for row in record.agent_rows():
         if row["language"] == "llm":   # as declared when the run started (its framing too)
-            from ..llm.record import recorded_config
+            from harness.agents.llm.record import recorded_config
 
             config = recorded_config(record.connection, row["name"])
             if config is None:
                 raise HarnessError(f"{record.path}: agent {row['name']}: its model's "
                                    "declaration is not in the record")
-            from ..llm.config import course_declares_key
+            from harness.agents.llm.config import course_declares_key
 
             if config.api_key_env and not course_declares_key(config):
                 # the record (anyone may edit it) would choose which secret goes where

@@ -143,7 +143,7 @@ CREATE TABLE llm_turn (                 -- a model's turn: its chat and parse ou
     parse_error   TEXT,
     PRIMARY KEY (game, turn, side)
 );
-CREATE TABLE llm_journal (              -- each model answer as it came (harness/llm/journal.py)
+CREATE TABLE llm_journal (              -- each model answer as it came (harness/agents/llm/journal.py)
     key       TEXT PRIMARY KEY,           -- sha256 of agent, game, turn, attempt, messages
     response  TEXT NOT NULL,
     latency   REAL NOT NULL,

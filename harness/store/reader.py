@@ -97,7 +97,7 @@ class Record:
         turns = _turn_moves(moves)
         score = Scorer(self.settings.game.payoffs)
         games = [_game(row, turns.get(row["id"], {}), faults, score) for row in rows]
-        from ..llm.record import add_talk
+        from harness.agents.llm.record import add_talk
 
         add_talk(self.connection, ids, games)   # language-model agents' exchanges, if any
         return games

@@ -38,7 +38,7 @@ class Reply(NamedTuple):
     moves: str | None
     fault: Fault | None = None
     warning: str | None = None
-    talk: dict | None = None   # a language-model agent's exchange this turn (harness/llm)
+    talk: dict | None = None   # a language-model agent's exchange this turn (harness/agents/llm)
 
 
 _PLAIN_REPLIES: dict[str, Reply] = {}

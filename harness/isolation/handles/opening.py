@@ -40,7 +40,7 @@ def open_handle(spec: AgentSpec, isolation: Isolation) -> PollableHandle:
 
         return open_repl_handle(spec, isolation)
     if spec.language == "llm":   # trusted code of ours that needs the network: the monitor
-        from harness.llm.handle import LlmHandle
+        from harness.isolation.handles.llm import LlmHandle
 
         return LlmHandle(spec.name, spec.llm)
     if spec.path is not None:  # no link, FIFO, device or huge file, in every mode alike

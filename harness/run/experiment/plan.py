@@ -8,7 +8,7 @@ parameters by their command-line names.
                     {"name": "noisy", "flip": [0.25, 0.1]}]}
 
 A condition may also give its own "types" (a population of its own), and `"chat": true`
-or false for its language models (`llm:NAME` types; harness/llm). Parameters not given
+or false for its language models (`llm:NAME` types; harness/agents/llm). Parameters not given
 keep the defaults of `pdharness tournament`.
 """
 from __future__ import annotations
@@ -112,7 +112,7 @@ def plan(data: dict, content: bytes, path: Path, isolation: str | None,
     entries = data.get("conditions", [{"name": "base"}])
     if not isinstance(entries, list) or not entries:
         raise HarnessError(f"{where}: conditions must be a non-empty list")
-    from harness.llm.config import declared
+    from harness.agents.llm.config import declared
 
     models = declared(data, path.parent, where)   # the file's `llm` table, for every condition
     conditions, seen = [], set()

@@ -2,5 +2,5 @@
 endpoint plays through the same game engine as every other agent.
 
 Nothing here is imported by `import harness`; the `openai` client (the optional extra
-`llm`) is imported only when a model is actually asked (harness/llm/client.py).
+`llm`) is imported only when a model is actually asked (harness/agents/llm/client.py).
 """

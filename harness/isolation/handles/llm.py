@@ -3,7 +3,7 @@
 It is trusted code of ours (not student code) that talks to a network endpoint, so it
 runs in the monitor's process (or a forked worker) in every isolation mode: the sandbox
 has no network, and nothing of the model's runs anywhere; its answers are only read, as
-untrusted text, by the parse rule (harness/llm/parse.py).
+untrusted text, by the parse rule (harness/agents/llm/parse.py).
 
 Each request runs on a thread of its own and signals a pipe when done, so a runner that
 waits on many games at once (harness/engine/runners.py) goes on with other games while a model
@@ -18,14 +18,13 @@ import select
 import threading
 import time
 
+from harness.agents.llm import journal, prompts
+from harness.agents.llm.client import MAX_RESPONSE, Answer, ModelClient
+from harness.agents.llm.config import LlmConfig
+from harness.agents.llm.parse import chat_problem, parse_chat, parse_moves
 from harness.core.rules import Scorer
 from harness.core.verdicts import FaultKind
 from harness.isolation.handles.base import Chatter, Fault, GameStart, Last, Reply
-
-from . import journal, prompts
-from .client import MAX_RESPONSE, Answer, ModelClient
-from .config import LlmConfig
-from .parse import chat_problem, parse_chat, parse_moves
 
 PARSE_RETRIES = 2            # corrective prompts after an answer that cannot be read
 _POLL_AGAIN = 0.5            # seconds: how long a runner waits before looking again
