@@ -42,7 +42,7 @@ CREATE TABLE run (
     disqualify_broken INTEGER NOT NULL,
     replicates        INTEGER NOT NULL DEFAULT 0,
     command           TEXT,
-    outputs           TEXT,   -- JSON: the files the run asked for (records/outputs.py)
+    outputs           TEXT,   -- JSON: the files the run asked for (present/outputs.py)
     started_at        TEXT NOT NULL,
     finished_at       TEXT
 );
