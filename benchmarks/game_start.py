@@ -2,8 +2,8 @@
 
     python benchmarks/game_start.py [--games N] [--repeat R] [--kinds builtin python hy lisp]
 
-Every game is played by a fresh process forked from the agent's zygote (harness/isolation/process_tree.py)
-and killed at its end. For each kind of agent this plays N one-turn games, and one game of
+Every game is played by a fresh process forked from the agent's zygote
+(harness/isolation/process_tree.py) and killed at its end. For each kind of agent this plays N one-turn games, and one game of
 N turns, on one handle, against a built-in inside the monitor; the difference of the two
 CPU totals (monitor, host and all its children, read with getrusage once the host has been
 reaped), divided by N, is what starting and ending a game costs beyond a turn. The median

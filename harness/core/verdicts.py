@@ -7,7 +7,8 @@ cluster wire carry exactly the text they always did, and a word read back from a
 (plain text) compares and hashes equal to its member. Code writes and compares the members,
 never the spelled words; readers of a record or a worker's answer check a word against
 `STATUSES` or `FAULT_KINDS` before they take it. What a fault means for the game (the default
-answer, out for the game, disqualification) is harness/engine/game.py's and harness/engine/results.py's.
+answer, out for the game, disqualification) is harness/engine/game.py's and
+harness/engine/results.py's.
 """
 from __future__ import annotations
 

@@ -47,7 +47,7 @@ def die_with_zygote() -> None:
     _prctl(PR_SET_PDEATHSIG, int(signal.SIGKILL))
 
 
-# -- after a game, where no world was made (harness/isolation/world.py) -----------------------------------
+# -- after a game, where no world was made (harness/isolation/world.py) ----------------------
 def kill_descendants() -> None:
     """Kill every descendant (the game's child, its threads, its children wherever they
     went) and reap them all; returns when this process has no child left."""

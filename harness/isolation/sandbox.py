@@ -211,8 +211,8 @@ def _keeps_read(spec) -> bool:
 
 def seccomp_installer(unix_sockets: bool = True):
     """What installs the host's filter between fork and exec (each game's process adds the
-    full one: harness/isolation/world.py), or None on an architecture harness/isolation/seccomp.py has no
-    numbers for."""
+    full one: harness/isolation/world.py), or None on an architecture
+    harness/isolation/seccomp.py has no numbers for."""
     from . import seccomp
 
     try:
@@ -589,7 +589,8 @@ def _try(candidate: Support) -> str:
     from harness.agents.lang.python_process import host_environment, python_code_command
 
     # a game's own world is part of the sandbox (harness/isolation/world.py): tried as well
-    probe = python_code_command("import harness.isolation.host, harness.isolation.world; harness.isolation.world.probe()")
+    probe = python_code_command("import harness.isolation.host, harness.isolation.world; "
+                                "harness.isolation.world.probe()")
 
     filter_fd = confinement.filter_fd()  # the base seccomp filter, as agents will have it
     fds = (filter_fd,) if filter_fd is not None else ()

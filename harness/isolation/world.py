@@ -45,8 +45,8 @@ if TYPE_CHECKING:
 
 REQUIRED = "PDH_WORLD_REQUIRED"  # set by the sandbox: no game without its own world
 # set by `process` isolation under a root monitor, whose hosts run as users of their own that
-# keep root's right to read (harness/isolation/agent_user.py): a user namespace would take that right
-# away from every game, which then could not even import a module the host did not
+# keep root's right to read (harness/isolation/agent_user.py): a user namespace would take
+# that right away from every game, which then could not even import a module the host did not
 OFF = "PDH_WORLD_OFF"
 KEEP = "PDH_WORLD_KEEP"   # what a game must still see under /tmp (Python, the harness), by line
 AGENT_ID = 1000                 # the agent's uid and gid inside its namespaces, every game
@@ -86,8 +86,8 @@ def _under_tmp(path: str) -> bool:
 
 
 def kept_paths(roots) -> str:
-    """For `KEEP`: the roots a host needs (harness/isolation/sandbox.py's) that lie under /tmp, which
-    each game covers with its own."""
+    """For `KEEP`: the roots a host needs (harness/isolation/sandbox.py's) that lie under /tmp,
+    which each game covers with its own."""
     return "\n".join(root for root in roots if _under_tmp(root))
 
 

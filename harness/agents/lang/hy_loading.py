@@ -351,8 +351,8 @@ def warm_library_cache() -> None:
     from .python_process import python_code_command
 
     # isolated, from /: nothing in the folder the monitor runs from, or on a PYTHONPATH
-    # pointing there, is imported (see harness.agents.lang.python_process); the rest of the monitor's
-    # environment says where the cache is
+    # pointing there, is imported (see harness.agents.lang.python_process); the rest of the
+    # monitor's environment says where the cache is
     env = {name: value for name, value in os.environ.items() if name != "PYTHONPATH"}
     try:
         subprocess.run(python_code_command("import harness.agents.lang.hy_loading as loader; "

@@ -62,7 +62,8 @@ def python_code_command(code: str) -> list[str]:
 
 
 def python_host_command(kind: str, source: str, name: str) -> list[str]:
-    """harness.isolation.host serving agent NAME of SOURCE; KIND is a language's name or "builtin"."""
+    """harness.isolation.host serving agent NAME of SOURCE; KIND is a language's name or
+    "builtin"."""
     return python_module_command("harness.isolation.host", kind, source, name, site=False)
 
 
