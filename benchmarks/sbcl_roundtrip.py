@@ -53,7 +53,7 @@ def main() -> None:
     from harness.agents.cache import cache_dir
     from harness.agents.specs import file_spec
     from harness.core.rules import Payoffs
-    from harness.isolation.handles.base import GameStart
+    from harness.isolation.handles.agent_handle import GameStart
     from harness.isolation.handles.opening import Isolation, open_handle
     from lisp_bridge import sbcl
 

@@ -507,7 +507,7 @@ def test_nothing_from_an_agent_is_unpickled_or_evaluated(run):
     assert not run.markers["evaluated"]
 
 
-MONITOR_SIDE = ["harness/isolation/handles/process.py", "harness/isolation/handles/base.py",
+MONITOR_SIDE = ["harness/isolation/handles/process.py", "harness/isolation/handles/agent_handle.py",
                 "harness/isolation/handles/opening.py", "harness/engine/game.py",
                 "harness/engine/rounds.py", "harness/engine/tournament.py",
                 "harness/engine/results.py", "harness/present/formats.py",

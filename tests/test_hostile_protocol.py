@@ -196,7 +196,7 @@ def test_a_host_that_ended_past_the_deadline_is_a_crash_that_says_why():
                            dict(os.environ), 0.2)
     try:
         from harness.core.rules import Payoffs
-        from harness.isolation.handles.base import GameStart
+        from harness.isolation.handles.agent_handle import GameStart
 
         handle.start_game(GameStart(agent_seed=1, moves_per_turn=3, payoffs=Payoffs()))
         handle.request(None)

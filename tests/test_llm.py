@@ -620,7 +620,7 @@ def test_closing_a_handle_never_waits_for_the_model():
     import os
     import threading
 
-    from harness.isolation.handles.base import GameStart
+    from harness.isolation.handles.agent_handle import GameStart
 
     release = threading.Event()
 

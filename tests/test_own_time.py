@@ -18,7 +18,7 @@ import pytest
 
 from harness.agents.specs import file_spec
 from harness.core.rules import Payoffs
-from harness.isolation.handles.base import GameStart
+from harness.isolation.handles.agent_handle import GameStart
 from harness.isolation.handles.opening import Isolation, open_handle
 from harness.isolation.own_time import OWN_TIME_CAP
 

@@ -7,7 +7,7 @@ from hypothesis import given, settings, strategies as st
 
 from harness.core.rules import Payoffs
 from harness.engine.game import GameRecord, Turn
-from harness.isolation.handles.base import Fault
+from harness.isolation.handles.agent_handle import Fault
 from harness.store.metrics import compute
 
 from conftest import run_cli

@@ -69,7 +69,7 @@ def test_the_monitors_deadline_is_the_only_one(tmp_path):
     time, and so on a busy machine before the monitor would): the handle is opened with a
     0.3 s limit, the monitor then allows 60 s, and a call of 0.6 s of CPU answers."""
     from harness.core.rules import Payoffs
-    from harness.isolation.handles.base import GameStart
+    from harness.isolation.handles.agent_handle import GameStart
 
     path = tmp_path / "Thinker.lisp"
     path.write_text("""(defun Thinker (hist score)
@@ -175,7 +175,7 @@ def games_on_one_host(name, seeds, turns=4, per_turn=3, path=None):
     """Moves (or fault kinds) of each game played in turn by ONE host process, with the
     opponent cooperating."""
     from harness.core.rules import Payoffs
-    from harness.isolation.handles.base import GameStart
+    from harness.isolation.handles.agent_handle import GameStart
 
     handle = open_handle(file_spec(path or LISP / f"{name}.lisp"), Isolation("process"))
     games = []
@@ -225,7 +225,7 @@ def test_a_reload_that_fails_makes_every_call_of_that_game_an_error(tmp_path, sh
     path.write_text(f'(when (probe-file "{flag}") (error "told to fail"))\n'
                     "(defun LispFlaky (hist score) (declare (ignore hist score)) '(D D D))\n")
     from harness.core.rules import Payoffs
-    from harness.isolation.handles.base import GameStart
+    from harness.isolation.handles.agent_handle import GameStart
 
     handle = open_handle(file_spec(path), Isolation("process"))
     try:
@@ -355,7 +355,7 @@ def test_a_server_that_does_not_compile_is_one_clear_load_error(tmp_path, monkey
 
 def test_heap_exhaustion_is_a_crash_and_the_next_game_has_a_fresh_host(tmp_path, shared_folder):
     from harness.core.rules import Payoffs
-    from harness.isolation.handles.base import GameStart
+    from harness.isolation.handles.agent_handle import GameStart
 
     flag = shared_folder / "hog-now"
     flag.write_text("")

@@ -12,7 +12,7 @@ from harness.core.rules import FlipParams, GameParams
 from harness.engine.game import GameRecord, play_game
 from harness.engine.results import Entrant, settle_statuses
 from harness.engine.tournament import Settings, run_tournament
-from harness.isolation.handles.base import Fault
+from harness.isolation.handles.agent_handle import Fault
 from harness.isolation.handles.opening import Isolation, open_handle
 
 from conftest import AGENTS

@@ -14,7 +14,7 @@ from typing import Any, Generator, NamedTuple
 from harness.core import seeds
 from harness.core.rules import FLIPPED, NOT_ASKED, TIMEOUTS_IN_A_ROW, GameParams, Scorer
 from harness.core.verdicts import FaultKind
-from harness.isolation.handles.base import AgentHandle, Chatter, Fault, GameStart, Reply
+from harness.isolation.handles.agent_handle import AgentHandle, Chatter, Fault, GameStart, Reply
 
 
 class Turn(NamedTuple):

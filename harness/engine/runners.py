@@ -11,7 +11,7 @@ from collections import OrderedDict, deque
 from typing import TYPE_CHECKING
 
 from harness.core.errors import LoadError, OutOfFiles
-from harness.isolation.handles.base import DefaultHandle, PollableHandle
+from harness.isolation.handles.agent_handle import DefaultHandle, PollableHandle
 
 from .game import game_steps, play_game
 

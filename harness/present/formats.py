@@ -156,7 +156,7 @@ def as_table(result, incomplete=None) -> str:
                  else f"{r.game_length} turns")
         lines.append(f"  {r.number:>3}: {turns}, dropped {dropped}")
     if any(game.talk for game in result.games):   # language-model agents played
-        from harness.agents.llm.metrics import table_lines
+        from harness.agents.llm.model_metrics import table_lines
 
         lines += table_lines(result.games)
     troubled = [e for e in result.entrants if e.status != Status.OK]

@@ -49,10 +49,11 @@ def render(result, metrics=None, title: str | None = None, command: str | None =
 
 
 def _llm(result) -> list[dict] | None:
-    """The language-model agents' metrics (harness/agents/llm/metrics.py), when any played."""
+    """The language-model agents' metrics (harness/agents/llm/model_metrics.py), when any
+    played."""
     if not any(game.talk for game in result.games):
         return None
-    from harness.agents.llm.metrics import summary
+    from harness.agents.llm.model_metrics import summary
 
     found = summary(result.games) or {"agents": {}}
     return [{"agent": name, **{key: "–" if value is None else value

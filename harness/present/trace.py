@@ -41,7 +41,7 @@ def trace_dict(game, seed: int, first: str | None = None) -> dict:
         talk = {key: game.talk[side, number - 1] for key, side in (("a", left), ("b", right))
                 if (side, number - 1) in game.talk}
         if talk:   # a language-model agent's prompts, responses and chat (harness/agents/llm)
-            from harness.agents.llm.show import talk_json
+            from harness.agents.llm.turn_lines import talk_json
 
             entry["talk"] = {key: talk_json(value) for key, value in talk.items()}
         turns.append(entry)
@@ -80,7 +80,7 @@ class TraceRows:
         """A language-model agent's exchange this turn (none for other agents)."""
         if not game.talk:
             return []
-        from harness.agents.llm.show import talk_lines
+        from harness.agents.llm.turn_lines import talk_lines
 
         return talk_lines(game, index, (self.left, self.right), {"a": game.a, "b": game.b})
 

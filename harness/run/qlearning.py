@@ -31,7 +31,7 @@ from dataclasses import asdict, dataclass
 from harness.agents.memory_agents import window_state
 from harness.agents.qtable import Model
 from harness.core.rules import Scorer
-from harness.isolation.handles.base import (
+from harness.isolation.handles.agent_handle import (
     SILENT_DEFAULT,
     GameStart,
     Last,

@@ -191,7 +191,7 @@ def _shown(number: float) -> str:
 
 def replay_handle(name: str, intended):
     """An agent handle that intends what the record says the agent intended."""
-    from harness.isolation.handles.base import ReadyHandle, Reply
+    from harness.isolation.handles.agent_handle import ReadyHandle, Reply
 
     class Replay(ReadyHandle):
         def __init__(self):
@@ -277,7 +277,7 @@ def recorded_specs(record):
     specs = []
     for row in record.agent_rows():
         if row["language"] == "llm":   # as declared when the run started (its framing too)
-            from harness.agents.llm.record import recorded_config
+            from harness.agents.llm.record_rows import recorded_config
 
             config = recorded_config(record.connection, row["name"])
             if config is None:

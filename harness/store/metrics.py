@@ -97,7 +97,7 @@ def json_extras(result) -> dict:
     and, with --replicates, "replicates"."""
     extras = {"metrics": of_result(result).as_dict()}
     if any(game.talk for game in result.games):   # language-model agents played
-        from harness.agents.llm.metrics import summary
+        from harness.agents.llm.model_metrics import summary
 
         extras["llm"] = summary(result.games) or {}
     replicates = getattr(result, "replicates", None)

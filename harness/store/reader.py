@@ -10,7 +10,7 @@ from harness.core.rules import Scorer
 from harness.core.verdicts import FAULT_KINDS, STATUSES, FaultKind, Status
 from harness.engine.game import GameRecord, Turn
 from harness.engine.results import Entrant, RoundResult, TournamentResult, rank
-from harness.isolation.handles.base import Fault
+from harness.isolation.handles.agent_handle import Fault
 
 from . import db
 
@@ -97,7 +97,7 @@ class Record:
         turns = _turn_moves(moves)
         score = Scorer(self.settings.game.payoffs)
         games = [_game(row, turns.get(row["id"], {}), faults, score) for row in rows]
-        from harness.agents.llm.record import add_talk
+        from harness.agents.llm.record_rows import add_talk
 
         add_talk(self.connection, ids, games)   # language-model agents' exchanges, if any
         return games

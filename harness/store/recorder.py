@@ -37,7 +37,7 @@ class Recorder(Observer):
                   str(spec.path.resolve()) if spec.path else None,
                   spec.sha256() if spec.path else None, Status.OK)
                  for position, spec in enumerate(specs, 1)])
-            from harness.agents.llm.record import agent_rows
+            from harness.agents.llm.record_rows import agent_rows
 
             connection.executemany("INSERT INTO llm_agent VALUES (?, ?)", agent_rows(specs))
         return cls(connection, path)
@@ -87,7 +87,7 @@ class Recorder(Observer):
                                    (row for game_id, game in zip(ids, games, strict=True)
                                     for row in _move_rows(game_id, game)))
             if any(game.talk for game in games):   # language-model agents' exchanges
-                from harness.agents.llm.record import call_rows, turn_rows
+                from harness.agents.llm.record_rows import call_rows, turn_rows
 
                 connection.executemany(
                     "INSERT INTO llm_call VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",

@@ -1,6 +1,6 @@
 """The languages agents are written in: one module each, one registry (this one).
 
-A language (harness/agents/lang/base.py's interface) owns everything about itself; everything
+A language (harness/agents/lang/language.py's interface) owns everything about itself; everything
 above treats agents alike and asks the registry. Adding a language is a module that
 subclasses `Language` and one line in `_MODULES`. Built-in and callable agents are not
 languages: they are kinds of agents (harness/agents/specs.py).
@@ -8,7 +8,7 @@ languages: they are kinds of agents (harness/agents/specs.py).
 from __future__ import annotations
 
 from . import hy, lisp, python
-from .base import Language
+from .language import Language
 
 _MODULES = (python, hy, lisp)   # the registry: the order names are listed in messages
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from .base import Language
+from .language import Language
 
 
 class Hy(Language):

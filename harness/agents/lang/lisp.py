@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .base import Language
+from .language import Language
 
 
 class Lisp(Language):

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .base import Language
+from .language import Language
 
 
 class Python(Language):

@@ -14,15 +14,7 @@ from typing import TYPE_CHECKING
 from harness.agents.runtime import ERROR_REPLY, MOVES_REPLY, AgentRuntime
 from harness.core.verdicts import FaultKind
 
-from .base import (
-    SILENT_DEFAULT,
-    Fault,
-    GameStart,
-    Last,
-    ReadyHandle,
-    Reply,
-    plain_reply,
-)
+from .agent_handle import SILENT_DEFAULT, Fault, GameStart, Last, ReadyHandle, Reply, plain_reply
 
 if TYPE_CHECKING:
     from harness.agents.builtins import Strategy

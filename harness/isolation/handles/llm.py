@@ -24,7 +24,7 @@ from harness.agents.llm.config import LlmConfig
 from harness.agents.llm.parse import chat_problem, parse_chat, parse_moves
 from harness.core.rules import Scorer
 from harness.core.verdicts import FaultKind
-from harness.isolation.handles.base import Chatter, Fault, GameStart, Last, Reply
+from harness.isolation.handles.agent_handle import Chatter, Fault, GameStart, Last, Reply
 
 PARSE_RETRIES = 2            # corrective prompts after an answer that cannot be read
 _POLL_AGAIN = 0.5            # seconds: how long a runner waits before looking again

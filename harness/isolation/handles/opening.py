@@ -7,7 +7,7 @@ from pathlib import Path
 from harness.agents.specs import AgentSpec
 
 from ..limits import DEFAULT_MEMORY
-from .base import PollableHandle
+from .agent_handle import PollableHandle
 
 
 @dataclass(frozen=True)

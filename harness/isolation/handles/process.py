@@ -21,7 +21,7 @@ from collections import deque
 from harness.agents.runtime import one_line
 from harness.core.errors import LoadError, OutOfFiles
 
-from .base import (
+from .agent_handle import (
     CRASH,
     EXCEPTION,
     INVALID,

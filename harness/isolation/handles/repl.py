@@ -24,7 +24,7 @@ from collections import deque
 from harness.core.errors import HarnessError, LoadError
 from harness.core.verdicts import FaultKind
 
-from .base import Fault, Reply
+from .agent_handle import Fault, Reply
 from .process import CapturedOutput, HostProcess, ProcessHandle
 from .replies import ReplyReader
 

@@ -11,7 +11,7 @@ import json
 import re
 
 from harness.core.verdicts import FAULT_KINDS, FaultKind
-from harness.isolation.handles.base import Fault
+from harness.isolation.handles.agent_handle import Fault
 
 MAX_TEXT = 8192                 # a fault's or warning's message (host lines are 4096 bytes)
 MAX_ANSWER = 256 * 1024 * 1024  # one task's JSON text

@@ -43,7 +43,7 @@ def play_unit(unit: tuple[int, int]) -> UnitResult:
                             runner_for=round_runner)
     calls, turns = [], []
     if any(game.talk for game in result.games):
-        from harness.agents.llm.record import call_rows, turn_rows
+        from harness.agents.llm.record_rows import call_rows, turn_rows
 
         for number_played, game in enumerate(result.games, 1):
             calls += call_rows(number_played, game)
