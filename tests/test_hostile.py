@@ -231,7 +231,8 @@ def sandboxed_run(tmp_path_factory):
 @pytest.fixture(scope="module")
 def process_run():
     """In a folder of yours, not under /tmp: a game's /tmp is its own even without the
-    sandbox (harness/isolation/world.py), and what `process` leaves open is shown where it is open."""
+    sandbox (harness/isolation/world.py), and what `process` leaves open is shown where it is
+    open."""
     import tempfile
 
     workdir = Path(tempfile.mkdtemp(prefix="pdharness-hostile-", dir="/var/tmp"))
@@ -424,7 +425,8 @@ def test_under_process_isolation_agents_read_what_their_user_may_and_reach_no_ne
         process_run):
     """Not protected without the OS sandbox: an agent reads what its user may (a root
     monitor's agents keep root's right to read, harness/isolation/agent_user.py). Under any other
-    monitor a game runs in a world of its own (harness/isolation/world.py): no other process in sight.
+    monitor a game runs in a world of its own (harness/isolation/world.py): no other process in
+    sight.
     The seccomp filter allows no socket."""
     assert process_run.intended("Snoop") == {"DDD"}
     assert process_run.intended("Peeker") == ({"DDD"} if AS_ROOT else {"CCC"})

@@ -1,7 +1,7 @@
 """Hy agents: `.hy` files defining `(defn Name [hist score] ...)`, compiled to Python code
 (harness/agents/lang/hy_loading.py) and served by harness.isolation.host, which then only
-reads the harness cache. A Hy agent's hist holds Hy symbols; a Hy caller of the API passes quoted forms and
-expects its result to print as a Lisp list."""
+reads the harness cache. A Hy agent's hist holds Hy symbols; a Hy caller of the API passes
+quoted forms and expects its result to print as a Lisp list."""
 from __future__ import annotations
 
 import sys
