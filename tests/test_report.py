@@ -261,9 +261,9 @@ def test_the_template_escapes_everything_and_jinja_loads_only_for_a_report():
 
     from conftest import ROOT
 
-    template = (ROOT / "harness" / "records" / "templates" / "report.html").read_text()
+    template = (ROOT / "harness" / "present" / "templates" / "report.html").read_text()
     assert "|safe" not in template.replace(" ", "") and "autoescape false" not in template
-    assert "Markup" not in Path(ROOT / "harness" / "records" / "report.py").read_text()
+    assert "Markup" not in Path(ROOT / "harness" / "present" / "tournament_report.py").read_text()
     done = subprocess.run(
         [sys.executable, "-c", "import sys, harness, harness.cli, harness.present.outputs, "
          "harness.present.tournament_report; print('jinja2' in sys.modules)"],

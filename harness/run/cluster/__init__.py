@@ -8,8 +8,9 @@ tournaments to play, and answers with a JSON text that the monitor checks before
 - `shipment.py`: agents travelling to workers, and checked on arrival
 - `wire.py`: what a worker answers (games, placings) as plain data, and checking it
 - `worker.py`: what runs on a worker (its self-check, a chunk of games, a tournament)
-- `engine.py`: the monitor's side: connecting, checking every worker, tasks and answers
-- `rounds.py`: a round's games in chunks of the same agents, one task each
+- `connection.py`: the monitor's side: connecting, checking every worker, tasks and answers
+- `chunked_rounds.py`: a round's games in chunks of the same agents, one task each (the
+  runner harness/run/round_runner.py passes into the tournament)
 - `spread.py`: replicates and experiment cells, one task per tournament
 
 `distributed` is imported only here, when a run asks for a cluster.

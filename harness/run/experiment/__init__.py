@@ -2,5 +2,6 @@
 SQLite record of it (resumable), and a report comparing the conditions.
 
 plan.py reads the file, run.py plays the tournaments (in parallel, resumable), record.py
-is the SQLite record, summary.py and report.py compare the conditions.
+is the SQLite record, summary.py compares the conditions (harness/present/experiment_report.py
+draws the comparison as a page), experiment_session.py runs it as the command line does.
 """
