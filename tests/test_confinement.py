@@ -29,7 +29,7 @@ pytestmark = pytest.mark.slow  # every test here starts processes (the CLI, agen
 PROBE = r"""
 import ctypes, errno, fcntl, json, os, sys, threading
 sys.path.insert(0, sys.argv[1])
-from harness import seccomp
+from harness.isolation import seccomp
 seccomp.installer(seccomp.program(no_fork=sys.argv[2] == "no-fork"))()
 libc = ctypes.CDLL(None, use_errno=True)
 
@@ -110,7 +110,7 @@ def test_a_host_given_a_game_filter_can_fork_itself_its_children_cannot():
     program = textwrap.dedent("""
         import json, os, sys
         sys.path.insert(0, sys.argv[1])
-        from harness import seccomp
+        from harness.isolation import seccomp
 
         def forks():
             try:

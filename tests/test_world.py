@@ -22,7 +22,7 @@ pytestmark = pytest.mark.slow  # each test starts processes in namespaces of the
 HOST = textwrap.dedent("""
     import ctypes, json, os, sys
     sys.path.insert(0, sys.argv[1])
-    from harness import world
+    from harness.isolation import world
 
     def capabilities():
         header = (ctypes.c_uint32 * 2)(0x20080522, 0)
@@ -105,7 +105,7 @@ def test_a_game_cannot_mount_or_make_namespaces(tmp_path):
     program = textwrap.dedent("""
         import ctypes, json, os, sys
         sys.path.insert(0, sys.argv[1])
-        from harness import world
+        from harness.isolation import world
 
         found = world.enter()
         pid = found.fork()
