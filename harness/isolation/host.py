@@ -45,7 +45,7 @@ class Agent:
         self.kind, self.path, self.name = kind, Path(source), name
         # what every game's child uses, imported once here (no agent code runs), so that
         # no game pays for importing it again
-        from harness.agents import lang
+        from harness.agents import answers, lang, pyload, runtime  # noqa: F401
         from harness.core import rules  # noqa: F401
 
         self.language = lang.LANGUAGES.get(kind)   # None for a built-in
