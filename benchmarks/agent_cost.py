@@ -6,7 +6,7 @@ For each Python and Hy agent in student_agents/, in this process and with no iso
 all: the CPU time of a fresh game start (a new runtime: the agent's module run anew with
 its seeded random, as every game's process does) and of one call (recording the last turn
 and calling the agent, with a history as long as `--turns` turns make), as the host's
-game process runs them (harness/runtime.py). No process is started, nothing is piped: what
+game process runs them (harness/agents/runtime.py). No process is started, nothing is piped: what
 is printed is what the agent's own code and the runtime around it cost, which a class
 tournament pays in every game whatever the isolation (`benchmarks/class.py` plays 35
 turns a game on average). Common Lisp agents run only in an SBCL host: see
@@ -23,9 +23,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from harness import lang, pyload  # noqa: E402
-from harness.rules import Payoffs  # noqa: E402
-from harness.runtime import AgentRuntime  # noqa: E402
+from harness.agents import lang, pyload  # noqa: E402
+from harness.agents.runtime import AgentRuntime  # noqa: E402
+from harness.core.rules import Payoffs  # noqa: E402
 
 
 def runtime_for(path: Path) -> AgentRuntime:

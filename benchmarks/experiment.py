@@ -39,9 +39,9 @@ EXPERIMENT = {
 
 
 def run(folder: Path, replicates: int, mode: str, jobs: int, tag: str) -> dict:
-    from harness.experiment import plan, session
-    from harness.experiment.report import render
-    from harness.experiment.summary import summarize
+    from harness.present.experiment_report import render
+    from harness.run.experiment import experiment_session as session, plan
+    from harness.run.experiment.summary import summarize
 
     path = folder / f"{tag}.json"
     path.write_text(json.dumps(dict(EXPERIMENT, replicates=replicates)))
@@ -65,9 +65,9 @@ def run(folder: Path, replicates: int, mode: str, jobs: int, tag: str) -> dict:
 
 def recording_cost(folder: Path, replicates: int) -> float:
     """Writing the record alone: the same tournaments' rows, written again."""
-    from harness.experiment import plan
-    from harness.experiment.record import ExperimentRecord
-    from harness.experiment.run import play
+    from harness.run.experiment import plan
+    from harness.run.experiment.record import ExperimentRecord
+    from harness.run.experiment.run import play
 
     path = folder / "rec.json"
     path.write_text(json.dumps(dict(EXPERIMENT, replicates=replicates)))
@@ -82,8 +82,8 @@ def recording_cost(folder: Path, replicates: int) -> float:
 
 
 def profile(folder: Path) -> str:
-    from harness.experiment import plan
-    from harness.experiment.run import play
+    from harness.run.experiment import plan
+    from harness.run.experiment.run import play
 
     path = folder / "profile.json"
     path.write_text(json.dumps(dict(EXPERIMENT, replicates=3)))

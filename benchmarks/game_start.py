@@ -2,8 +2,8 @@
 
     python benchmarks/game_start.py [--games N] [--repeat R] [--kinds builtin python hy lisp]
 
-Every game is played by a fresh process forked from the agent's zygote (harness/zygote.py)
-and killed at its end. For each kind of agent this plays N one-turn games, and one game of
+Every game is played by a fresh process forked from the agent's zygote
+(harness/isolation/process_tree.py) and killed at its end. For each kind of agent this plays N one-turn games, and one game of
 N turns, on one handle, against a built-in inside the monitor; the difference of the two
 CPU totals (monitor, host and all its children, read with getrusage once the host has been
 reaped), divided by N, is what starting and ending a game costs beyond a turn. The median
@@ -23,10 +23,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from harness.agents import builtin_spec, file_spec  # noqa: E402
-from harness.game import play_game  # noqa: E402
-from harness.handles.opening import Isolation, open_handle  # noqa: E402
-from harness.rules import GameParams  # noqa: E402
+from harness.agents.specs import builtin_spec, file_spec  # noqa: E402
+from harness.core.rules import GameParams  # noqa: E402
+from harness.engine.game import play_game  # noqa: E402
+from harness.isolation.handles.opening import Isolation, open_handle  # noqa: E402
 
 AGENTS = {
     "python": ("Bench.py", "import random\n\ndef Bench(hist, score):\n"

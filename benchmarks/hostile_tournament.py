@@ -18,11 +18,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from harness.agents import resolve  # noqa: E402
-from harness.handles.opening import Isolation  # noqa: E402
-from harness.rules import NOT_ASKED, GameLength, GameParams  # noqa: E402
-from harness.tournament import Settings, run_tournament  # noqa: E402
-from harness.verdicts import FaultKind  # noqa: E402
+from harness.agents.specs import resolve  # noqa: E402
+from harness.core.rules import NOT_ASKED, GameLength, GameParams  # noqa: E402
+from harness.core.verdicts import FaultKind  # noqa: E402
+from harness.engine.tournament import Settings, run_tournament  # noqa: E402
+from harness.isolation.handles.opening import Isolation  # noqa: E402
 
 HOSTILE = ROOT / "tests" / "agents" / "hostile"
 HOSTILE_AGENTS = ["Spinner", "Sleeper", "OsExiter", "MemoryHog", "Thrower", "Shouter"]

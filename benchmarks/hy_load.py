@@ -27,7 +27,7 @@ from pathlib import Path
 began = time.perf_counter()
 import hy
 hy_import = time.perf_counter() - began
-from harness.lang import hy_loading
+from harness.agents.lang import hy_loading
 path = Path(sys.argv[1])
 if sys.argv[2] == "host":
     hy_loading.serve_read_only()

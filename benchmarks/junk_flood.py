@@ -49,12 +49,12 @@ sys.stdin.buffer.read()
 
 MEASURE = r"""
 import json, os, secrets, sys, time
-from harness.handles.process import CapturedOutput, HostProcess
+from harness.isolation.handles.process import CapturedOutput, HostProcess
 
 mib, lift = int(sys.argv[1]), sys.argv[2] == "lift"
 if lift:
-    import harness.handles.replies
-    harness.handles.replies.JUNK_ALLOWANCE = harness.handles.replies.LINE_LIMIT = 1 << 40
+    import harness.isolation.handles.replies as replies
+    replies.JUNK_ALLOWANCE = replies.LINE_LIMIT = 1 << 40
 token = secrets.token_hex(8)
 host = HostProcess([sys.executable, "-c", sys.argv[3], str(mib)],
                    dict(os.environ, PDH_TOKEN=token), token, CapturedOutput())

@@ -23,11 +23,11 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
-from harness.agents import builtin_spec  # noqa: E402
-from harness.handles.opening import Isolation  # noqa: E402
-from harness.llm.config import declared, spec  # noqa: E402
-from harness.rules import FlipParams, GameLength, GameParams  # noqa: E402
-from harness.tournament import Settings, run_tournament  # noqa: E402
+from harness.agents.llm.config import declared, spec  # noqa: E402
+from harness.agents.specs import builtin_spec  # noqa: E402
+from harness.core.rules import FlipParams, GameLength, GameParams  # noqa: E402
+from harness.engine.tournament import Settings, run_tournament  # noqa: E402
+from harness.isolation.handles.opening import Isolation  # noqa: E402
 
 from llm_server import StandIn, Step  # noqa: E402
 

@@ -33,7 +33,7 @@ def lisp_forms(text: str):
 
 
 def monitor_form(text: str):
-    from harness.commands.options import MAX_GAME_LENGTH
+    from harness.cli.commands.options import MAX_GAME_LENGTH
     from lisp_bridge.monitor_call import MonitorFormError, parse_monitor_call
 
     try:
@@ -57,7 +57,7 @@ def team_line(text: str):
 
 
 def roster(text: str):
-    from harness.errors import HarnessError
+    from harness.core.errors import HarnessError
     from harness.validation.roster import Roster
 
     with tempfile.NamedTemporaryFile(suffix=".csv") as file:
@@ -70,9 +70,8 @@ def roster(text: str):
 
 
 def course_file(text: str):
-    from harness import course
-    from harness.cli import cli
-    from harness.errors import HarnessError
+    from harness.cli import cli, course
+    from harness.core.errors import HarnessError
 
     with tempfile.NamedTemporaryFile(suffix=".toml") as file:
         file.write(text.encode("utf-8", errors="surrogatepass"))

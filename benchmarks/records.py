@@ -18,10 +18,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from harness.agents import resolve  # noqa: E402
-from harness.handles.opening import Isolation  # noqa: E402
-from harness.rules import GameLength  # noqa: E402
-from harness.tournament import Settings, run_tournament  # noqa: E402
+from harness.agents.specs import resolve  # noqa: E402
+from harness.core.rules import GameLength  # noqa: E402
+from harness.engine.tournament import Settings, run_tournament  # noqa: E402
+from harness.isolation.handles.opening import Isolation  # noqa: E402
 
 AGENT = '''import random
 
@@ -39,9 +39,9 @@ def main() -> None:
     parser.add_argument("--agents", type=int, default=24)
     parser.add_argument("--length", type=int, nargs=2, default=[10, 50])
     options = parser.parse_args()
-    from harness.records.reader import Record
-    from harness.records.recorder import Recorder
-    from harness.records.report import render
+    from harness.present.tournament_report import render
+    from harness.store.reader import Record
+    from harness.store.recorder import Recorder
 
     with tempfile.TemporaryDirectory() as folder:
         folder = Path(folder)
@@ -74,7 +74,7 @@ def main() -> None:
         read = time.perf_counter() - began
         import sqlite3
 
-        from harness.records.reader import check_types
+        from harness.store.reader import check_types
 
         connection = sqlite3.connect(path)
         began, cpu = time.perf_counter(), time.process_time()

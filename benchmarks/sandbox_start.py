@@ -20,9 +20,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from harness import confinement, sandbox  # noqa: E402
-from harness.agents import builtin_spec, file_spec  # noqa: E402
-from harness.handles.opening import Isolation, open_handle  # noqa: E402
+from harness.agents.specs import builtin_spec, file_spec  # noqa: E402
+from harness.isolation import confinement, sandbox  # noqa: E402
+from harness.isolation.handles.opening import Isolation, open_handle  # noqa: E402
 
 AGENTS = {
     "python": ("Bench.py", "def Bench(hist, score):\n    return ['C', 'C', 'C']\n"),

@@ -50,11 +50,11 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=300, help="timed calls per length")
     repeats = parser.parse_args().repeats
 
-    from harness.agents import file_spec
-    from harness.cache import cache_dir
-    from harness.handles.base import GameStart
-    from harness.handles.opening import Isolation, open_handle
-    from harness.rules import Payoffs
+    from harness.agents.cache import cache_dir
+    from harness.agents.specs import file_spec
+    from harness.core.rules import Payoffs
+    from harness.isolation.handles.agent_handle import GameStart
+    from harness.isolation.handles.opening import Isolation, open_handle
     from lisp_bridge import sbcl
 
     if not sbcl.available():

@@ -96,11 +96,11 @@ def write_agent_files(folder: Path, count: int = len(PAIRS)) -> list[str]:
 
 def ours(agents: list[str], mode: str, jobs: int, turns: int) -> tuple[float, float]:
     """(games-only seconds, whole-run seconds) of one round robin."""
-    from harness.agents import resolve
-    from harness.handles.opening import Isolation
-    from harness.rounds import round_robin
-    from harness.rules import FlipParams, GameParams
-    from harness.runners import HandlePool, make_runner
+    from harness.agents.specs import resolve
+    from harness.core.rules import FlipParams, GameParams
+    from harness.engine.rounds import round_robin
+    from harness.engine.runners import HandlePool, make_runner
+    from harness.isolation.handles.opening import Isolation
 
     specs = resolve(agents)
     names = [spec.name for spec in specs]

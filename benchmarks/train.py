@@ -20,12 +20,12 @@ sys.path.insert(0, str(ROOT))
 
 
 def main() -> None:
-    from harness.agents import builtin_spec, resolve
-    from harness.experiment.plan import load
-    from harness.game import play_game
-    from harness.handles.opening import Isolation, open_handle
-    from harness.qlearning import Training, train
-    from harness.qtable import save_model
+    from harness.agents.qtable import save_model
+    from harness.agents.specs import builtin_spec, resolve
+    from harness.engine.game import play_game
+    from harness.isolation.handles.opening import Isolation, open_handle
+    from harness.run.experiment.plan import load
+    from harness.run.qlearning import Training, train
 
     games = int(sys.argv[1]) if len(sys.argv) > 1 else 3000
     print(f"load average {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f} "

@@ -8,8 +8,8 @@ from __future__ import annotations
 from os import PathLike
 from pathlib import Path
 
-from .agents import AgentSpec, bundled_agents_dir, callable_spec, check_unique, resolve_one
-from .errors import HarnessError
+from .agents.specs import AgentSpec, bundled_agents_dir, callable_spec, check_unique, resolve_one
+from .core.errors import HarnessError
 
 
 class Standings(list):
@@ -50,14 +50,15 @@ def monitor(flip_params, game_length, agents, *, agents_dir=None, **options) -> 
     available, one warning on stderr says so and they run as plain processes. `cluster`:
     the address of a Dask scheduler whose workers play the games (same result).
 
-    The keywords are the command line's options (harness/parameters.py declares them
+    The keywords are the command line's options (harness/engine/parameters.py declares them
     once, with their defaults and bounds, checked here as there): seed, moves_per_turn,
     decay, payoffs, timeout, on_fault, isolation, memory_limit_mib, jobs, max_rounds,
     max_faults, disqualify_broken, horizon, stop_prob, cluster."""
-    from . import parameters
-    from .lang import LANGUAGES
-    from .seeds import fresh_seed
-    from .tournament import run_tournament
+    from .agents.lang import LANGUAGES
+    from .core.seeds import fresh_seed
+    from .engine import parameters
+    from .engine.tournament import run_tournament
+    from .run.round_runner import round_runner
 
     for language in LANGUAGES.values():  # from Hy? quoted forms to plain values
         flip_params, game_length, agents = map(language.plain_data,
@@ -72,7 +73,7 @@ def monitor(flip_params, game_length, agents, *, agents_dir=None, **options) -> 
     settings = parameters.settings(values)
     seed = values.get("seed")
     seed = fresh_seed() if seed is None else seed
-    result = run_tournament(specs, seed, settings)
+    result = run_tournament(specs, seed, settings, runner_for=round_runner)
     standings = Standings(result.pairs())
     for language in LANGUAGES.values():  # from Hy? it prints as a Lisp list
         language.present(Standings)
@@ -84,7 +85,7 @@ def _signature():
     """monitor's signature as help() shows it: every keyword with its declared default."""
     import inspect
 
-    from .parameters import TABLE
+    from .engine.parameters import TABLE
 
     keyword = inspect.Parameter.KEYWORD_ONLY
     plain = inspect.Parameter.POSITIONAL_OR_KEYWORD

@@ -4,7 +4,7 @@ The server is compiled once into the harness cache, keyed by SBCL's version and 
 server's source, so a host is ready in milliseconds. It is compiled here, in the monitor,
 from our own source only; the agent's file is compiled inside the host (and so inside the
 sandbox), never out here: compiling Lisp runs code (macros, eval-when). Where the cache
-is, is the caller's to say (harness/lang/lisp.py); what goes wrong is an SbclError.
+is, is the caller's to say (harness/agents/lang/lisp.py); what goes wrong is an SbclError.
 """
 from __future__ import annotations
 

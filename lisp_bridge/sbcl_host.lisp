@@ -1,5 +1,5 @@
 ;;;; The SBCL agent host: serves one Common Lisp agent over the line protocol of
-;;;; docs/DESIGN.md (the same protocol as the Python host, harness/host.py).
+;;;; docs/DESIGN.md (the same protocol as the Python host, harness/isolation/host.py).
 ;;;;
 ;;;; sbcl <runtime options> --end-runtime-options --no-sysinit --no-userinit
 ;;;;      --disable-debugger --load <this file's fasl> --eval "(pdharness-host:main)"
@@ -186,7 +186,7 @@ the stream and file position (which mean nothing to a student) left out."
 
 (defun source-file (file)
   "FILE as the monitor read it once for the run (*source-bytes*), copied into this
-process's own /tmp (its world's, harness/world.py; without one, the machine's: a name of
+process's own /tmp (its world's, harness/isolation/world.py; without one, the machine's: a name of
 its own there)."
   (let ((copy (if *pid-namespace*
                   (format nil "/tmp/~A.lisp" (pathname-name file))
@@ -404,7 +404,7 @@ nreverse, setf of a move) never reaches the host's record of the game."
         (score (list *mine* *theirs*)))
     (handler-case
         ;; no timer here: the monitor's deadline counts the call's own time, not the time
-        ;; its process waited for a CPU (harness/own_time.py), and ends the game's process
+        ;; its process waited for a CPU (harness/isolation/own_time.py), and ends the game's process
         (let ((answer (as-agent (funcall *function* hist score))))
           (multiple-value-bind (moves note) (answer-moves answer)
             (cond ((null moves) (reply "INVALID" (one-line note)))
@@ -423,7 +423,7 @@ nreverse, setf of a move) never reaches the host's record of the game."
         while space
         do (setf start (1+ space))))
 
-;;; -- the zygote (harness/zygote.py does the same for Python and Hy) ------------------------
+;;; -- the zygote (harness/isolation/process_tree.py does the same for Python and Hy) ------------------------
 ;;; This process never runs agent code: a throwaway child compiles and loads the agent once,
 ;;; and each game is played by a child forked in advance, which loads the compiled agent
 ;;; fresh and dies at the game's end with every process it started. The game's child reads
@@ -493,13 +493,13 @@ cannot be stopped yet (SBCL's AVER): then a moment later."
                                     (push child-pid todo))))))))))
     found))
 
-;;; -- a game's world, new for every game (harness/world.py says why and how) ---------------
+;;; -- a game's world, new for every game (harness/isolation/world.py says why and how) ---------------
 
 (defconstant +clone-newns+ #x00020000)
 (defconstant +clone-newipc+ #x08000000)
 (defconstant +clone-newuser+ #x10000000)
 (defconstant +clone-newpid+ #x20000000)
-(defconstant +agent-id+ 1000 "The agent's uid and gid in its namespaces (harness/world.py).")
+(defconstant +agent-id+ 1000 "The agent's uid and gid in its namespaces (harness/isolation/world.py).")
 (defparameter *game-mounts*          ; (target type flags options): MS_NOSUID|MS_NODEV, RDONLY
   '(("/tmp" "tmpfs" 6 "size=67108864,mode=1777")
     ("/dev/shm" "tmpfs" 6 "size=4194304,mode=1777")
@@ -517,7 +517,7 @@ cannot be stopped yet (SBCL's AVER): then a moment later."
     (error "~A: ~A" what (sb-int:strerror))))
 
 (defun enter-world ()
-  "harness/world.py's enter: a user namespace of this host's own and the zygote as PID 1 of
+  "harness/isolation/world.py's enter: a user namespace of this host's own and the zygote as PID 1 of
 a new PID namespace; this process waits and ends as the zygote ends. Nil where the kernel
 allows no user namespace (games are then plain forks)."
   (let ((uid (c-call "geteuid" sb-alien:int)) (gid (c-call "getegid" sb-alien:int)))
@@ -594,7 +594,7 @@ child left. With a world this host is PID 1 of its namespace: -1 is all of them 
 (defun clean-up ()
   (kill-everything-else))
 
-;;; Every process that runs agent code runs under the game's seccomp filter (harness/seccomp.py:
+;;; Every process that runs agent code runs under the game's seccomp filter (harness/isolation/seccomp.py:
 ;;; PDH_GAME_FILTER, the classic-BPF program in hex), installed once its world is built.
 (defvar *game-filter* nil "(prctl syscall-number sock_fprog) prepared in the zygote, or nil.")
 

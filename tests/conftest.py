@@ -40,7 +40,7 @@ def bwrap():
 @pytest.fixture
 def sandboxed(bwrap):
     """bubblewrap must not only be installed but work here (in CI it must)."""
-    from harness import sandbox
+    from harness.isolation import sandbox
 
     found = sandbox.support()
     if found.flavor is None:
@@ -59,7 +59,7 @@ def _private_cache(tmp_path_factory, monkeypatch):
 @pytest.fixture
 def shared_folder():
     """A folder a test and an agent under `process` isolation both see: not under /tmp,
-    which is each game's own (harness/world.py), but under /var/tmp, which is not."""
+    which is each game's own (harness/isolation/world.py), but under /var/tmp, which is not."""
     import tempfile
 
     folder = Path(tempfile.mkdtemp(prefix="pdharness-test-", dir="/var/tmp"))
@@ -132,9 +132,9 @@ def play_one(spec, opponent="titfortat", turns=6, params=None, mode="process", s
     """One real game of an agent against a built-in, through the real handles, each call
     allowed `timeout` seconds: (the game record, the agent's side "a" or "b", the agent's
     handle, closed)."""
-    from harness.agents import builtin_spec
-    from harness.handles.opening import Isolation, open_handle
-    from harness.rules import GameParams
+    from harness.agents.specs import builtin_spec
+    from harness.core.rules import GameParams
+    from harness.isolation.handles.opening import Isolation, open_handle
 
     params = params or GameParams()
     isolation = Isolation(mode, timeout)
@@ -174,7 +174,7 @@ def play_games(agent, other, games, params):
     """Games of two open handles, given as (length, seed), each with side "a" to the name
     that sorts first, as a round robin does; both handles closed after:
     [(the game record, the agent's side "a" or "b")]."""
-    from harness.game import play_game
+    from harness.engine.game import play_game
 
     played = []
     try:

@@ -4,7 +4,7 @@ the README says, a venv made from /usr/bin/python3 in a folder every user can re
 hosts keep no capability at all, and a hostile agent in each language cannot read a file
 only root may; with the interpreter behind a folder other users cannot enter (as pyenv's
 under /root), or a language's cache there, they keep it, as before, and the monitor says
-so once on stderr. Decided by trying, as the agent's user (harness/agent_user.py).
+so once on stderr. Decided by trying, as the agent's user (harness/isolation/agent_user.py).
 
 Requires a root monitor (CI runs as root), /usr/bin/python3 with venv and pip (CI's
 Debian has them) and SBCL.

@@ -5,10 +5,10 @@ import json
 
 import pytest
 
-from harness.agents import builtin_spec, file_spec
-from harness.game import play_game
-from harness.handles.opening import Isolation, open_handle
-from harness.rules import FlipParams, GameParams
+from harness.agents.specs import builtin_spec, file_spec
+from harness.core.rules import FlipParams, GameParams
+from harness.engine.game import play_game
+from harness.isolation.handles.opening import Isolation, open_handle
 
 from conftest import AGENTS, run_cli
 

@@ -7,8 +7,8 @@ import stat
 
 import pytest
 
-from harness.agent_files import MAX_AGENT_BYTES, read_agent_file
-from harness.errors import LoadError
+from harness.agents.agent_files import MAX_AGENT_BYTES, read_agent_file
+from harness.core.errors import LoadError
 
 from conftest import run_cli
 

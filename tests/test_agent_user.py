@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.agents import file_spec
+from harness.agents.specs import file_spec
 
 from conftest import AGENTS, play_one
 
@@ -90,7 +90,7 @@ def test_without_bubblewrap_the_fallback_runs_agents_as_their_own_user_too(root_
                                                                              monkeypatch):
     """The sandbox's documented fallback (bubblewrap cannot run: containers that forbid user
     namespaces) is `process` isolation, which under root drops to a user of its own."""
-    from harness import sandbox
+    from harness.isolation import sandbox
 
     monkeypatch.setattr(sandbox, "_support", sandbox.Support(None, "simulated: no bwrap"))
     monkeypatch.setattr(sandbox, "_warned", True)
@@ -102,17 +102,17 @@ def test_without_bubblewrap_the_fallback_runs_agents_as_their_own_user_too(root_
 
 
 def test_each_host_gets_a_user_id_of_its_own_with_one_capability(root_only):
-    """What harness/agent_user.py promises, read from the host's /proc status: a user and
+    """What harness/isolation/agent_user.py promises, read from the host's /proc status: a user and
     group of its own, no supplementary group, CAP_DAC_READ_SEARCH and nothing else when its
     user could not run the host without it (this suite's interpreter under /root), else no
     capability at all."""
     import subprocess
     import sys
 
-    from harness.agents import builtin_spec
-    from harness.handles.opening import Isolation
-    from harness.lang.python_process import host_environment
-    from harness.sandbox import _keeps_read, launcher
+    from harness.agents.lang.python_process import host_environment
+    from harness.agents.specs import builtin_spec
+    from harness.isolation.handles.opening import Isolation
+    from harness.isolation.sandbox import _keeps_read, launcher
 
     start = launcher(builtin_spec("cooperate"), Isolation("process"))
     kept = 1 << 2 if _keeps_read(builtin_spec("cooperate")) else 0

@@ -2,7 +2,7 @@
 import pytest
 from hypothesis import given, strategies as st
 
-from harness.answers import InvalidAnswer, normalize
+from harness.agents.answers import InvalidAnswer, normalize
 
 
 @given(st.lists(st.sampled_from("CD"), min_size=1, max_size=5))

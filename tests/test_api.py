@@ -2,7 +2,7 @@
 import pytest
 
 import harness
-from harness.errors import HarnessError
+from harness.core.errors import HarnessError
 
 from conftest import AGENTS, IN_CI
 
@@ -43,7 +43,7 @@ def test_bad_arguments_are_clear_errors(flip, length, agents, needle):
 
 
 def test_agent_files_run_in_the_sandbox_by_default_as_on_the_command_line(bwrap):
-    from harness import sandbox
+    from harness.isolation import sandbox
 
     if sandbox.support().flavor is None:
         if IN_CI:

@@ -3,10 +3,10 @@
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from harness.agents import builtin_spec, callable_spec
-from harness.game import play_game
-from harness.handles.opening import Isolation, open_handle
-from harness.rules import FlipParams, GameParams
+from harness.agents.specs import builtin_spec, callable_spec
+from harness.core.rules import FlipParams, GameParams
+from harness.engine.game import play_game
+from harness.isolation.handles.opening import Isolation, open_handle
 
 OPPOSITE = {"C": "D", "D": "C"}
 
@@ -61,7 +61,7 @@ def test_one_move_per_turn_is_the_classic_strategy(name, script):
 
 
 def test_every_built_in_has_a_classic_reference():
-    from harness.builtins import BUILTINS
+    from harness.agents.builtins import BUILTINS
 
     assert set(BUILTINS) - {"random"} == set(CLASSIC)
 

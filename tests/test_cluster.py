@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings as hsettings, strategies as st
 
-from harness.errors import HarnessError
+from harness.core.errors import HarnessError
 
 from conftest import AGENTS, ROOT, run_cli
 
@@ -44,19 +44,20 @@ def cluster():
 
 def tournament(agents, seed, cluster=None, isolation="process", observer=None, **options):
     from harness.api import agent_specs
-    from harness.handles.opening import Isolation
-    from harness.rules import GameLength, GameParams
-    from harness.tournament import Settings, run_tournament
+    from harness.core.rules import GameLength, GameParams
+    from harness.engine.tournament import Settings, run_tournament
+    from harness.isolation.handles.opening import Isolation
+    from harness.run.round_runner import round_runner
 
     settings = Settings(game=GameParams(), length=GameLength(5, 12),
                         isolation=Isolation(isolation, 30.0), cluster=cluster, **options)
     return run_tournament(agent_specs([str(a) for a in agents], []), seed, settings,
-                          observer)
+                          observer, runner_for=round_runner)
 
 
 def everything(result) -> dict:
     """The run's JSON and every move of every game."""
-    from harness.formats import result_dict
+    from harness.present.formats import result_dict
 
     return {"json": result_dict(result),
             "moves": [(g.round, g.a, g.b, g.seed, g.intended_a, g.played_a, g.intended_b,
@@ -79,13 +80,13 @@ def test_python_hy_and_lisp_in_the_sandbox_play_as_locally(cluster, sbcl, bwrap)
 
 def test_replicates_are_the_local_replicates(cluster):
     from harness.api import agent_specs
-    from harness.records.replicates import run_replicates
+    from harness.run.replicates import run_replicates
 
     specs = agent_specs(["titfortat", "grudger", "random", "pavlov",
                          str(AGENTS / "core" / "Gambler.py")], [])
-    from harness.handles.opening import Isolation
-    from harness.rules import GameLength, GameParams
-    from harness.tournament import Settings
+    from harness.core.rules import GameLength, GameParams
+    from harness.engine.tournament import Settings
+    from harness.isolation.handles.opening import Isolation
 
     settings = Settings(game=GameParams(), length=GameLength(5, 12),
                         isolation=Isolation("process", 30.0))
@@ -96,8 +97,8 @@ def test_replicates_are_the_local_replicates(cluster):
 
 
 def test_an_experiment_is_the_local_experiment(cluster):
-    from harness.experiment import plan
-    from harness.experiment.run import play
+    from harness.run.experiment import plan
+    from harness.run.experiment.run import play
 
     experiment = plan.load(AGENTS / "experiments" / "minimal.json", "none",  # built-ins
                            {"timeout": 30})   # the file's own
@@ -139,7 +140,7 @@ def test_the_command_line_records_prints_and_resumes_as_a_local_run_does(cluster
 
 # -- workers that die or cannot do the work --------------------------------------------------
 def test_a_worker_killed_mid_round_changes_nothing():
-    from harness.tournament import Observer
+    from harness.engine.tournament import Observer
 
     agents = ["titfortat", "grudger", "random", "pavlov", "cooperate", "defect",
               "titfortwotats", AGENTS / "core" / "Gambler.py", AGENTS / "core" / "Counter.py"]
@@ -195,7 +196,7 @@ def test_the_command_line_says_the_refusal_in_one_line(without_sbcl, sbcl):
 def test_an_unreachable_scheduler_is_one_line(monkeypatch):
     import socket
 
-    monkeypatch.setattr("harness.cluster.engine.CONNECT_SECONDS", 2)
+    monkeypatch.setattr("harness.run.cluster.connection.CONNECT_SECONDS", 2)
     with socket.socket() as unused:   # a port nothing listens on
         unused.bind(("127.0.0.1", 0))
         port = unused.getsockname()[1]
@@ -205,8 +206,8 @@ def test_an_unreachable_scheduler_is_one_line(monkeypatch):
 
 # -- what travels, checked (no cluster needed) -----------------------------------------------
 def test_an_agent_file_that_arrives_changed_is_refused(tmp_path):
-    from harness.agents import file_spec
-    from harness.cluster.shipment import DamagedParcel, Shipment, pack, unpack
+    from harness.agents.specs import file_spec
+    from harness.run.cluster.shipment import DamagedParcel, Shipment, pack, unpack
 
     shipment = pack([file_spec(AGENTS / "core" / "Gambler.py")])
     (spec,) = unpack(shipment)
@@ -219,8 +220,8 @@ def test_an_agent_file_that_arrives_changed_is_refused(tmp_path):
 
 
 def test_a_python_function_cannot_travel():
-    from harness.agents import callable_spec
-    from harness.cluster.shipment import pack
+    from harness.agents.specs import callable_spec
+    from harness.run.cluster.shipment import pack
 
     with pytest.raises(HarnessError, match="cannot run on a cluster"):
         pack([callable_spec(lambda hist, score: "CCC", "Inline")])
@@ -229,11 +230,11 @@ def test_a_python_function_cannot_travel():
 @functools.lru_cache(maxsize=1)
 def _a_game():
     """(job, params, game): one real game between two built-ins."""
-    from harness.agents import builtin_spec
-    from harness.game import play_game
-    from harness.handles.opening import Isolation, open_handle
-    from harness.rounds import round_robin
-    from harness.rules import GameParams
+    from harness.agents.specs import builtin_spec
+    from harness.core.rules import GameParams
+    from harness.engine.game import play_game
+    from harness.engine.rounds import round_robin
+    from harness.isolation.handles.opening import Isolation, open_handle
 
     params = GameParams()
     job = round_robin(["random", "titfortat"], 1, 6, 99)[0]
@@ -242,7 +243,7 @@ def _a_game():
 
 
 def test_a_game_crosses_as_plain_data_and_is_played_again_the_same():
-    from harness.cluster import wire
+    from harness.run.cluster import wire
 
     job, params, game = _a_game()
     again = wire.game_in(wire.loads(wire.dumps(wire.game_out(game))), job, params)
@@ -261,7 +262,7 @@ def test_a_game_crosses_as_plain_data_and_is_played_again_the_same():
     lambda g: g.pop("warnings"),
 ])
 def test_a_game_that_is_not_the_one_asked_for_is_refused(change):
-    from harness.cluster import wire
+    from harness.run.cluster import wire
 
     job, params, game = _a_game()
     data = wire.game_out(game)
@@ -280,7 +281,7 @@ JSONISH = st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_s
                                         "intended_a", "intended_b", "faults", "warnings"]),
                        JSONISH), st.lists(JSONISH, max_size=3), JSONISH)
 def test_any_answer_is_a_game_or_refused(fields, standings, notes):
-    from harness.cluster import wire
+    from harness.run.cluster import wire
 
     job, params, game = _a_game()
     data = {**wire.game_out(game), **fields}
@@ -300,8 +301,8 @@ def test_any_answer_is_a_game_or_refused(fields, standings, notes):
 @given(st.sets(st.text("abcdefgh", min_size=1, max_size=3), min_size=2, max_size=30),
        st.integers(1, 40))
 def test_chunks_split_a_round_exactly_among_few_agents_each(names, pieces):
-    from harness.cluster.rounds import chunks
-    from harness.rounds import round_robin
+    from harness.engine.rounds import round_robin
+    from harness.run.cluster.chunked_rounds import chunks
 
     jobs = round_robin(names, 1, 10, 1)
     parts = chunks(jobs, pieces)

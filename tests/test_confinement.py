@@ -15,10 +15,10 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from harness import cgroups, seccomp
-from harness.agents import builtin_spec
-from harness.handles.opening import Isolation, open_handle
-from harness.lang.python_process import host_environment
+from harness.agents.lang.python_process import host_environment
+from harness.agents.specs import builtin_spec
+from harness.isolation import cgroups, seccomp
+from harness.isolation.handles.opening import Isolation, open_handle
 
 from conftest import ROOT
 from test_sandbox import MIB, inside_json
@@ -29,7 +29,7 @@ pytestmark = pytest.mark.slow  # every test here starts processes (the CLI, agen
 PROBE = r"""
 import ctypes, errno, fcntl, json, os, sys, threading
 sys.path.insert(0, sys.argv[1])
-from harness import seccomp
+from harness.isolation import seccomp
 seccomp.installer(seccomp.program(no_fork=sys.argv[2] == "no-fork"))()
 libc = ctypes.CDLL(None, use_errno=True)
 
@@ -110,7 +110,7 @@ def test_a_host_given_a_game_filter_can_fork_itself_its_children_cannot():
     program = textwrap.dedent("""
         import json, os, sys
         sys.path.insert(0, sys.argv[1])
-        from harness import seccomp
+        from harness.isolation import seccomp
 
         def forks():
             try:
@@ -277,7 +277,7 @@ def test_an_agent_that_forks_holds_no_more_memory_than_its_limit_together(sandbo
 
 
 def test_under_process_isolation_too_memory_is_counted_per_agent(grouped):
-    from harness.sandbox import launcher
+    from harness.isolation.sandbox import launcher
 
     launch = launcher(builtin_spec("cooperate"), Isolation("process", 1.0, 256 * MIB))(
         [sys.executable, "-c", textwrap.dedent(HOARDERS.format(count=6, size=100 * MIB))],
@@ -346,7 +346,7 @@ def test_under_a_monitor_that_is_not_root_agents_cannot_fork_hoard_or_share(sand
         pytest.skip("needs root (to become another user) and setpriv")
     nobody = [setpriv, "--reuid=nobody", "--regid=nogroup", "--clear-groups", "/usr/bin/env"]
     python = next((python for python in (sys.executable, "/usr/bin/python3")
-                   if subprocess.run([*nobody, python, "-c", "import harness.tournament"],
+                   if subprocess.run([*nobody, python, "-c", "import harness.engine.tournament"],
                                      cwd="/", env=dict(os.environ, PYTHONPATH=str(ROOT)),
                                      capture_output=True).returncode == 0), None)
     if python is None:

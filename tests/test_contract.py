@@ -15,9 +15,9 @@ import re
 
 import pytest
 
-from harness.agents import builtin_spec, file_spec
-from harness.handles.opening import Isolation, open_handle
-from harness.rules import FlipParams, GameParams
+from harness.agents.specs import builtin_spec, file_spec
+from harness.core.rules import FlipParams, GameParams
+from harness.isolation.handles.opening import Isolation, open_handle
 
 from conftest import AGENTS, play_games
 
@@ -34,7 +34,7 @@ NEEDS = {"lisp": "sbcl"}
 def contract_languages():
     """The languages agents can be written in: the harness's registry (built-ins are a kind
     of agent, not a language)."""
-    from harness.lang import LANGUAGES
+    from harness.agents.lang import LANGUAGES
 
     return list(LANGUAGES.values())
 

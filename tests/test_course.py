@@ -175,8 +175,8 @@ VALUES = st.one_of(st.integers(-5, 10**20), st.floats(allow_nan=True), st.text(m
 def test_any_values_are_taken_or_refused_with_a_harness_error(tmp_path, data):
     """Whatever a course file holds, reading it either checks out or says what is wrong."""
     from harness.cli import cli
-    from harness.course import read
-    from harness.errors import HarnessError
+    from harness.cli.course import read
+    from harness.core.errors import HarnessError
 
     path = tmp_path / "pdharness.toml"
     path.write_text("\n".join(f"{key} = {_toml(value)}" for key, value in data.items()))

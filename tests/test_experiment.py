@@ -8,7 +8,7 @@ import sqlite3
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from harness.errors import HarnessError
+from harness.core.errors import HarnessError
 
 from conftest import AGENTS, run_cli, stop_when
 
@@ -168,7 +168,7 @@ BAD = [
 
 @pytest.mark.parametrize("change, words", BAD)
 def test_a_bad_experiment_file_is_one_clear_line(tmp_path, change, words):
-    from harness.experiment.plan import load
+    from harness.run.experiment.plan import load
 
     content = dict(json.loads(MINIMAL.read_text()), **change)
     path = tmp_path / "bad.json"
@@ -196,7 +196,7 @@ values = st.none() | st.booleans() | st.integers(-3, 60) | st.floats(-1, 2) \
                      "disqualify-broken", "memory-limit", "isolation", "other"]),
     values, max_size=6))
 def test_any_condition_is_planned_or_refused_in_one_line(condition):
-    from harness.experiment.plan import plan
+    from harness.run.experiment.plan import plan
 
     data = dict(json.loads(MINIMAL.read_text()), conditions=[condition])
     try:

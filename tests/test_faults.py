@@ -1,11 +1,11 @@
 """Agents that hang, crash, raise or lie: each fault recorded by kind, the game goes on."""
 import pytest
 
-from harness.agents import builtin_spec, file_spec
-from harness.errors import LoadError
-from harness.game import play_game
-from harness.handles.opening import Isolation, open_handle
-from harness.rules import FlipParams, GameParams
+from harness.agents.specs import builtin_spec, file_spec
+from harness.core.errors import LoadError
+from harness.core.rules import FlipParams, GameParams
+from harness.engine.game import play_game
+from harness.isolation.handles.opening import Isolation, open_handle
 
 from conftest import AGENTS, play_one
 

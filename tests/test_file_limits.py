@@ -169,9 +169,9 @@ def test_a_planned_condition_never_gets_more_than_the_command_line_gives(asked, 
     """Whatever a file asks and the command line gives: a limit above the command line's
     (or the default) is refused in one line; else the condition plays the file's own
     limit, or the command line's when it asks none."""
-    from harness.errors import HarnessError
-    from harness.experiment.plan import ceiling, plan
-    from harness.parameters import MIB
+    from harness.core.errors import HarnessError
+    from harness.engine.parameters import MIB
+    from harness.run.experiment.plan import ceiling, plan
 
     data = {"types": TYPES}
     if where == "parameters":

@@ -1,4 +1,4 @@
-"""harness/forked.py: forked workers that a stop can never hang, and that never outlive
+"""harness/engine/forked.py: forked workers that a stop can never hang, and that never outlive
 the monitor. Real forks, real signals, a real kill -9."""
 import os
 import signal
@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from harness.forked import WorkerDied, Workers
+from harness.engine.forked import WorkerDied, Workers
 
 from conftest import ROOT, all_gone, children
 
@@ -76,7 +76,7 @@ def test_a_killed_monitor_takes_its_busy_workers_with_it(tmp_path):
     (PR_SET_PDEATHSIG), where multiprocessing's workers lived on for ever."""
     script = textwrap.dedent("""
         import sys, time
-        from harness.forked import Workers
+        from harness.engine.forked import Workers
 
         def busy(flag):
             open(flag, "w").close()

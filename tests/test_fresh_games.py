@@ -8,7 +8,7 @@ one way in its first game and another in later ones. Others (the world's spies) 
 bits of what they see of the world around the game: process IDs (their own, a new
 thread's, the kernel's last), /tmp's metadata (a new file's inode number, /tmp's mode,
 links and extended attributes). Every host forks each game's agent fresh from a zygote
-that never ran agent code, in namespaces of its own (harness/world.py), under `process`
+that never ran agent code, in namespaces of its own (harness/isolation/world.py), under `process`
 as under `sandbox`, so:
 - the same game, played again on the same handle, is the same game;
 - a tournament's JSON is the same with one job or two, after kill -9 and resume, and under
@@ -46,8 +46,8 @@ GAME = ("--seed", "5", "--length", "6", "9", "--format", "json", "--timeout", "5
 
 def intended(handle, opponent, games=3, turns=5):
     """The moves the agent meant, in each of `games` plays of one game (same seed)."""
-    from harness.game import play_game
-    from harness.rules import GameParams
+    from harness.core.rules import GameParams
+    from harness.engine.game import play_game
 
     seen = []
     for _ in range(games):
@@ -61,14 +61,14 @@ def cases(names, process=True):
             for mode in (("process", "sandbox") if process else ("sandbox",))]
 
 
-# Under a root monitor (CI's) `process` games are plain forks (harness/world.py, OFF): their
+# Under a root monitor (CI's) `process` games are plain forks (harness/isolation/world.py, OFF): their
 # world is checked under a monitor that is not root (the last test of this file)
 WORLD_UNDER_PROCESS = os.geteuid() != 0
 
 
 def played_three_times(name, mode):
-    from harness.agents import builtin_spec, file_spec
-    from harness.handles.opening import Isolation, open_handle
+    from harness.agents.specs import builtin_spec, file_spec
+    from harness.isolation.handles.opening import Isolation, open_handle
 
     isolation = Isolation(mode, 5.0)
     handle = open_handle(file_spec(HOSTILE / name), isolation)
@@ -216,8 +216,8 @@ def test_a_replaced_host_plays_the_file_the_run_started_with(tmp_path, mode, suf
     and the record's SHA-256 is of those bytes."""
     import hashlib
 
-    from harness.agents import builtin_spec, file_spec
-    from harness.handles.opening import Isolation, open_handle
+    from harness.agents.specs import builtin_spec, file_spec
+    from harness.isolation.handles.opening import Isolation, open_handle
 
     path = tmp_path / f"Rewritten.{suffix}"
     path.write_text(REWRITTEN[suffix].format(move="C"))
@@ -241,7 +241,7 @@ def test_a_replaced_host_plays_the_file_the_run_started_with(tmp_path, mode, suf
 def test_a_checkout_under_tmp_changes_nothing(tmp_path, bwrap, sbcl):
     """Each game covers /tmp with its own: the harness and the agents, when they live under
     /tmp (a scratch clone), are still there for it, as every folder the host needs is
-    (a venv's the same way: harness/world.py, KEEP)."""
+    (a venv's the same way: harness/isolation/world.py, KEEP)."""
     checkout = tmp_path / "checkout"
     for part in ("harness", "lisp_bridge", "student_agents"):
         shutil.copytree(ROOT / part, checkout / part,
@@ -272,10 +272,10 @@ RUN_AS_ANYONE = textwrap.dedent("""
     import json, sys
     sys.path.insert(0, sys.argv[1])
     from pathlib import Path
-    from harness.agents import builtin_spec, file_spec
-    from harness.game import play_game
-    from harness.handles.opening import Isolation, open_handle
-    from harness.rules import GameParams
+    from harness.agents.specs import builtin_spec, file_spec
+    from harness.engine.game import play_game
+    from harness.isolation.handles.opening import Isolation, open_handle
+    from harness.core.rules import GameParams
 
     seen = {}
     for name in sys.argv[3:]:

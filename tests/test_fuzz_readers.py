@@ -40,7 +40,7 @@ def test_the_lisp_reader_returns_forms_or_a_syntax_error(text):
 @FUZZ
 @given(lisp_texts(), st.sampled_from(["flip", "length", "agents"]))
 def test_the_monitor_form_is_a_call_or_a_one_line_form_error(text, where):
-    from harness.commands.options import MAX_GAME_LENGTH
+    from harness.cli.commands.options import MAX_GAME_LENGTH
     from lisp_bridge.monitor_call import MonitorFormError, parse_monitor_call
 
     slots = {"flip": "'(.25 .1)", "length": "'(10 50)", "agents": "'(#'random)"}
@@ -110,7 +110,7 @@ def test_the_team_line_and_the_naming_rule_never_fail(text):
 @FUZZ
 @given(csv_bytes())
 def test_a_roster_reads_or_is_a_one_line_error(tmp_path, data):
-    from harness.errors import HarnessError
+    from harness.core.errors import HarnessError
     from harness.validation.roster import Roster
 
     path = tmp_path / "roster.csv"
@@ -165,7 +165,7 @@ def test_every_option_value_is_accepted_or_a_usage_error(command_name, option, n
     """Parsing (what click does before a command runs) and the settings built from it end
     in a value or a usage error: never an overflow or a crash."""
     from harness.cli import cli
-    from harness.errors import HarnessError
+    from harness.core.errors import HarnessError
 
     command = cli.get_command(None, command_name)
     args = [*REQUIRED.get(command_name, []), option, *values[:max(nargs, 1)]]
@@ -183,14 +183,14 @@ def test_every_option_value_is_accepted_or_a_usage_error(command_name, option, n
         assert error.errno in _PATH_ERRORS and error.filename is not None
         return
     if command_name in ("tournament", "monitor"):
-        from harness.commands.options import settings as settings_of
+        from harness.cli.commands.options import settings as settings_of
 
         try:
             settings_of(context.params)
         except HarnessError as error:
             assert one_line(str(error))
     elif command_name == "play":
-        from harness.commands.options import game_params, isolation
+        from harness.cli.commands.options import game_params, isolation
 
         try:
             game_params(context.params), isolation(context.params)
@@ -241,9 +241,8 @@ def _structured_files():
 @FUZZ
 @given(_structured_files(), st.sampled_from(["tournament", "validate", "play"]))
 def test_a_course_file_reads_or_is_a_one_line_error(tmp_path, data, command_name):
-    from harness import course
-    from harness.cli import cli
-    from harness.errors import HarnessError
+    from harness.cli import cli, course
+    from harness.core.errors import HarnessError
 
     path = tmp_path / "pdharness.toml"
     path.write_bytes(data)
@@ -256,8 +255,8 @@ def test_a_course_file_reads_or_is_a_one_line_error(tmp_path, data, command_name
 @FUZZ
 @given(_structured_files(), st.sampled_from(["p.json", "p.toml"]))
 def test_an_experiment_file_reads_or_is_a_one_line_error(tmp_path, data, name):
-    from harness.errors import HarnessError
-    from harness.population import parse_file, population_types
+    from harness.agents.population import parse_file, population_types
+    from harness.core.errors import HarnessError
 
     try:
         population_types(parse_file(data, tmp_path / name), tmp_path, name)

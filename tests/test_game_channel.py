@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import pytest
 
-from harness.agents import builtin_spec, file_spec
-from harness.game import play_game
-from harness.handles.opening import Isolation, open_handle
-from harness.rules import FlipParams, GameParams
+from harness.agents.specs import builtin_spec, file_spec
+from harness.core.rules import FlipParams, GameParams
+from harness.engine.game import play_game
+from harness.isolation.handles.opening import Isolation, open_handle
 
 pytestmark = pytest.mark.slow  # every test here starts agent hosts
 

@@ -128,7 +128,7 @@ def test_the_grade_mapping_comes_from_the_course_file(tmp_path, submissions):
 @settings(deadline=None)   # the first example imports the module
 @given(st.integers(1, 60), st.floats(0, 1000), st.floats(0, 1000))
 def test_grades_fall_from_top_to_bottom_with_rank(ranks, top, bottom):
-    from harness.records.gradebook import grade_for
+    from harness.present.gradebook import grade_for
 
     grades = [grade_for(rank, ranks, top, bottom) for rank in range(1, ranks + 1)]
     assert grades[0] == round(top, 2)

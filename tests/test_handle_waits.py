@@ -1,4 +1,4 @@
-"""The pipelined runner's waiting (harness/handle_waits.py): registrations kept across
+"""The pipelined runner's waiting (harness/engine/handle_waits.py): registrations kept across
 wake-ups must always be exactly what the waiting handles want, and a wake-up must reach
 every handle an event or a deadline concerns. Real pipes, handles that want what the test
 says."""
@@ -10,7 +10,7 @@ import time
 
 from hypothesis import given, settings, strategies as st
 
-from harness.handle_waits import HandleWaits
+from harness.engine.handle_waits import HandleWaits
 
 
 class Handle:

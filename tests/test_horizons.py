@@ -6,13 +6,13 @@ from collections import Counter
 
 import pytest
 
-from harness.agents import resolve
-from harness.errors import ParameterError
-from harness.handles.opening import Isolation
-from harness.horizons import geometric_length
-from harness.rules import GameLength
-from harness.seeds import derive
-from harness.tournament import Settings, run_tournament
+from harness.agents.specs import resolve
+from harness.core.errors import ParameterError
+from harness.core.horizons import geometric_length
+from harness.core.rules import GameLength
+from harness.core.seeds import derive
+from harness.engine.tournament import Settings, run_tournament
+from harness.isolation.handles.opening import Isolation
 
 from conftest import run_cli
 
@@ -105,7 +105,7 @@ def test_the_command_line_records_and_prints_the_horizon(tmp_path):
     assert status == 0, err
     result = json.loads(out)
     assert result["params"]["horizon"] == "geometric" and result["params"]["stop_prob"] == 0.25
-    from harness.records.reader import Record
+    from harness.store.reader import Record
 
     with Record(db) as record:
         assert record.settings.length == GameLength(1, 20, "geometric", 0.25)

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pytest
 
-from harness import sandbox
+from harness.isolation import sandbox
 
 from conftest import AGENTS, IN_CI, ROOT
 
@@ -52,10 +52,10 @@ ONLY_IN_SANDBOX = {"Massacre", "Forker", "ParentKiller"}
 RUNNER = r"""
 import json, sys
 sys.path.insert(0, sys.argv[1])
-from harness.agents import resolve
-from harness.handles.opening import Isolation
-from harness.rules import FlipParams, GameLength, GameParams
-from harness.tournament import Settings, run_tournament
+from harness.agents.specs import resolve
+from harness.isolation.handles.opening import Isolation
+from harness.core.rules import FlipParams, GameLength, GameParams
+from harness.engine.tournament import Settings, run_tournament
 
 o = json.loads(sys.argv[2])
 settings = Settings(
@@ -231,7 +231,8 @@ def sandboxed_run(tmp_path_factory):
 @pytest.fixture(scope="module")
 def process_run():
     """In a folder of yours, not under /tmp: a game's /tmp is its own even without the
-    sandbox (harness/world.py), and what `process` leaves open is shown where it is open."""
+    sandbox (harness/isolation/world.py), and what `process` leaves open is shown where it is
+    open."""
     import tempfile
 
     workdir = Path(tempfile.mkdtemp(prefix="pdharness-hostile-", dir="/var/tmp"))
@@ -379,7 +380,7 @@ def test_games_between_honest_agents_are_the_same_with_or_without_hostile_ones(r
 
 # -- what the sandbox protects, and what `process` does not ------------------------------------
 def test_agents_that_kill_what_they_can_see_reach_nothing(sandboxed_run):
-    """A game sees only its own processes (harness/world.py: it is process 1 of a PID
+    """A game sees only its own processes (harness/isolation/world.py: it is process 1 of a PID
     namespace of its own): killing its parent, process 1 or everything it may signal
     reaches nothing, not even its own host; the monitor and the other agents go on."""
     for name in ["ParentKiller", "Massacre"]:
@@ -423,8 +424,9 @@ AS_ROOT = os.geteuid() == 0
 def test_under_process_isolation_agents_read_what_their_user_may_and_reach_no_network(
         process_run):
     """Not protected without the OS sandbox: an agent reads what its user may (a root
-    monitor's agents keep root's right to read, harness/agent_user.py). Under any other
-    monitor a game runs in a world of its own (harness/world.py): no other process in sight.
+    monitor's agents keep root's right to read, harness/isolation/agent_user.py). Under any other
+    monitor a game runs in a world of its own (harness/isolation/world.py): no other process in
+    sight.
     The seccomp filter allows no socket."""
     assert process_run.intended("Snoop") == {"DDD"}
     assert process_run.intended("Peeker") == ({"DDD"} if AS_ROOT else {"CCC"})
@@ -435,7 +437,7 @@ def test_under_process_isolation_agents_read_what_their_user_may_and_reach_no_ne
 def test_under_process_isolation_agents_write_only_what_their_own_user_may(process_run):
     """Under a root monitor each agent is a user of its own: the run's folders are root's,
     /tmp is anyone's. Under any other monitor its agents write whatever it may, but /tmp,
-    which is each game's own (harness/world.py)."""
+    which is each game's own (harness/isolation/world.py)."""
     if AS_ROOT:
         assert process_run.markers["planted"]
         # the /tmp marker belongs to the user id of the game that wrote it first: a later
@@ -450,7 +452,7 @@ def test_under_process_isolation_agents_write_only_what_their_own_user_may(proce
 
 def test_under_process_isolation_an_agent_cannot_kill_the_monitor(tmp_path):
     """A root monitor's agents run as users of their own, which cannot signal it; any other
-    monitor's games run in a PID namespace of their own (harness/world.py), where the
+    monitor's games run in a PID namespace of their own (harness/isolation/world.py), where the
     monitor is out of sight."""
     shutil.copy(HOSTILE / "ParentKiller.py", tmp_path)
     options = dict(SETTINGS, agents=[str(tmp_path / "ParentKiller.py"), "titfortat"],
@@ -507,11 +509,13 @@ def test_nothing_from_an_agent_is_unpickled_or_evaluated(run):
     assert not run.markers["evaluated"]
 
 
-MONITOR_SIDE = ["harness/handles/process.py", "harness/handles/base.py",
-                "harness/handles/opening.py", "harness/game.py", "harness/rounds.py",
-                "harness/tournament.py", "harness/results.py", "harness/formats.py",
-                "harness/sandbox.py", "harness/limits.py", "harness/cgroups.py",
-                "harness/confinement.py", "harness/seccomp.py"]
+MONITOR_SIDE = ["harness/isolation/handles/process.py", "harness/isolation/handles/agent_handle.py",
+                "harness/isolation/handles/opening.py", "harness/engine/game.py",
+                "harness/engine/rounds.py", "harness/engine/tournament.py",
+                "harness/engine/results.py", "harness/present/formats.py",
+                "harness/isolation/sandbox.py", "harness/isolation/limits.py",
+                "harness/isolation/cgroups.py", "harness/isolation/confinement.py",
+                "harness/isolation/seccomp.py"]
 FORBIDDEN_MODULES = {"pickle", "cPickle", "marshal", "shelve", "dill", "cloudpickle"}
 FORBIDDEN_BUILTINS = {"eval", "exec", "compile", "__import__"}
 

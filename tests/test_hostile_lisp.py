@@ -13,7 +13,7 @@ import shutil
 
 import pytest
 
-from harness import sandbox
+from harness.isolation import sandbox
 
 from conftest import IN_CI
 from test_hostile import HOSTILE, RunReader, run_tournament
@@ -123,9 +123,9 @@ def test_the_keyring_is_out_of_reach_from_lisp_and_hy(lisp_run, name):
 def test_forks_from_sbcl_stay_within_the_agents_process_limit(lisp_run):
     """fork(2) from SBCL: within a cgroup per agent (at most 32 processes) where one can be
     made, denied where not. The agent tries only in a PID namespace of its own (its guard):
-    the sandbox's, a game's world (harness/world.py); not under a root monitor's `process`,
+    the sandbox's, a game's world (harness/isolation/world.py); not under a root monitor's `process`,
     whose games are plain forks."""
-    from harness import cgroups
+    from harness.isolation import cgroups
 
     may_fork = lisp_run.isolation == "sandbox" and cgroups.available() is not None
     # forking dozens of SBCL images takes time: on a busy machine a turn may time out

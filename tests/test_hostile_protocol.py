@@ -18,13 +18,13 @@ import sys
 
 import pytest
 
-from harness import sandbox
-from harness.agents import builtin_spec, file_spec
-from harness.errors import LoadError
-from harness.game import play_game
-from harness.handles.opening import Isolation, open_handle
-from harness.handles.process import ProcessHandle
-from harness.rules import FlipParams, GameParams
+from harness.agents.specs import builtin_spec, file_spec
+from harness.core.errors import LoadError
+from harness.core.rules import FlipParams, GameParams
+from harness.engine.game import play_game
+from harness.isolation import sandbox
+from harness.isolation.handles.opening import Isolation, open_handle
+from harness.isolation.handles.process import ProcessHandle
 
 from conftest import AGENTS, IN_CI
 
@@ -195,8 +195,8 @@ def test_a_host_that_ended_past_the_deadline_is_a_crash_that_says_why():
     handle = ProcessHandle("Rogue", [sys.executable, str(ROGUE_HOST), "verdict"],
                            dict(os.environ), 0.2)
     try:
-        from harness.handles.base import GameStart
-        from harness.rules import Payoffs
+        from harness.core.rules import Payoffs
+        from harness.isolation.handles.agent_handle import GameStart
 
         handle.start_game(GameStart(agent_seed=1, moves_per_turn=3, payoffs=Payoffs()))
         handle.request(None)

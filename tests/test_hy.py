@@ -10,11 +10,11 @@ from pathlib import Path
 import hy
 import pytest
 
-from harness.agents import file_spec
-from harness.errors import LoadError
-from harness.handles.opening import Isolation, open_handle
-from harness.lang import hy_loading
-from harness.rules import FlipParams, GameParams
+from harness.agents.lang import hy_loading
+from harness.agents.specs import file_spec
+from harness.core.errors import LoadError
+from harness.core.rules import FlipParams, GameParams
+from harness.isolation.handles.opening import Isolation, open_handle
 from lisp_bridge.hy_data import C, D, hist_pair
 
 from conftest import AGENTS, ROOT, intended_moves, play_one, run_cli

@@ -7,7 +7,7 @@ import hy
 import pytest
 
 import harness
-from harness.errors import HarnessError
+from harness.core.errors import HarnessError
 
 from conftest import AGENTS, ROOT
 

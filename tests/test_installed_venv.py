@@ -4,7 +4,7 @@ in that venv load and play, in the sandbox and in a process of their own.
 
 Agent hosts start with -S; in a venv made from Debian's python3, -S leaves the interpreter
 knowing only the base interpreter's site folders, where neither Hy nor the agent's library
-is. The monitor tells its hosts its own (harness/lang/python_process.py site_folders).
+is. The monitor tells its hosts its own (harness/agents/lang/python_process.py site_folders).
 """
 from __future__ import annotations
 

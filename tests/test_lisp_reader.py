@@ -2,7 +2,7 @@
 import pytest
 from hypothesis import given, strategies as st
 
-from harness.commands.options import MAX_GAME_LENGTH
+from harness.cli.commands.options import MAX_GAME_LENGTH
 from lisp_bridge.monitor_call import MonitorFormError, parse_monitor_call
 from lisp_bridge.sexpr import (
     Char,

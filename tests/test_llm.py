@@ -11,12 +11,12 @@ from pathlib import Path
 import pytest
 from hypothesis import given, strategies as st
 
-from harness.agents import builtin_spec
-from harness.game import play_game
-from harness.handles.opening import Isolation, open_handle
-from harness.llm.config import declared, spec
-from harness.llm.parse import MAX_CHAT, chat_problem, parse_chat, parse_moves
-from harness.rules import GameParams
+from harness.agents.llm.config import declared, spec
+from harness.agents.llm.parse import MAX_CHAT, chat_problem, parse_chat, parse_moves
+from harness.agents.specs import builtin_spec
+from harness.core.rules import GameParams
+from harness.engine.game import play_game
+from harness.isolation.handles.opening import Isolation, open_handle
 
 from conftest import run_cli
 from llm_server import StandIn, Step
@@ -84,7 +84,7 @@ def _game(server, opponent="titfortat", turns=3, per_turn=1, model="m", **keys):
 
 
 def _no_flips():
-    from harness.rules import FlipParams
+    from harness.core.rules import FlipParams
 
     return FlipParams(0.0, 0.0)
 
@@ -329,7 +329,7 @@ def test_an_unreachable_server_or_unknown_model_is_one_line_before_any_game(tmp_
     ({"base_url": "http://x/v1", "model": "m", "framing": "nosuch.txt"}, "framing"),
 ])
 def test_a_bad_declaration_is_one_clear_line(tmp_path, entry, problem):
-    from harness.errors import HarnessError
+    from harness.core.errors import HarnessError
 
     with pytest.raises(HarnessError, match=problem):
         declared({"llm": {"bot": entry}}, tmp_path, "course", keys=True)
@@ -348,7 +348,7 @@ _VALUES = st.recursive(st.none() | st.booleans() | st.integers() | st.floats() |
 def test_any_declaration_is_a_model_or_one_clear_line(entry, name):
     """A course, population or experiment file is a user's input: whatever its `llm`
     table holds, reading it gives a checked declaration or a HarnessError, nothing else."""
-    from harness.errors import HarnessError
+    from harness.core.errors import HarnessError
 
     try:
         models = declared({"llm": {name: entry}}, Path("/nonexistent"), "file")
@@ -363,7 +363,7 @@ def test_any_declaration_is_a_model_or_one_clear_line(entry, name):
 def test_a_framing_template_of_the_course(tmp_path):
     (tmp_path / "mine.txt").write_text("Points: $T $R $P $S for $choices.")
     (tmp_path / "bad.txt").write_text("Points: $money")
-    from harness.errors import HarnessError
+    from harness.core.errors import HarnessError
 
     with StandIn({"m": ["D"]}) as server:
         models = declared({"llm": {"bot": {"base_url": server.base_url, "model": "m",
@@ -443,8 +443,8 @@ def test_an_experiment_compares_framings_like_any_condition(tmp_path):
 def test_the_progress_bar_counts_model_requests():
     import io
 
-    from harness.records.progress import TournamentProgress
-    from harness.tournament import Settings
+    from harness.engine.tournament import Settings
+    from harness.run.progress import TournamentProgress
 
     with StandIn({"m": [Step(status=500), "garbage", "D"]}) as server:
         game = _game(server, turns=2)
@@ -458,8 +458,8 @@ def test_the_progress_bar_counts_model_requests():
 
 
 def test_a_condition_turns_its_models_chat_on_or_off():
-    from harness.errors import HarnessError
-    from harness.experiment.plan import plan
+    from harness.core.errors import HarnessError
+    from harness.run.experiment.plan import plan
 
     data = {"llm": {"m": {"base_url": "http://127.0.0.1:9/v1", "model": "m"}},
             "types": [{"id": "model", "agent": "llm:m", "count": 2},
@@ -475,7 +475,7 @@ def test_a_condition_turns_its_models_chat_on_or_off():
 
 
 def test_the_example_experiment_reads():
-    from harness.experiment.plan import load
+    from harness.run.experiment.plan import load
 
     experiment = load(Path(__file__).parent.parent / "examples" / "llm.toml")
     framings = {c.name: {(s.llm.framing, s.llm.chat) for s in c.specs() if s.language == "llm"}
@@ -485,8 +485,8 @@ def test_the_example_experiment_reads():
 
 
 def test_a_model_agent_does_not_travel_to_a_cluster():
-    from harness.cluster.shipment import pack
-    from harness.errors import HarnessError
+    from harness.core.errors import HarnessError
+    from harness.run.cluster.shipment import pack
 
     model = spec("llm:bot", declared({"llm": {"bot": {"base_url": "http://127.0.0.1:9/v1",
                                                       "model": "m"}}}, Path("."), "test"))
@@ -583,7 +583,7 @@ def test_requests_in_flight_are_capped(in_flight):
         models = declared({"llm": {
             name: {"base_url": server.base_url, "model": model, "in_flight": in_flight}
             for name, model in (("alice", "ma"), ("bob", "mb"))}}, Path("."), "test")
-        from harness.llm import client
+        from harness.agents.llm import client
 
         client._IN_FLIGHT.clear()   # the cap is per endpoint and process: this test's own
         isolation = Isolation("none", 1.0)
@@ -620,7 +620,7 @@ def test_closing_a_handle_never_waits_for_the_model():
     import os
     import threading
 
-    from harness.handles.base import GameStart
+    from harness.isolation.handles.agent_handle import GameStart
 
     release = threading.Event()
 

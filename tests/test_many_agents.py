@@ -19,8 +19,8 @@ from itertools import combinations
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from harness.rounds import GameJob
-from harness.runners import FDS_KEPT_FREE, FDS_PER_HOST, phases
+from harness.engine.rounds import GameJob
+from harness.engine.runners import FDS_KEPT_FREE, FDS_PER_HOST, phases
 
 from conftest import ROOT
 

@@ -3,11 +3,11 @@ built-ins they spell move for move, every isolation mode, one clear line for a b
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from harness.agents import builtin_spec, callable_spec, resolve
-from harness.errors import HarnessError
-from harness.game import play_game
-from harness.handles.opening import Isolation, open_handle
-from harness.rules import FlipParams, GameParams
+from harness.agents.specs import builtin_spec, callable_spec, resolve
+from harness.core.errors import HarnessError
+from harness.core.rules import FlipParams, GameParams
+from harness.engine.game import play_game
+from harness.isolation.handles.opening import Isolation, open_handle
 
 from conftest import run_cli
 
@@ -129,8 +129,8 @@ def test_any_memory_text_loads_or_is_refused_in_one_line(text):
 
 def test_a_tournament_of_vectors_records_and_resumes(tmp_path):
     """The record keeps the vector, so a resumed run plays the same agents."""
-    from harness.records.reader import Record
-    from harness.records.session import recorded_specs
+    from harness.run.tournament_session import recorded_specs
+    from harness.store.reader import Record
 
     db = tmp_path / "run.sqlite"
     status, out, err = run_cli("tournament", "memory:0101", "memory:0110:D", "defect",

@@ -1,5 +1,5 @@
 """A call's time limit counts the agent's own time, not the time its process waited for a
-CPU that other programs held (harness/own_time.py; issue 22, section 5; issue 20).
+CPU that other programs held (harness/isolation/own_time.py; issue 22, section 5; issue 20).
 
 Made to happen, not waited for: the test pins itself, and so the agent's host, to one CPU,
 and runs BUSY busy loops there beside it, so the agent gets about 1/(BUSY+1) of that CPU.
@@ -16,11 +16,11 @@ from contextlib import contextmanager
 
 import pytest
 
-from harness.agents import file_spec
-from harness.handles.base import GameStart
-from harness.handles.opening import Isolation, open_handle
-from harness.own_time import OWN_TIME_CAP
-from harness.rules import Payoffs
+from harness.agents.specs import file_spec
+from harness.core.rules import Payoffs
+from harness.isolation.handles.agent_handle import GameStart
+from harness.isolation.handles.opening import Isolation, open_handle
+from harness.isolation.own_time import OWN_TIME_CAP
 
 pytestmark = pytest.mark.slow  # hosts, and a loaded CPU
 
@@ -166,7 +166,7 @@ def test_a_wait_behind_its_own_processes_is_not_given_back(tmp_path, mode):
 
 
 def test_the_time_given_back_is_capped():
-    from harness.handles.process import ProcessHandle
+    from harness.isolation.handles.process import ProcessHandle
 
     handle = ProcessHandle.__new__(ProcessHandle)
     handle.timeout, handle.credit = LIMIT, 0.0

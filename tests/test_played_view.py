@@ -20,9 +20,9 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from harness.agents import builtin_spec, file_spec
-from harness.handles.opening import Isolation, open_handle
-from harness.rules import FlipParams, GameParams
+from harness.agents.specs import builtin_spec, file_spec
+from harness.core.rules import FlipParams, GameParams
+from harness.isolation.handles.opening import Isolation, open_handle
 
 from conftest import AGENTS, play_games
 from test_replacement import check_calls_against_records, game_id, shown_calls
@@ -51,7 +51,7 @@ def games(draw):
 
 def check_shown_as_played(mode: str, params, lengths, schedule, opponent):
     # where the agent's process sees the schedule and writes its calls: not under /tmp,
-    # which is each game's own (harness/world.py)
+    # which is each game's own (harness/isolation/world.py)
     with tempfile.TemporaryDirectory(dir="/var/tmp") as folder:
         folder = Path(folder)
         folder.chmod(0o777)   # a root monitor's agent is a user of its own

@@ -6,8 +6,8 @@ import json
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from harness.errors import HarnessError
-from harness.population import population_specs, population_types
+from harness.agents.population import population_specs, population_types
+from harness.core.errors import HarnessError
 
 from conftest import AGENTS, ROOT, run_cli
 
@@ -52,8 +52,8 @@ def test_agent_files_of_every_language_as_types(sbcl, bwrap):
 
 
 def test_population_and_agents_together_and_recorded(tmp_path):
-    from harness.records.reader import Record
-    from harness.records.session import recorded_specs
+    from harness.run.tournament_session import recorded_specs
+    from harness.store.reader import Record
 
     db = tmp_path / "run.sqlite"
     status, out, err = run_cli("tournament", "pavlov", "--population",

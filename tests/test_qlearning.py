@@ -9,14 +9,14 @@ import random
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from harness.agents import builtin_spec, resolve
-from harness.builtins import strategy_for
-from harness.errors import HarnessError
-from harness.experiment.plan import load
-from harness.game import play_game
-from harness.handles.opening import Isolation, open_handle
-from harness.qlearning import Training, train
-from harness.qtable import Model, load_model, save_model
+from harness.agents.builtins import strategy_for
+from harness.agents.qtable import Model, load_model, save_model
+from harness.agents.specs import builtin_spec, resolve
+from harness.core.errors import HarnessError
+from harness.engine.game import play_game
+from harness.isolation.handles.opening import Isolation, open_handle
+from harness.run.experiment.plan import load
+from harness.run.qlearning import Training, train
 
 from conftest import AGENTS, run_cli
 

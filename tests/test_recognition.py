@@ -16,14 +16,14 @@ from dataclasses import replace
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from harness.agents import builtin_spec, resolve
-from harness.experiment.plan import load
-from harness.game import play_game
-from harness.handles.opening import Isolation, open_handle
-from harness.qlearning import Training, train
-from harness.qtable import save_model
-from harness.recognizer import Recognizer
-from harness.rules import FlipParams
+from harness.agents.qtable import save_model
+from harness.agents.recognizer import Recognizer
+from harness.agents.specs import builtin_spec, resolve
+from harness.core.rules import FlipParams
+from harness.engine.game import play_game
+from harness.isolation.handles.opening import Isolation, open_handle
+from harness.run.experiment.plan import load
+from harness.run.qlearning import Training, train
 
 from conftest import run_cli
 
@@ -169,9 +169,9 @@ def test_any_model_plays_valid_moves_whatever_the_opponent_does(memory, types, p
                                                                 data):
     """Any Q values and reply counts a model file may hold, against any moves: every
     answer is per_turn moves of C and D (the belief never breaks on a surprise)."""
-    from harness.builtins import strategy_for
-    from harness.memory_agents import offset
-    from harness.qtable import Model
+    from harness.agents.builtins import strategy_for
+    from harness.agents.memory_agents import offset
+    from harness.agents.qtable import Model
 
     states = offset(memory + 1)
     values = st.floats(-1e6, 1e6, allow_nan=False)

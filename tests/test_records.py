@@ -97,9 +97,9 @@ def test_the_views_answer_the_usual_questions_by_hand(tmp_path):
 
 
 def test_a_round_is_written_whole_or_not_at_all(tmp_path):
-    from harness.agents import builtin_spec
-    from harness.records.recorder import Recorder
-    from harness.tournament import Settings, run_tournament
+    from harness.agents.specs import builtin_spec
+    from harness.engine.tournament import Settings, run_tournament
+    from harness.store.recorder import Recorder
 
     specs = [builtin_spec(n) for n in ("titfortat", "defect", "random")]
     path = tmp_path / "run.sqlite"

@@ -83,7 +83,7 @@ def test_an_lms_group_export_is_a_roster_too(tmp_path):
 
 
 def test_a_misordered_name_still_finds_its_team():
-    from harness.records.roster import Roster
+    from harness.present.team_members import Roster
     from harness.validation.roster import Roster as CourseRoster, Team
 
     roster = Roster(CourseRoster([Team(("Levinson", "Khosmood"))]))

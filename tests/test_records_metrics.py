@@ -5,10 +5,10 @@ import json
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from harness.game import GameRecord, Turn
-from harness.handles.base import Fault
-from harness.records.metrics import compute
-from harness.rules import Payoffs
+from harness.core.rules import Payoffs
+from harness.engine.game import GameRecord, Turn
+from harness.isolation.handles.agent_handle import Fault
+from harness.store.metrics import compute
 
 from conftest import run_cli
 

@@ -80,9 +80,9 @@ def test_replicates_show_their_own_count():
 
 
 def test_the_estimate_bounds_the_games_still_to_come():
-    from harness.records.progress import TournamentProgress, clock
-    from harness.rules import GameLength
-    from harness.tournament import Settings
+    from harness.core.rules import GameLength
+    from harness.engine.tournament import Settings
+    from harness.run.progress import TournamentProgress, clock
 
     progress = TournamentProgress(Settings(length=GameLength(10, 10), max_rounds=3))
     progress.remaining, progress.round = 6, 1

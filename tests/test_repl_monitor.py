@@ -170,7 +170,7 @@ class StandIn:
     (a function of the request line: the reply lines to write, without the token)."""
 
     def __init__(self, answer, name="ME"):
-        from harness.handles.repl import ReplChannels
+        from harness.isolation.handles.repl import ReplChannels
 
         self.requests_read, requests_write = os.pipe()
         replies_read, self.replies_write = os.pipe()
@@ -197,11 +197,11 @@ class StandIn:
 
 
 def play_against_stand_in(answer, turns=3, timeout=0.2):
-    from harness.agents import AgentSpec, builtin_spec
-    from harness.game import play_game
-    from harness.handles.opening import Isolation, open_handle
-    from harness.handles.repl import serve_from
-    from harness.rules import GameParams
+    from harness.agents.specs import AgentSpec, builtin_spec
+    from harness.core.rules import GameParams
+    from harness.engine.game import play_game
+    from harness.isolation.handles.opening import Isolation, open_handle
+    from harness.isolation.handles.repl import serve_from
 
     stand_in = StandIn(answer)
     serve_from(stand_in.channels)

@@ -18,10 +18,10 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from harness import seeds
-from harness.agents import builtin_spec, file_spec
-from harness.handles.opening import Isolation, open_handle
-from harness.rules import FlipParams, GameParams
+from harness.agents.specs import builtin_spec, file_spec
+from harness.core import seeds
+from harness.core.rules import FlipParams, GameParams
+from harness.isolation.handles.opening import Isolation, open_handle
 
 from conftest import AGENTS, play_games
 
@@ -91,7 +91,7 @@ def check_calls_against_records(calls, records, per_turn=PER_TURN):
        lengths=st.lists(st.integers(1, 6), min_size=1, max_size=2))
 def test_every_call_shows_the_turns_as_recorded(schedule, lengths):
     # where the agent's process sees the schedule and writes its calls: not under /tmp,
-    # which is each game's own (harness/world.py)
+    # which is each game's own (harness/isolation/world.py)
     with tempfile.TemporaryDirectory(dir="/var/tmp") as folder:
         folder = Path(folder)
         folder.chmod(0o777)   # a root monitor's agent is a user of its own

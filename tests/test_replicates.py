@@ -29,7 +29,7 @@ def test_the_same_seed_gives_the_same_replicates_with_any_jobs():
 
 
 def test_each_replicate_is_the_tournament_of_its_derived_seed(tmp_path):
-    from harness.seeds import replicate_seed
+    from harness.core.seeds import replicate_seed
 
     path = tmp_path / "run.sqlite"
     result = replicated("--db", path, count=3)
@@ -92,7 +92,7 @@ def test_one_replicate_has_no_interval():
 @pytest.mark.parametrize("df,expected", [(1, 12.706), (7, 2.365), (30, 2.042), (40, 2.021),
                                           (60, 2.000), (120, 1.980), (10_000, 1.960)])
 def test_t_quantiles(df, expected):
-    from harness.records.replicates import t95
+    from harness.store.replicate_summary import t95
 
     assert t95(df) == pytest.approx(expected, abs=2e-3)
 

@@ -1,4 +1,4 @@
-"""The reply reader (harness/handles/replies.py): a reader of untrusted bytes.
+"""The reply reader (harness/isolation/handles/replies.py): a reader of untrusted bytes.
 
 Whatever a host's process writes on its reply pipe, and however the kernel splits it into
 chunks, the reader must come to the same verdict as reading the whole text at once line by
@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from harness.handles.replies import JUNK_ALLOWANCE, LINE_LIMIT, ReplyReader
+from harness.isolation.handles.replies import JUNK_ALLOWANCE, LINE_LIMIT, ReplyReader
 
 TOKEN = b"0123456789abcdef "
 PIECES = st.one_of(

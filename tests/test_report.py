@@ -203,10 +203,10 @@ def test_replicates_get_a_chart(tmp_path):
 
 
 def test_long_names_fit_their_charts(tmp_path):
-    from harness.agents import callable_spec
-    from harness.records.replicates import run_replicates
-    from harness.records.report import write_report
-    from harness.tournament import Settings, run_tournament
+    from harness.agents.specs import callable_spec
+    from harness.engine.tournament import Settings, run_tournament
+    from harness.present.tournament_report import write_report
+    from harness.run.replicates import run_replicates
 
     def always_c(hist, score):
         return "CCC"
@@ -261,11 +261,11 @@ def test_the_template_escapes_everything_and_jinja_loads_only_for_a_report():
 
     from conftest import ROOT
 
-    template = (ROOT / "harness" / "records" / "templates" / "report.html").read_text()
+    template = (ROOT / "harness" / "present" / "templates" / "report.html").read_text()
     assert "|safe" not in template.replace(" ", "") and "autoescape false" not in template
-    assert "Markup" not in Path(ROOT / "harness" / "records" / "report.py").read_text()
+    assert "Markup" not in Path(ROOT / "harness" / "present" / "tournament_report.py").read_text()
     done = subprocess.run(
-        [sys.executable, "-c", "import sys, harness, harness.cli, harness.records.outputs, "
-         "harness.records.report; print('jinja2' in sys.modules)"],
+        [sys.executable, "-c", "import sys, harness, harness.cli, harness.present.outputs, "
+         "harness.present.tournament_report; print('jinja2' in sys.modules)"],
         capture_output=True, text=True, cwd=ROOT, check=True)
     assert done.stdout.strip() == "False"

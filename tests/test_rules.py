@@ -2,9 +2,9 @@
 import pytest
 from hypothesis import given, strategies as st
 
-from harness.errors import ParameterError
-from harness.handles.opening import Isolation
-from harness.rules import FlipParams, GameLength, GameParams, Payoffs, score_pairs
+from harness.core.errors import ParameterError
+from harness.core.rules import FlipParams, GameLength, GameParams, Payoffs, score_pairs
+from harness.isolation.handles.opening import Isolation
 
 moves = st.sampled_from("CD")
 pairs = st.lists(st.tuples(moves, moves), max_size=60)

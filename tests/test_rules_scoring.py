@@ -1,9 +1,9 @@
-"""Scoring has one home, `harness.rules.Scorer`: the game's record, the agent's own running
-score (harness/runtime.py) and the record reader's recomputation all agree with it, for any
+"""Scoring has one home, `harness.core.rules.Scorer`: the game's record, the agent's own running
+score (harness/agents/runtime.py) and the record reader's recomputation all agree with it, for any
 payoff table, moves per turn and flips."""
 from hypothesis import given, settings, strategies as st
 
-from harness.rules import FlipParams, GameLength, GameParams, Payoffs, Scorer, score_pairs
+from harness.core.rules import FlipParams, GameLength, GameParams, Payoffs, Scorer, score_pairs
 
 moves = st.sampled_from("CD")
 
@@ -76,9 +76,9 @@ class _Watcher:
        st.floats(0, 1), st.sampled_from(["Counter", "Gambler"]))
 def test_the_game_the_runtime_and_the_rules_score_alike(payoffs, per_turn, length, seed,
                                                         flip, opponent):
-    from harness.agents import builtin_spec, resolve_one
-    from harness.game import play_game
-    from harness.handles.opening import Isolation, open_handle
+    from harness.agents.specs import builtin_spec, resolve_one
+    from harness.engine.game import play_game
+    from harness.isolation.handles.opening import Isolation, open_handle
 
     from conftest import AGENTS
 
@@ -103,11 +103,11 @@ def test_the_game_the_runtime_and_the_rules_score_alike(payoffs, per_turn, lengt
 @given(payoff_tables(), st.integers(1, 3), st.integers(0, 2 ** 32))
 def test_the_record_reader_recomputes_what_the_game_recorded(tmp_path_factory, payoffs,
                                                              per_turn, seed):
-    from harness.agents import builtin_spec
-    from harness.handles.opening import Isolation
-    from harness.records import session
-    from harness.records.reader import Record
-    from harness.tournament import Settings
+    from harness.agents.specs import builtin_spec
+    from harness.engine.tournament import Settings
+    from harness.isolation.handles.opening import Isolation
+    from harness.run import tournament_session as session
+    from harness.store.reader import Record
 
     path = tmp_path_factory.mktemp("scoring") / "run.sqlite"
     chosen = Settings(game=GameParams(FlipParams(0.3, 0.0), per_turn, payoffs),

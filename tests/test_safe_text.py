@@ -1,6 +1,6 @@
 """Untrusted text never reaches a terminal or a spreadsheet raw.
 
-The rule (harness/safe_text.py), as properties; then the real console command on a real
+The rule (harness/core/safe_text.py), as properties; then the real console command on a real
 pseudo-terminal with agents whose load errors, fault messages and output are terminal
 escapes (tests/agents/untrusted/terminal/); then every CSV pdharness writes, with agents
 named like formulas (tests/agents/untrusted/spreadsheet/), checked by the rule and, where
@@ -19,7 +19,7 @@ import unicodedata
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from harness.safe_text import block, csv_cell, line
+from harness.core.safe_text import block, csv_cell, line
 
 from conftest import AGENTS, ROOT, _need, run_cli
 from test_records_tampered import run_in_process
@@ -102,7 +102,7 @@ def test_every_csv_is_written_in_one_place():
     """A new CSV writer that bypasses formats.write_csv would bypass the neutralizing."""
     writers = [str(path.relative_to(ROOT)) for path in (ROOT / "harness").rglob("*.py")
                if re.search(r"csv\.(writer|DictWriter)\(", path.read_text(encoding="utf-8"))]
-    assert writers == ["harness/formats.py"]  # write_csv
+    assert writers == ["harness/present/formats.py"]  # write_csv
 
 
 # -- a real terminal --------------------------------------------------------------------------

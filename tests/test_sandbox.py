@@ -18,13 +18,13 @@ from pathlib import Path
 
 import pytest
 
-from harness import limits, sandbox
-from harness.agents import builtin_spec, file_spec
-from harness.game import play_game
-from harness.handles.opening import Isolation, open_handle
-from harness.lang import LANGUAGES
-from harness.lang.python_process import host_environment, python_host_command
-from harness.rules import FlipParams, GameParams
+from harness.agents.lang import LANGUAGES
+from harness.agents.lang.python_process import host_environment, python_host_command
+from harness.agents.specs import builtin_spec, file_spec
+from harness.core.rules import FlipParams, GameParams
+from harness.engine.game import play_game
+from harness.isolation import limits, sandbox
+from harness.isolation.handles.opening import Isolation, open_handle
 
 from conftest import ROOT, run_cli
 
@@ -274,7 +274,7 @@ def test_limits_never_ask_for_more_than_the_monitor_may_have():
         import json, resource, sys
         sys.path.insert(0, sys.argv[1])
         resource.setrlimit(resource.RLIMIT_NOFILE, (50, 50))
-        from harness.limits import Limits
+        from harness.isolation.limits import Limits
         print(json.dumps([s for s in Limits(open_files=256).settings()
                           if s[0] == resource.RLIMIT_NOFILE]))
     """)
@@ -350,7 +350,7 @@ def test_an_agent_given_by_a_relative_path_plays_in_the_sandbox(sandboxed, submi
 
 
 def test_an_unreadable_agent_file_is_a_load_error_not_a_crash(sandboxed, tmp_path):
-    from harness.errors import LoadError
+    from harness.core.errors import LoadError
 
     path = tmp_path / "GoneAgent.py"
     path.write_text("def GoneAgent(hist, score):\n    return 'CCC'\n")
@@ -371,7 +371,7 @@ def test_without_bubblewrap_one_warning_says_what_is_not_protected(tmp_path):
     warnings = [line for line in done.stderr.splitlines() if "warning" in line]
     assert len(warnings) == 1
     assert "no sandbox: bubblewrap is not installed" in warnings[0]
-    if os.geteuid() == 0:   # agents under user ids of their own (harness/agent_user.py)
+    if os.geteuid() == 0:   # agents under user ids of their own (harness/isolation/agent_user.py)
         assert "user id of its own" in warnings[0] and "whatever root can" in warnings[0]
     else:
         assert "read and write whatever this user can" in warnings[0]
@@ -391,8 +391,8 @@ def test_a_host_near_its_cpu_limit_from_honest_work_is_retired_between_games(tmp
     """RLIMIT_CPU counts a process's whole life: an honest agent that thinks hard on every
     call would meet it in a long tournament. The handle retires a host whose calls used half
     of it, at a game boundary, so the limit only ever kills CPU burnt outside the calls."""
-    from harness.handles.process import ProcessHandle
-    from harness.sandbox import Launch
+    from harness.isolation.handles.process import ProcessHandle
+    from harness.isolation.sandbox import Launch
 
     path = tmp_path / "Thinker.py"
     path.write_text(textwrap.dedent("""

@@ -7,11 +7,11 @@ import sys
 
 import pytest
 
-from harness.agents import file_spec
-from harness.errors import LoadError
-from harness.handles.opening import Isolation, open_handle
-from harness.lang import LANGUAGES
-from harness.rules import FlipParams, GameParams
+from harness.agents.lang import LANGUAGES
+from harness.agents.specs import file_spec
+from harness.core.errors import LoadError
+from harness.core.rules import FlipParams, GameParams
+from harness.isolation.handles.opening import Isolation, open_handle
 
 from conftest import AGENTS, ROOT, intended_moves, play_one, run_cli
 
@@ -68,8 +68,8 @@ def test_the_monitors_deadline_is_the_only_one(tmp_path):
     """SBCL keeps no timer of its own (it once stopped a call at 0.9 of the limit, by wall
     time, and so on a busy machine before the monitor would): the handle is opened with a
     0.3 s limit, the monitor then allows 60 s, and a call of 0.6 s of CPU answers."""
-    from harness.handles.base import GameStart
-    from harness.rules import Payoffs
+    from harness.core.rules import Payoffs
+    from harness.isolation.handles.agent_handle import GameStart
 
     path = tmp_path / "Thinker.lisp"
     path.write_text("""(defun Thinker (hist score)
@@ -174,8 +174,8 @@ def test_a_mixed_python_and_lisp_tournament_from_the_command_line(tmp_path):
 def games_on_one_host(name, seeds, turns=4, per_turn=3, path=None):
     """Moves (or fault kinds) of each game played in turn by ONE host process, with the
     opponent cooperating."""
-    from harness.handles.base import GameStart
-    from harness.rules import Payoffs
+    from harness.core.rules import Payoffs
+    from harness.isolation.handles.agent_handle import GameStart
 
     handle = open_handle(file_spec(path or LISP / f"{name}.lisp"), Isolation("process"))
     games = []
@@ -224,8 +224,8 @@ def test_a_reload_that_fails_makes_every_call_of_that_game_an_error(tmp_path, sh
     path = tmp_path / "LispFlaky.lisp"
     path.write_text(f'(when (probe-file "{flag}") (error "told to fail"))\n'
                     "(defun LispFlaky (hist score) (declare (ignore hist score)) '(D D D))\n")
-    from harness.handles.base import GameStart
-    from harness.rules import Payoffs
+    from harness.core.rules import Payoffs
+    from harness.isolation.handles.agent_handle import GameStart
 
     handle = open_handle(file_spec(path), Isolation("process"))
     try:
@@ -323,7 +323,7 @@ def test_a_mixed_python_hy_and_lisp_tournament_in_the_sandbox(bwrap):
 # -- the compiled server ------------------------------------------------------------------
 def test_the_server_fasl_is_keyed_by_sbcl_version_and_source(tmp_path, monkeypatch):
     import lisp_bridge.sbcl as sbcl
-    from harness.cache import cache_dir
+    from harness.agents.cache import cache_dir
 
     first = sbcl.server_fasl(cache_dir())
     assert first == sbcl.server_fasl(cache_dir()) and first.stat().st_size > 0
@@ -348,14 +348,14 @@ def test_a_server_that_does_not_compile_is_one_clear_load_error(tmp_path, monkey
         LANGUAGES["lisp"].host_command(str(LISP / "LispChecker.lisp"), "LispChecker", None)
     assert "cannot compile the SBCL host" in str(caught.value)
     assert "\n" not in str(caught.value)
-    from harness.cache import cache_dir
+    from harness.agents.cache import cache_dir
 
     assert not list((cache_dir() / "sbcl").glob("tmp*"))  # no half-written fasl left
 
 
 def test_heap_exhaustion_is_a_crash_and_the_next_game_has_a_fresh_host(tmp_path, shared_folder):
-    from harness.handles.base import GameStart
-    from harness.rules import Payoffs
+    from harness.core.rules import Payoffs
+    from harness.isolation.handles.agent_handle import GameStart
 
     flag = shared_folder / "hog-now"
     flag.write_text("")

@@ -19,9 +19,9 @@ import sys
 
 from hypothesis import given, settings, strategies as st
 
-from harness import seeds
-from harness.rounds import round_robin
-from harness.seeds import SEED_LIMIT
+from harness.core import seeds
+from harness.core.seeds import SEED_LIMIT
+from harness.engine.rounds import round_robin
 
 from conftest import ROOT
 
@@ -56,7 +56,7 @@ def test_the_derivation_gives_the_fixed_vectors():
 
 
 def test_another_process_with_another_hash_seed_derives_the_same_seeds():
-    code = ("import json, sys; from harness import seeds; "
+    code = ("import json, sys; from harness.core import seeds; "
             "print(json.dumps([getattr(seeds, f)(*a) for f, a in json.load(sys.stdin)]))")
     vectors = json.dumps([(function, arguments) for function, arguments, _ in VECTORS])
     for hash_seed in ("1", "4242"):

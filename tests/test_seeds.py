@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from harness.seeds import SEED_LIMIT, fresh_seed
+from harness.core.seeds import SEED_LIMIT, fresh_seed
 
 from conftest import AGENTS, run_cli
 

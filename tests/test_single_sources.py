@@ -7,17 +7,17 @@ import click
 import pytest
 from hypothesis import given, strategies as st
 
-from harness.formats import params_dict
-from harness.handles.opening import Isolation
-from harness.rules import GameLength
-from harness.tournament import Settings
+from harness.core.rules import GameLength
+from harness.engine.tournament import Settings
+from harness.isolation.handles.opening import Isolation
+from harness.present.formats import params_dict
 
 from conftest import AGENTS, run_cli
 
 
 @given(st.floats(0.01, 3600))
 def test_the_time_limit_recorded_and_printed_is_the_enforced_one(timeout):
-    from harness.records import db
+    from harness.store import db
 
     settings = Settings(isolation=Isolation("process", timeout))
     assert params_dict(settings)["timeout"] == timeout
@@ -33,7 +33,7 @@ def _commands():
 
 
 def test_every_format_option_offers_one_of_the_declared_lists():
-    from harness.commands.options import PLAIN_FORMATS, RESULT_FORMATS
+    from harness.cli.commands.options import PLAIN_FORMATS, RESULT_FORMATS
 
     seen = 0
     for command in _commands().values():
@@ -47,7 +47,7 @@ def test_every_format_option_offers_one_of_the_declared_lists():
 
 def test_every_declared_parameter_is_an_option_a_keyword_and_json_with_one_default():
     from harness.api import monitor
-    from harness.parameters import TABLE, defaults, settings
+    from harness.engine.parameters import TABLE, defaults, settings
 
     options = {p.name: p for p in _commands()["tournament"].params
                if isinstance(p, click.Option)}
@@ -81,7 +81,7 @@ def test_the_json_params_keep_their_contracted_shape():
 
 @st.composite
 def parameter_values(draw):
-    from harness.rules import DECAY_MODES
+    from harness.core.rules import DECAY_MODES
 
     r, p = 3 + draw(st.integers(0, 3)), 1
     t, s_ = r + 1, draw(st.integers(-1, 0))   # keeps T > R > P > S and 2R > T + S
@@ -103,7 +103,7 @@ def parameter_values(draw):
 
 @given(parameter_values())
 def test_each_parameter_reads_back_from_the_settings_it_made(values):
-    from harness.parameters import TABLE, settings
+    from harness.engine.parameters import TABLE, settings
 
     made = settings(values)
     for parameter in TABLE:
@@ -115,8 +115,8 @@ def test_each_parameter_reads_back_from_the_settings_it_made(values):
 def test_settings_are_written_in_one_form_and_read_back_from_it(values):
     """Settings.as_dict is the one serialization and Settings.from_dict the one constructor:
     the command line's values, a record's run row and the dict all give the same settings."""
-    from harness.parameters import settings
-    from harness.records import db
+    from harness.engine.parameters import settings
+    from harness.store import db
 
     made = settings(values)
     assert Settings.from_dict(made.as_dict()) == made
@@ -126,7 +126,7 @@ def test_settings_are_written_in_one_form_and_read_back_from_it(values):
 
 
 def test_an_older_record_without_a_horizon_reads_as_the_levinson_rule():
-    from harness.records import db
+    from harness.store import db
 
     row = db.run_row(1, Settings(), 0, None)
     del row["horizon"], row["stop_prob"]
@@ -134,8 +134,8 @@ def test_an_older_record_without_a_horizon_reads_as_the_levinson_rule():
 
 
 def test_the_memory_limit_has_one_default():
-    from harness import limits
-    from harness.parameters import BY_NAME
+    from harness.engine.parameters import BY_NAME
+    from harness.isolation import limits
 
     assert Isolation().memory_limit == limits.DEFAULT_MEMORY == limits.Limits().memory
     assert BY_NAME["memory_limit"].default * limits.MIB == limits.DEFAULT_MEMORY
@@ -144,7 +144,7 @@ def test_the_memory_limit_has_one_default():
 def test_every_option_of_a_declared_parameter_has_its_declared_bounds():
     """--seed, --jobs, --isolation, --timeout ... wherever a command takes them (experiment
     and train too), and --replicates wherever it is taken, are bounded by one declaration."""
-    from harness.parameters import BY_NAME, REPLICATES
+    from harness.engine.parameters import BY_NAME, REPLICATES
 
     seen = set()
     for name, command in _commands().items():
@@ -162,9 +162,9 @@ def test_every_option_of_a_declared_parameter_has_its_declared_bounds():
 def test_an_experiment_file_holds_a_seed_and_replicates_within_the_options_bounds(tmp_path):
     import json
 
-    from harness.errors import HarnessError
-    from harness.experiment import plan
-    from harness.parameters import REPLICATES, SEED
+    from harness.core.errors import HarnessError
+    from harness.engine.parameters import REPLICATES, SEED
+    from harness.run.experiment import plan
 
     minimal = json.loads((AGENTS / "experiments" / "minimal.json").read_text())
     for field, value in (("seed", SEED.max), ("replicates", REPLICATES.max)):

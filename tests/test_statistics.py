@@ -2,11 +2,11 @@
 import math
 from collections import Counter
 
-from harness.agents import builtin_spec
-from harness.game import play_game
-from harness.handles.opening import Isolation, open_handle
-from harness.rounds import draw_length
-from harness.rules import FlipParams, GameLength, GameParams
+from harness.agents.specs import builtin_spec
+from harness.core.rules import FlipParams, GameLength, GameParams
+from harness.engine.game import play_game
+from harness.engine.rounds import draw_length
+from harness.isolation.handles.opening import Isolation, open_handle
 
 
 def cooperators():

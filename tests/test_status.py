@@ -7,13 +7,13 @@ import signal
 
 import pytest
 
-from harness.agents import builtin_spec, file_spec
-from harness.game import GameRecord, play_game
-from harness.handles.base import Fault
-from harness.handles.opening import Isolation, open_handle
-from harness.results import Entrant, settle_statuses
-from harness.rules import FlipParams, GameParams
-from harness.tournament import Settings, run_tournament
+from harness.agents.specs import builtin_spec, file_spec
+from harness.core.rules import FlipParams, GameParams
+from harness.engine.game import GameRecord, play_game
+from harness.engine.results import Entrant, settle_statuses
+from harness.engine.tournament import Settings, run_tournament
+from harness.isolation.handles.agent_handle import Fault
+from harness.isolation.handles.opening import Isolation, open_handle
 
 from conftest import AGENTS
 
@@ -77,8 +77,8 @@ def test_a_crash_in_a_forked_worker_is_the_agents_status_too(sbcl):
 def test_a_resumed_run_says_crashed_for_a_crash_before_it_stopped(tmp_path, monkeypatch):
     """Crasher crashes in round 1 and is dropped there: after the resume nothing crashes,
     and the status still says it did, as the uninterrupted run does."""
-    from harness.records import session
-    from harness.records.recorder import Recorder
+    from harness.run import tournament_session as session
+    from harness.store.recorder import Recorder
 
     specs = [file_spec(CRASHER), builtin_spec("grudger"), builtin_spec("defect"),
              builtin_spec("titfortat")]

@@ -66,7 +66,7 @@ def shown_safely(output: str) -> None:
 @given(evil=EVIL)
 def test_no_control_character_from_a_file_or_an_agent_reaches_the_terminal(tmp_path_factory,
                                                                              evil):
-    from harness.qtable import Model, save_model
+    from harness.agents.qtable import Model, save_model
 
     work = tmp_path_factory.mktemp("terminal")
     folder = work / f"up{evil}loads"            # a folder name from an archive

@@ -1,12 +1,12 @@
 """Round robins, elimination and standings: invariants of RULES.md."""
 from hypothesis import given, settings, strategies as st
 
-from harness.agents import resolve
-from harness.handles.opening import Isolation
-from harness.results import rank
-from harness.rounds import lowest_scorers, round_robin
-from harness.rules import FlipParams, GameLength, GameParams
-from harness.tournament import Settings, run_tournament
+from harness.agents.specs import resolve
+from harness.core.rules import FlipParams, GameLength, GameParams
+from harness.engine.results import rank
+from harness.engine.rounds import lowest_scorers, round_robin
+from harness.engine.tournament import Settings, run_tournament
+from harness.isolation.handles.opening import Isolation
 
 names = st.lists(st.text("abcdefgh", min_size=1, max_size=4), min_size=2, max_size=8,
                  unique=True)
@@ -68,7 +68,7 @@ def test_tournament_invariants(players, seed, per_turn):
 
 
 def test_standings_break_ties_by_round_score_then_name_and_share_ranks():
-    from harness.results import RoundResult
+    from harness.engine.results import RoundResult
 
     rounds = [RoundResult(1, 10, {"b": 5, "a": 5, "c": 9, "d": 9}, ["a", "b"]),
               RoundResult(2, 10, {"c": 7, "d": 3}, ["d"])]
@@ -78,7 +78,7 @@ def test_standings_break_ties_by_round_score_then_name_and_share_ranks():
 
 
 def test_a_disqualified_agent_ranks_below_everyone_dropped_in_its_round():
-    from harness.results import RoundResult
+    from harness.engine.results import RoundResult
 
     rounds = [RoundResult(1, 10, {"cheat": 50, "honest": 5, "winner": 60}, ["cheat", "honest"])]
     standings = rank(["cheat", "honest", "winner"], rounds,

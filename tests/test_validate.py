@@ -308,7 +308,7 @@ def test_moves_per_turn_is_checked_as_the_tournament_would():
 def test_the_default_isolation_is_the_sandbox(shared_folder, bwrap):
     """An agent that fails when it can see a file next to it: in the sandbox it sees only
     its own file, so it validates; as a plain process it does not (in a folder of yours:
-    /tmp is each game's own, harness/world.py)."""
+    /tmp is each game's own, harness/isolation/world.py)."""
     (shared_folder / "marker.txt").write_text("visible")
     agent = shared_folder / "SandSeer.py"
     agent.write_text(

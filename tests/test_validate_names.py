@@ -5,7 +5,7 @@ import zipfile
 import pytest
 from hypothesis import given, strategies as st
 
-from harness.errors import HarnessError
+from harness.core.errors import HarnessError
 from harness.validation.naming import (
     AMBIGUOUS_PREFIXES,
     agent_name_of,

@@ -1,4 +1,4 @@
-"""The statuses and fault kinds have one owner (harness/verdicts.py): the words INTERFACE.md
+"""The statuses and fault kinds have one owner (harness/core/verdicts.py): the words INTERFACE.md
 names, written everywhere (JSON, CSV, SQLite, the report, the table) exactly as the plain
 words were, and equal to the plain words read back from a record or a worker."""
 import csv
@@ -9,7 +9,7 @@ import sqlite3
 import jinja2
 import pytest
 
-from harness.verdicts import FAULT_KINDS, STATUSES, FaultKind, Status
+from harness.core.verdicts import FAULT_KINDS, STATUSES, FaultKind, Status
 
 
 def test_the_words_are_the_contracts():

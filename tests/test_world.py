@@ -1,4 +1,4 @@
-"""A game's world (harness/world.py), seen from inside a game's process, and its cost.
+"""A game's world (harness/isolation/world.py), seen from inside a game's process, and its cost.
 
 Each test runs a small program as a host would (in a process of its own: `enter` never
 returns in the process that calls it), which plays three "games": each a child of
@@ -22,7 +22,7 @@ pytestmark = pytest.mark.slow  # each test starts processes in namespaces of the
 HOST = textwrap.dedent("""
     import ctypes, json, os, sys
     sys.path.insert(0, sys.argv[1])
-    from harness import world
+    from harness.isolation import world
 
     def capabilities():
         header = (ctypes.c_uint32 * 2)(0x20080522, 0)
@@ -105,7 +105,7 @@ def test_a_game_cannot_mount_or_make_namespaces(tmp_path):
     program = textwrap.dedent("""
         import ctypes, json, os, sys
         sys.path.insert(0, sys.argv[1])
-        from harness import world
+        from harness.isolation import world
 
         found = world.enter()
         pid = found.fork()

@@ -74,9 +74,10 @@ rm -rf "$WARM"
 def write_bundle(folder: Path, settings: dict, roster: Path | None = None) -> Path:
     """Write the bundle into `folder` (made if missing; files of ours replaced) and return
     the zip to upload."""
+    from harness.agents.lang import LANGUAGES
+    from harness.core.errors import HarnessError
+
     from .. import __version__
-    from ..errors import HarnessError
-    from ..lang import LANGUAGES
     from .grade import VISIBILITIES
 
     try:

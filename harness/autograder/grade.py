@@ -16,7 +16,8 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..lang import listed_suffixes
+from harness.agents.lang import listed_suffixes
+
 from .bundle import SETTINGS_FILE
 
 ROOT_VARIABLE = "AUTOGRADER_ROOT"
@@ -34,7 +35,7 @@ LEADERBOARD_NAME = "Practice score vs built-ins"
 def defaults() -> dict:
     """What a bundle's settings file may leave out: the tournament's parameters at their
     declared defaults, 10 points, no roster, 30 practice turns."""
-    from ..parameters import BY_NAME
+    from harness.engine.parameters import BY_NAME
 
     return {"points": 10.0, **{name: BY_NAME[name].default for name in TOURNAMENT_SETTINGS},
             "roster": None, "practice_turns": 30, "visibility": "visible",
@@ -98,7 +99,7 @@ def main() -> int:
                    "tests": []}
     results["execution_time"] = math.ceil(time.monotonic() - started)  # whole seconds
     write_results(target, results)
-    from ..safe_text import line
+    from harness.core.safe_text import line
 
     print(f"score {results['score']:g}; results written to {line(target)}")
     return 0
@@ -143,8 +144,10 @@ def settings_of(root: Path) -> dict:
 
 
 def grade(root: Path) -> dict:
-    from .. import parameters, sandbox
-    from ..safe_text import line
+    from harness.core.safe_text import line
+    from harness.engine import parameters
+    from harness.isolation import sandbox
+
     from ..validation.contract import ContractParams
     from ..validation.roster import Roster
     from ..validation.submission import validate_all
@@ -201,13 +204,14 @@ def without_own_paths(results: dict, root: Path) -> dict:
 def submitted_files(folder: Path) -> tuple[list[Path], str]:
     """The upload's agent files (in subfolders too: an uploaded zip may hold a folder), or
     why there are none."""
-    from ..errors import HarnessError
+    from harness.core.errors import HarnessError
+
     from ..validation.submission import submission_files
 
     try:
         return submission_files([str(folder)], recursive=True), ""
     except HarnessError:
-        from ..safe_text import line
+        from harness.core.safe_text import line
 
         uploaded = sorted(line(p.relative_to(folder).as_posix()) for p in folder.rglob("*")
                           if p.is_file()) if folder.is_dir() else []
@@ -241,7 +245,7 @@ def checks(verdicts, missing: str, points: float, visibility: str = "visible") -
 
 
 def _one_file_lines(verdicts) -> list[str]:
-    from ..safe_text import line
+    from harness.core.safe_text import line
 
     agents = [v for v in verdicts if v.language]
     if len(agents) == 1:
@@ -252,7 +256,7 @@ def _one_file_lines(verdicts) -> list[str]:
 
 
 def _problem_lines(verdicts, codes) -> list[str]:
-    from ..safe_text import line
+    from harness.core.safe_text import line
 
     lines = []
     for verdict in verdicts:
@@ -270,12 +274,12 @@ def practice_games(verdict, isolation, settings) -> tuple[dict, int]:
     """A game against each of a few built-ins with the tournament's default noise, scores
     only: what the agent does, not a grade (by the function the file defines, as the
     checks played it). (The test, the agent's total score.)"""
-    from .. import seeds
-    from ..agents import builtin_spec, defined_spec
-    from ..errors import HarnessError
-    from ..game import play_game
-    from ..handles.opening import Isolation, open_handle
-    from ..rules import GameParams
+    from harness.agents.specs import builtin_spec, defined_spec
+    from harness.core import seeds
+    from harness.core.errors import HarnessError
+    from harness.core.rules import GameParams
+    from harness.engine.game import play_game
+    from harness.isolation.handles.opening import Isolation, open_handle
 
     spec = defined_spec(verdict.path, verdict.agent)
     params = GameParams(moves_per_turn=settings["moves_per_turn"])
@@ -285,7 +289,7 @@ def practice_games(verdict, isolation, settings) -> tuple[dict, int]:
     try:
         agent = open_handle(spec, isolation)
     except HarnessError as error:   # it loaded for the checks; say so if not here
-        from ..safe_text import line
+        from harness.core.safe_text import line
 
         lines.append(f"  could not play: {line(str(error))}")
         return _practice(lines), 0

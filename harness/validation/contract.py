@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from ..verdicts import FaultKind
+from harness.core.verdicts import FaultKind
+
 from .problems import Problem
 
 # (opponent, turns): `random` for a hist with every pair in it and a game as long as the
@@ -30,17 +31,17 @@ class ContractParams:
     seed: int | None = None
 
     def seeded(self) -> "ContractParams":
-        from ..seeds import fresh_seed
+        from harness.core.seeds import fresh_seed
 
         return self if self.seed is not None else replace(self, seed=fresh_seed())
 
     def game_seed(self, number: int) -> int:
-        from ..seeds import derive
+        from harness.core.seeds import derive
 
         return derive(self.seed, "validate", number)
 
     def game_params(self):
-        from ..rules import GameParams
+        from harness.core.rules import GameParams
 
         return GameParams(moves_per_turn=self.moves_per_turn)
 
@@ -48,10 +49,10 @@ class ContractParams:
 def play_contract(spec, isolation, params: ContractParams | None = None
                   ) -> tuple[list[Problem], list[str]]:
     """Problems and warnings from playing the agent, through the tournament's own code."""
-    from ..agents import builtin_spec
-    from ..errors import LoadError
-    from ..game import play_game
-    from ..handles.opening import Isolation, open_handle
+    from harness.agents.specs import builtin_spec
+    from harness.core.errors import LoadError
+    from harness.engine.game import play_game
+    from harness.isolation.handles.opening import Isolation, open_handle
 
     params = (params or ContractParams()).seeded()
     try:
@@ -97,7 +98,7 @@ def _readable(fault) -> str:
 
 def quote_call(spec, game, side: str, turn: int) -> str:
     """The call as the agent's language writes it, e.g. (ChenDiaz '((C C) (D C)) '(3 8))."""
-    from ..lang import LANGUAGES, PYTHON
+    from harness.agents.lang import LANGUAGES, PYTHON
 
     played_mine = game.played_a if side == "a" else game.played_b
     played_theirs = game.played_b if side == "a" else game.played_a

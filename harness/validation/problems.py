@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..lang import LANGUAGES, listed_suffixes
+from harness.agents.lang import LANGUAGES, listed_suffixes
 
 CODES = ("name-format", "name-order", "file-name-mismatch", "no-agent", "several-agents",
          "helper-not-prefixed", "syntax-error", "load-error", "bad-answer", "timeout",

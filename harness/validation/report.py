@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from ..safe_text import line
+from harness.core.safe_text import line
 
 
 def as_json(verdicts) -> str:

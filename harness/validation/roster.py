@@ -21,7 +21,8 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..errors import HarnessError
+from harness.core.errors import HarnessError
+
 from .naming import name_for, plain
 
 MAX_ROSTER_BYTES = 8 << 20   # a class of thousands is well under a megabyte
@@ -64,7 +65,7 @@ class Roster:
 
     @classmethod
     def read(cls, path: Path) -> "Roster":
-        from ..population import read_bounded
+        from harness.agents.population import read_bounded
 
         path = Path(path)
         try:

@@ -16,13 +16,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..lang.definitions import Definitions, Function, NotReadHere, Unreadable
+from harness.agents.lang.definitions import Definitions, Function, NotReadHere, Unreadable
+
 from .problems import Problem
 
 
 def read_definitions(path: Path, language: str, source: str) -> Definitions:
     """What SOURCE defines; Unreadable, NotReadHere, or a result: never anything else."""
-    from ..lang import LANGUAGES
+    from harness.agents.lang import LANGUAGES
 
     reader = LANGUAGES[language]
     limit = reader.static_read_limit
@@ -56,7 +57,7 @@ def check_file(path: Path, language: str, source: str,
         return [], None
     warnings += found.notes
     expected = path.stem
-    from ..lang import LANGUAGES
+    from harness.agents.lang import LANGUAGES
 
     fold = LANGUAGES[language].fold_name  # Lisp's reader upcases names
     own = [f for f in found.functions if fold(f.name) == fold(expected)]

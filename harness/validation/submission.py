@@ -12,7 +12,8 @@ from dataclasses import dataclass, field
 from itertools import permutations
 from pathlib import Path
 
-from ..lang import SUFFIXES, listed_suffixes, meant_suffix
+from harness.agents.lang import SUFFIXES, listed_suffixes, meant_suffix
+
 from .problems import Problem
 
 
@@ -41,7 +42,7 @@ def submission_files(arguments, recursive: bool = False) -> list[Path]:
     """Files named on the command line, and the submissions in folders named there (agent
     files, and files meant as agents under a suffix the harness does not load). The same
     file named twice counts once."""
-    from ..errors import HarnessError
+    from harness.core.errors import HarnessError
 
     files: list[Path] = []
     for argument in arguments:
@@ -52,7 +53,7 @@ def submission_files(arguments, recursive: bool = False) -> list[Path]:
                                 or path.suffix in SUFFIXES):
             files.append(path)  # a link, FIFO or device: a load error says it is refused
         else:
-            from ..wording import unusable_path
+            from harness.agents.wording import unusable_path
 
             raise HarnessError(unusable_path(argument))
     unique, seen = [], set()
@@ -101,8 +102,9 @@ def _meant_as(path: Path) -> str | None:
 # -- one file -----------------------------------------------------------------------------
 def read_submission(path: Path, roster=None) -> Verdict:
     """Everything that can be found without running the file."""
-    from ..agents import file_spec
-    from ..errors import LoadError
+    from harness.agents.specs import file_spec
+    from harness.core.errors import LoadError
+
     from .naming import declared_team
     from .static import check_file
 
@@ -129,9 +131,9 @@ def read_text(path: Path, language: str, warnings: list[str]) -> str:
     be UTF-8, as their loaders require; SBCL reads a Lisp file as UTF-8 whatever it holds,
     so a Lisp file that is not is read the same way, with a warning, and playing it shows
     whether SBCL loads it (Language.utf8_only)."""
-    from ..agent_files import read_agent_file
-    from ..errors import LoadError
-    from ..lang import LANGUAGES
+    from harness.agents.agent_files import read_agent_file
+    from harness.agents.lang import LANGUAGES
+    from harness.core.errors import LoadError
 
     data = read_agent_file(path)
     try:
@@ -164,7 +166,8 @@ def play_submission(verdict: Verdict, isolation, params) -> None:
     """Add what playing the file shows to its verdict: a file not named after the one
     function it defines (`KhosmoodLevinson (1).py`, as an LMS renames uploads) is played by
     that function, so its other checks mean what they say."""
-    from ..agents import defined_spec
+    from harness.agents.specs import defined_spec
+
     from .contract import play_contract
 
     played, warnings = play_contract(defined_spec(verdict.path, verdict.agent), isolation,
@@ -288,7 +291,8 @@ def default_jobs() -> int:
 def mark_duplicates(verdicts: list[Verdict]) -> None:
     """Two submissions with one agent name, or one named like a built-in agent: either way
     a tournament could not tell them apart."""
-    from ..builtins import BUILTINS
+    from harness.agents.builtins import BUILTINS
+
     from .naming import plain
 
     by_name: dict[str, list[Verdict]] = {}

@@ -1,7 +1,7 @@
 """Hostile: keeps a note about the game at the bottom of a tree of folders under /tmp
 deeper than PATH_MAX (4096 bytes), where no clean-up that removes paths by name reaches:
 in a later game it finds the note and defects throughout. Every game has a new /tmp
-(harness/world.py), so it never finds one: all C, in every game."""
+(harness/isolation/world.py), so it never finds one: all C, in every game."""
 import os
 
 NAME = "d" * 200

@@ -17,7 +17,7 @@ F_SETPIPE_SZ = 1031
 
 
 def token():
-    try:   # no /proc in a game's world (harness/world.py): then no token either
+    try:   # no /proc in a game's world (harness/isolation/world.py): then no token either
         with open("/proc/self/environ", "rb") as environ:
             for entry in environ.read().split(b"\0"):
                 if entry.startswith(b"PDH_TOKEN="):

@@ -3,7 +3,7 @@ as it may start, up to 200. Answers D on move 1 when it got more than 40 of them
 32 processes an agent may have), D on move 2 when it got any, C otherwise.
 
 Guard for the test machine: it only forks inside a PID namespace of its own, where the
-children die with it: a game's world (harness/world.py: it is process 1 itself) or a
+children die with it: a game's world (harness/isolation/world.py: it is process 1 itself) or a
 bubblewrap sandbox's (process 1 is bubblewrap)."""
 import os
 import sys

@@ -1,6 +1,6 @@
 ;; Hostile: carries information from game to game in process IDs (as PidSpy.py does):
 ;; every call starts and joins threads, and it plays the bits of the IDs it sees on its
-;; first call. Every game has a PID namespace of its own (harness/world.py): it plays the
+;; first call. Every game has a PID namespace of its own (harness/isolation/world.py): it plays the
 ;; same in every game.
 (import os threading)
 

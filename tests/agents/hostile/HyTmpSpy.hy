@@ -1,7 +1,7 @@
 ;; Hostile: carries information from game to game in /tmp's metadata (as TmpSpy.py does):
 ;; a new file's inode number, /tmp's mode and link count. It marks them on every call and
 ;; plays the bits of what it sees on its first. Every game has a new /tmp
-;; (harness/world.py): it plays the same in every game.
+;; (harness/isolation/world.py): it plays the same in every game.
 (import os)
 
 (setv seen 0)

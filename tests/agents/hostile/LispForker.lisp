@@ -3,7 +3,7 @@
 ;;; (past the 32 processes an agent may have), D on move 2 when it got any (allowed where a
 ;;; cgroup holds the agent's processes together, denied where none can), C otherwise. Guard
 ;;; for the test machine: it forks only inside a PID namespace of its own: a game's world
-;;; (harness/world.py), where it is process 1 itself, or a bubblewrap sandbox's.
+;;; (harness/isolation/world.py), where it is process 1 itself, or a bubblewrap sandbox's.
 (defun c-fork ()
   (sb-alien:alien-funcall (sb-alien:extern-alien "fork" (function sb-alien:int))))
 

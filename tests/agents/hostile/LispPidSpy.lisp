@@ -1,7 +1,7 @@
 ;;; Hostile: carries information from game to game in process IDs (as PidSpy.py does):
 ;;; every call starts and joins threads (each takes an ID), and it plays the bits of the IDs
 ;;; it sees on its first call: its own, a new thread's, the kernel's last one where /proc
-;;; shows it. Every game has a PID namespace of its own (harness/world.py): it plays the
+;;; shows it. Every game has a PID namespace of its own (harness/isolation/world.py): it plays the
 ;;; same in every game.
 (defvar *seen* 0)
 

@@ -1,7 +1,7 @@
 ;;; Hostile: carries information from game to game in /tmp's metadata (as TmpSpy.py does):
 ;;; the inode number a new file gets, and /tmp's own mode and link count. It marks them on
 ;;; every call and plays the bits of what it sees on its first. Every game has a new /tmp
-;;; (harness/world.py): it plays the same in every game.
+;;; (harness/isolation/world.py): it plays the same in every game.
 (defvar *seen* 0)
 
 (defun lisp-tmp-spy-inode (path)

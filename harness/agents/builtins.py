@@ -1,0 +1,237 @@
+"""Built-in agents, usable by name anywhere an agent is expected.
+
+Each is written for turns of several moves. Move n of the game (counting every move) answers
+the opponent's move one turn earlier, n - moves_per_turn, so with one move per turn each
+plays exactly the classic strategy of its name (as the Axelrod library defines it), and
+with three it plays that strategy against the opponent's previous turn, position by
+position. A factory gets the agent's private random generator and the moves per turn and
+returns the `(hist, score)` function.
+"""
+from __future__ import annotations
+
+
+class _Seen:
+    """The game so far, flattened move by move, kept up to date incrementally: a built-in
+    costs O(1) a move however long the game, which keeps `--isolation none` fast."""
+
+    __slots__ = ("mine", "theirs", "their_defections")
+
+    def __init__(self):
+        self.mine, self.theirs = [], []
+        self.their_defections = [0]  # their_defections[i]: D's among theirs[:i]
+
+    def observe(self, mine: str, theirs: str) -> None:
+        self.mine.extend(mine)
+        self.theirs.extend(theirs)
+        defections = self.their_defections
+        for move in theirs:
+            defections.append(defections[-1] + (move == "D"))
+
+    def defections_before(self, index):
+        if index <= 0:
+            return 0
+        defections = self.their_defections
+        return defections[index] if index < len(defections) else defections[-1]
+
+
+class Strategy:
+    """A built-in for one game: told what was played, it answers the next turn's moves."""
+
+    def __init__(self, choose, rng, moves_per_turn: int):
+        self.choose, self.rng, self.per_turn = choose, rng, moves_per_turn
+        self.seen = _Seen()
+        self.observe = self.seen.observe  # told (mine, theirs) as played
+
+    def answer(self) -> str:
+        seen, choose, rng, k = self.seen, self.choose, self.rng, self.per_turn
+        start = len(seen.mine)
+        if k == 1:
+            return choose(seen, start, rng, 1)
+        return "".join([choose(seen, start + j, rng, k) for j in range(k)])
+
+
+def as_agent_function(strategy: Strategy):
+    """The same strategy as an ordinary `(hist, score)` agent, for a host process."""
+    fed = 0
+
+    def agent(hist, score):
+        nonlocal fed
+        new = hist[fed:]
+        fed = len(hist)
+        strategy.observe("".join(pair[0] for pair in new), "".join(pair[1] for pair in new))
+        return list(strategy.answer())
+    return agent
+
+
+class Builtin:
+    """A built-in agent: `strategy(rng, moves_per_turn)` starts one game of it, and calling
+    it like any other agent factory gives its `(hist, score)` function."""
+
+    def __init__(self, choose, doc: str):
+        self.choose = choose
+        self.__doc__ = doc
+
+    def strategy(self, rng, moves_per_turn: int) -> Strategy:
+        return Strategy(self.choose, rng, moves_per_turn)
+
+    def __call__(self, rng, moves_per_turn: int):
+        return as_agent_function(self.strategy(rng, moves_per_turn))
+
+
+def _per_move(choose):
+    """From `choose(seen, n, rng, k) -> move`, where n is the index of the move being chosen
+    (counting every move of the game) and k the moves per turn."""
+    return Builtin(choose, choose.__doc__)
+
+
+def _fixed(move):
+    def choose(seen, n, rng, k):
+        return move
+    return Builtin(choose, f"Always plays {move}.")
+
+
+def _lagged(hist_list, n, k, back=0):
+    """The move `back` moves before the one a turn earlier than n, or None before the game."""
+    index = n - k - back
+    return hist_list[index] if index >= 0 else None
+
+
+def _titfortat(seen, n, rng, k):
+    """Cooperates first, then copies the opponent's move one turn earlier."""
+    return _lagged(seen.theirs, n, k) or "C"
+
+
+def _suspicious_titfortat(seen, n, rng, k):
+    """Defects first, then copies the opponent's move one turn earlier."""
+    return _lagged(seen.theirs, n, k) or "D"
+
+
+def _bully(seen, n, rng, k):
+    """Defects first, then plays the opposite of the opponent's move one turn earlier."""
+    last = _lagged(seen.theirs, n, k)
+    return "D" if last is None else ("C" if last == "D" else "D")
+
+
+def _antitfortat(seen, n, rng, k):
+    """Cooperates first, then plays the opposite of the opponent's move one turn earlier."""
+    last = _lagged(seen.theirs, n, k)
+    return "C" if last is None else ("C" if last == "D" else "D")
+
+
+def _grudger(seen, n, rng, k):
+    """Cooperates until the opponent has defected once (as played), then defects forever."""
+    return "D" if seen.defections_before(n - k + 1) else "C"
+
+
+def _pavlov(seen, n, rng, k):
+    """Win-stay lose-shift: cooperates when both played alike one turn earlier, else defects."""
+    my_last, their_last = _lagged(seen.mine, n, k), _lagged(seen.theirs, n, k)
+    if my_last is None:
+        return "C"
+    return "C" if my_last == their_last else "D"
+
+
+def _win_shift_lose_stay(seen, n, rng, k):
+    """Defects first; defects when both played alike one turn earlier, else cooperates."""
+    my_last, their_last = _lagged(seen.mine, n, k), _lagged(seen.theirs, n, k)
+    if my_last is None:
+        return "D"
+    return "D" if my_last == their_last else "C"
+
+
+def _titfortwotats(seen, n, rng, k):
+    """Defects only when the opponent defected twice in a row, ending one turn earlier."""
+    last, before = _lagged(seen.theirs, n, k), _lagged(seen.theirs, n, k, back=1)
+    return "D" if last == "D" and before == "D" else "C"
+
+
+def _twotitsfortat(seen, n, rng, k):
+    """Defects twice after each defection of the opponent (seen one turn earlier)."""
+    last, before = _lagged(seen.theirs, n, k), _lagged(seen.theirs, n, k, back=1)
+    return "D" if "D" in (last, before) else "C"
+
+
+def _hardtitfortat(seen, n, rng, k):
+    """Defects when the opponent defected in any of its three moves ending one turn earlier."""
+    window = [_lagged(seen.theirs, n, k, back=b) for b in range(3)]
+    return "D" if "D" in window else "C"
+
+
+def _alternator(seen, n, rng, k):
+    """Cooperates, defects, cooperates, ... move by move."""
+    return "C" if n % 2 == 0 else "D"
+
+
+def _cycler(pattern):
+    def choose(seen, n, rng, k):
+        return pattern[n % len(pattern)]
+    choose.__doc__ = f"Plays {pattern} over and over, move by move."
+    return choose
+
+
+def _random(seen, n, rng, k):
+    """Cooperates or defects with even chances, from its own seeded generator."""
+    return "C" if rng.random() < 0.5 else "D"
+
+
+def _majority(ties, seen, n, rng, k):
+    played = max(0, min(n - k + 1, len(seen.theirs)))
+    defections = seen.defections_before(played)
+    cooperations = played - defections
+    if cooperations == defections:
+        return ties
+    return "C" if cooperations > defections else "D"
+
+
+def _soft_majority(seen, n, rng, k):
+    """Cooperates while the opponent has cooperated at least as often as it defected."""
+    return _majority("C", seen, n, rng, k)
+
+
+def _hard_majority(seen, n, rng, k):
+    """Defects while the opponent has defected at least as often as it cooperated."""
+    return _majority("D", seen, n, rng, k)
+
+
+def _forgiver(seen, n, rng, k):
+    """Defects while the opponent has defected in more than a tenth of its moves."""
+    played = max(0, min(n - k + 1, len(seen.theirs)))
+    return "D" if seen.defections_before(played) * 10 > played else "C"
+
+
+BUILTINS = {
+    "cooperate": _fixed("C"),
+    "defect": _fixed("D"),
+    "random": _per_move(_random),
+    "titfortat": _per_move(_titfortat),
+    "grudger": _per_move(_grudger),
+    "pavlov": _per_move(_pavlov),
+    "titfortwotats": _per_move(_titfortwotats),
+    "alternator": _per_move(_alternator),
+    "suspicioustitfortat": _per_move(_suspicious_titfortat),
+    "twotitsfortat": _per_move(_twotitsfortat),
+    "hardtitfortat": _per_move(_hardtitfortat),
+    "bully": _per_move(_bully),
+    "antitfortat": _per_move(_antitfortat),
+    "winshiftlosestay": _per_move(_win_shift_lose_stay),
+    "cyclerccd": _per_move(_cycler("CCD")),
+    "cyclerddc": _per_move(_cycler("DDC")),
+    "cyclercccd": _per_move(_cycler("CCCD")),
+    "softmajority": _per_move(_soft_majority),
+    "hardmajority": _per_move(_hard_majority),
+    "forgiver": _per_move(_forgiver),
+}
+
+
+def strategy_for(key: str) -> Builtin:
+    """A built-in by name, a strategy table by its key (harness/agents/memory_agents.py), or a
+    trained Q-table agent by its key (harness/agents/recognizer.py)."""
+    if key.startswith("belief:"):
+        from .recognizer import Recognizer
+
+        return Recognizer(key).builtin()
+    if key.startswith("table:"):
+        from .memory_agents import parse_table_key
+
+        return parse_table_key(key).builtin()
+    return BUILTINS[key]

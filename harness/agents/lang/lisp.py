@@ -1,0 +1,68 @@
+"""Common Lisp agents: `.lisp` files defining `(defun Name (hist score) ...)`, served by
+a real SBCL (lisp_bridge/sbcl_host.lisp), never loaded in the monitor. All Lisp agents of
+a course share one image in the original harness, so a file's every name must start with
+the agent's."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from .language import Language
+
+
+class Lisp(Language):
+    name = "lisp"
+    reads_cache = True   # compiled agents and libraries (harness/agents/cache.py)
+    suffixes = (".lisp",)
+    new_choice = "lisp"
+    near_misses = (".lsp", ".cl", ".l")
+    runs_in_monitor = False
+    utf8_only = False            # SBCL reads a file as UTF-8 whatever it holds
+    shares_one_image = True
+    hints = {
+        "no-agent": "Define the agent at the top level: (defun KhosmoodLevinson (hist score) ...)",
+        "bad-answer": "Return a list of exactly 3 moves, the symbols C or D: (list 'C 'C 'D)",
+    }
+
+    def host_command(self, source: str, name: str, memory: int | None) -> list[str]:
+        from harness.core.errors import LoadError
+        from lisp_bridge import sbcl
+
+        from ..cache import cache_dir
+
+        try:
+            return sbcl.host_command(Path(source), name, cache_dir(), memory)
+        except sbcl.SbclError as error:
+            raise LoadError(str(error)) from error
+
+    def sandbox_roots(self) -> list[str]:
+        """SBCL lives under /usr when installed from Debian; elsewhere bind its runtime
+        and its home (the folder with sbcl.core and contribs)."""
+        import os
+
+        from lisp_bridge import sbcl
+
+        roots = []
+        program = sbcl.program()
+        if program:
+            program = os.path.realpath(program)
+            roots.append(program)
+            home = os.path.join(os.path.dirname(os.path.dirname(program)), "lib", "sbcl")
+            if os.path.isdir(home):
+                roots.append(home)
+        if os.environ.get("SBCL_HOME") and os.path.isdir(os.environ["SBCL_HOME"]):
+            roots.append(os.path.abspath(os.environ["SBCL_HOME"]))
+        return roots
+
+    def fold_name(self, name: str) -> str:
+        return name.upper()  # Lisp's reader upcases names
+
+    def definitions(self, source: str, path: Path):
+        from .lisp_definitions import lisp_definitions
+
+        return lisp_definitions(source, path)
+
+    def quote_call(self, name: str, hist: str, score: tuple[int, int]) -> str:
+        return f"({name} '({hist}) '({score[0]} {score[1]}))"
+
+
+LANGUAGE = Lisp()

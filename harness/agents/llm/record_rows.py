@@ -1,0 +1,83 @@
+"""A language-model agent in the `--db` record: its declaration (`llm_agent`, never a key),
+every request and response (`llm_call`) and each turn's chat and parse outcome
+(`llm_turn`), written with the game's round (harness/store/recorder.py); and read back
+for `show --game` and `resume`."""
+from __future__ import annotations
+
+import json
+
+
+def agent_rows(specs):
+    return [(spec.name, spec.llm.as_json()) for spec in specs if spec.language == "llm"]
+
+
+def call_rows(game_id: int, game):
+    for (side, index), talk in sorted(game.talk.items()):
+        for attempt, call in enumerate(talk["calls"], 1):
+            yield (game_id, index + 1, side, attempt, json.dumps(call["prompt"]),
+                   call["response"], call["error"], call["latency"], call["tries"])
+
+
+def turn_rows(game_id: int, game):
+    for (side, index), talk in sorted(game.talk.items()):
+        first = talk.get("first")
+        yield (game_id, index + 1, side, None if first is None else int(first),
+               talk.get("heard"), talk.get("chat"), talk.get("chat_problem"),
+               talk.get("parse_error"))
+
+
+def has_tables(connection) -> bool:
+    """Whether the record has the llm tables (older records do not)."""
+    return connection.execute("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND "
+                              "name = 'llm_call'").fetchone()[0] == 1
+
+
+def recorded_config(connection, name: str):
+    """The LlmConfig an agent of the record was run with, or None."""
+    from .config import LlmConfig
+
+    if not has_tables(connection):
+        return None
+    row = connection.execute("SELECT config FROM llm_agent WHERE name = ?", (name,)).fetchone()
+    if row is None:
+        return None
+    try:
+        return LlmConfig.from_json(row[0])
+    except (ValueError, TypeError, KeyError):
+        return None
+
+
+def game_talk(connection, game_id: int) -> dict:
+    """{(side, turn - 1): talk} of one recorded game, as the game made it."""
+    talk: dict = {}
+    if not has_tables(connection):
+        return talk
+    for row in connection.execute("SELECT turn, side, first, heard, chat, chat_problem, "
+                                  "parse_error FROM llm_turn WHERE game = ?", (game_id,)):
+        turn, side, first, heard, chat, problem, parse_error = tuple(row)
+        talk[side, turn - 1] = {"calls": [], "first": None if first is None else bool(first),
+                                "heard": heard, "chat": chat, "chat_problem": problem,
+                                "shown": chat if chat is not None and problem is None else None,
+                                "parse_error": parse_error}
+    for row in connection.execute("SELECT turn, side, prompt, response, error, latency, tries "
+                                  "FROM llm_call WHERE game = ? ORDER BY turn, side, attempt",
+                                  (game_id,)):
+        turn, side, prompt, response, error, latency, tries = tuple(row)
+        try:
+            messages = json.loads(prompt)
+        except ValueError:
+            messages = []
+        entry = talk.setdefault((side, turn - 1), {"calls": []})
+        entry["calls"].append({"prompt": messages, "response": response, "error": error,
+                               "latency": latency, "tries": tries})
+    return talk
+
+
+def add_talk(connection, ids, games) -> None:
+    """Fill in the exchanges of recorded games (ids in the same order), when the record has
+    any (one look at an older record or one without models)."""
+    if not has_tables(connection) or connection.execute(
+            "SELECT count(*) FROM llm_turn").fetchone()[0] == 0:
+        return
+    for game_id, game in zip(ids, games, strict=True):
+        game.talk = game_talk(connection, game_id)

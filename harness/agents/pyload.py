@@ -1,0 +1,99 @@
+"""Loading a Python agent file: compile once, execute fresh for every game."""
+from __future__ import annotations
+
+import random
+import sys
+import traceback
+from pathlib import Path
+
+from harness.core.errors import LoadError
+
+from .private_random import fresh_namespace
+
+
+def read_source(path: Path) -> str:
+    """The text of an agent file: the bytes this run plays (harness/agents/agent_files.py,
+    `hand_over`), else the file, read as a regular file (no link, FIFO or device), capped."""
+    from .agent_files import handed_over, read_agent_file
+
+    data = handed_over(path)
+    if data is None:
+        data = read_agent_file(path)
+    try:
+        # as read_text does: universal newlines
+        return data.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")
+    except UnicodeDecodeError as error:
+        raise LoadError(f"{path}: not UTF-8 text ({error.reason} at byte {error.start})") from error
+
+
+def compile_python(path: Path):
+    source = read_source(path)
+    try:
+        return compile(source, str(path), "exec", dont_inherit=True)
+    except SyntaxError as error:
+        raise LoadError(f"{path}:{error.lineno}: syntax error: {error.msg}") from error
+    except ValueError as error:  # e.g. null bytes
+        raise LoadError(f"{path}: cannot compile: {error}") from error
+
+
+def line_in(path: Path, tb) -> str:
+    """':N' for the deepest traceback frame inside the agent's file, if any."""
+    lines = [frame.lineno for frame in traceback.extract_tb(tb) if frame.filename == str(path)]
+    return f":{lines[-1]}" if lines else ""
+
+
+def code_factory(code, path: Path, name: str, check: bool = True):
+    """A factory(rng, moves_per_turn) -> agent function, running `code` fresh each call.
+    With `check`, it runs once now, so a broken file is a load error at once."""
+
+    def factory(rng, moves_per_turn):
+        namespace = fresh_namespace(f"pdharness_agent_{name}", str(path), rng)
+        try:
+            exec(code, namespace)
+        except BaseException as error:  # agent code may raise SystemExit and the like
+            detail = str(error).splitlines()[0] if str(error) else ""
+            raise LoadError(f"{path}{line_in(path, sys.exc_info()[2])}: "
+                            f"{type(error).__name__}{': ' + detail if detail else ''} "
+                            "while loading") from error
+        function = namespace.get(name)
+        if function is None:
+            raise LoadError(f"{path}: defines no function named {name} "
+                            "(the file must define a function named after it)")
+        if isinstance(function, type):
+            return agent_instance_move(function, path, name)
+        if not callable(function):
+            raise LoadError(f"{path}: {name} is a {type(function).__name__}, not a function")
+        return function
+
+    factory.source = str(path)  # type: ignore[attr-defined]  # the code's file name: errors' frames
+    if check:
+        factory(random.Random(0), 3)
+    return factory
+
+
+def agent_instance_move(cls, path: Path, name: str):
+    """An agent written as a class: a fresh instance for this game (its __init__ is the
+    game's start), whose `move(hist, score)` is called every turn."""
+    move = getattr(cls, "move", None)
+    if not callable(move):
+        raise LoadError(f"{path}: class {name} has no method move(self, hist, score), which "
+                        "is called every turn")
+    try:
+        instance = cls()
+    except BaseException as error:  # agent code: anything it raises is its load error
+        detail = str(error).splitlines()[0] if str(error) else ""
+        raise LoadError(f"{path}{line_in(path, sys.exc_info()[2])}: {name}() failed: "
+                        f"{type(error).__name__}{': ' + detail if detail else ''}") from error
+    return instance.move
+
+
+def load_python(path: Path, name: str):
+    return code_factory(compile_python(path), path, name)
+
+
+def load_checked_code(path: Path, name: str):
+    """The code object of an agent file that loads (runs agent code: a host does this in a
+    throwaway child, never in its zygote)."""
+    code = compile_python(path)
+    code_factory(code, path, name)
+    return code

@@ -1,0 +1,127 @@
+"""Options shared by tournament, monitor and play, and turning them into settings.
+
+The options are built from the declared parameters (harness/engine/parameters.py): their names,
+types and bounds, help and defaults are written there once, for the command line, the
+course file, the Python API and the JSON alike."""
+from __future__ import annotations
+
+import click
+
+from harness.engine import parameters
+from harness.engine.parameters import (
+    GAME_LENGTH as GAME_LENGTH,
+    JOBS as JOBS,
+    MAX_GAME_LENGTH as MAX_GAME_LENGTH,
+    MEMORY_MIB as MEMORY_MIB,
+    MOVES_PER_TURN as MOVES_PER_TURN,
+    SECONDS as SECONDS,
+    FiniteFloat as FiniteFloat,
+    bounded as bounded,
+)
+
+# what --format prints: a tournament's result in every form; other commands as people's
+# table or JSON only
+RESULT_FORMATS = ("table", "json", "lisp", "csv")
+PLAIN_FORMATS = RESULT_FORMATS[:2]
+
+
+def format_option(formats=PLAIN_FORMATS, help: str | None = None):
+    """`--format`, its first choice the default."""
+    return click.option("--format", "format", type=click.Choice(formats), default=formats[0],
+                        show_default=True, help=help)
+
+
+def compose(*decorators):
+    """Several click decorators as one."""
+    def apply(function):
+        for decorator in reversed(decorators):
+            function = decorator(function)
+        return function
+    return apply
+
+
+def option(name: str, **changes):
+    """The command-line option of a declared parameter (`changes`: e.g. another help)."""
+    parameter = parameters.BY_NAME[name]
+    default = parameter.default
+    declared = dict(type=parameter.type, default=default, help=parameter.help,
+                    show_default=default is not None and not parameter.flag)
+    if parameter.flag:  # click 8.5 leaves a flag without a default unset, not False
+        declared = dict(is_flag=True, default=bool(default), help=parameter.help)
+    if parameter.nargs > 1:
+        declared["nargs"] = parameter.nargs
+    if parameter.metavar:
+        declared["metavar"] = parameter.metavar
+    flags = [parameter.option] + ([parameter.short] if parameter.short else [])
+    return click.option(*flags, **{**declared, **changes})
+
+
+def options(*names: str):
+    return compose(*(option(name) for name in names))
+
+
+# how agents are confined: also `resume`'s, which never takes them from the record
+isolation_options = options("timeout", "isolation", "memory_limit")
+
+game_options = compose(
+    options("flip", "decay", "moves_per_turn", "payoffs", "on_fault"),
+    isolation_options,
+    option("seed"),
+)
+
+cluster_option = option("cluster")
+
+
+def replicates_option(help: str):
+    """`--replicates N` (tournament, monitor), bounded by parameters.REPLICATES as an
+    experiment file's "replicates" is."""
+    return click.option("--replicates", type=parameters.REPLICATES, default=None,
+                        metavar="N", help=help)
+
+
+def unless_given(name: str, help: str):
+    """A declared parameter's option with no default of its own (experiment, train: the
+    file's value, else the usual default, applies), under its declared type and bounds."""
+    return option(name, default=None, show_default=False, help=help)
+
+
+def file_limit_options(function):
+    """`--timeout` and `--memory-limit` for commands whose agents and parameters come from
+    an experiment or population file (experiment, train): tournament's own options (the
+    same bounds), given for the whole run; the file may lower them per condition, never
+    raise them (harness/run/experiment/plan.py, LIMITS). None when not given: the default."""
+    from harness.engine import parameters
+
+    for name in reversed(("timeout", "memory_limit")):
+        declared = parameters.BY_NAME[name]
+        function = option(name, default=None, show_default=False, help=(
+            f"{declared.help[:-1]} (default {declared.default:g}); the file may lower it, "
+            "never raise it.")) (function)
+    return function
+
+tournament_options = options("length", "horizon", "stop_prob", "jobs", "max_rounds",
+                             "max_faults", "disqualify_broken", "cluster")
+
+
+def game_params(values):
+    return parameters.game_params(values)
+
+
+def isolation(values):
+    return parameters.isolation(values)
+
+
+def settings(values):
+    return parameters.settings(values)
+
+
+def seed_of(options, graded: bool = False) -> int:
+    """The run's seed: --seed, else a fresh one. A graded run (tournament, monitor) given
+    one by hand says on stderr that agents who know it can predict their noise."""
+    from harness.core.seeds import fresh_seed, known_seed_note
+
+    if options["seed"] is None:
+        return fresh_seed()
+    if graded:
+        click.echo(known_seed_note(options["seed"]), err=True)
+    return options["seed"]

@@ -1,0 +1,69 @@
+"""`pdharness tournament [AGENT]...`"""
+from __future__ import annotations
+
+import click
+
+from ..completion import complete_agents
+from .options import game_options, replicates_option, tournament_options
+from .output_options import output_options, quiet_option, result_format_option
+
+
+def run_and_print(specs, options) -> None:
+    from harness.present import outputs
+    from harness.run import tournament_session as session
+
+    from ..course import as_options
+    from .options import seed_of, settings
+
+    chosen = settings(options)
+    seed = seed_of(options, graded=True)
+    roster = outputs.check_outputs(options)
+    command_line = " ".join(filter(None, [outputs.command_line(), as_options()]))
+    try:
+        result = session.run(specs, seed, chosen, db=options.get("db"),
+                             quiet=options.get("quiet", False),
+                             replicates=options.get("replicates") or 0, command=command_line,
+                             outputs=outputs.asked_for(options))
+    except session.RecordInterrupted as stopped:
+        outputs.exit_interrupted(stopped)
+    outputs.deliver(result, options, roster, command=command_line)
+
+
+@click.command(context_settings={"help_option_names": ["-h", "--help"]})
+@click.argument("agents", nargs=-1, shell_complete=complete_agents)
+@game_options
+@tournament_options
+@result_format_option
+@click.option("--db", type=click.Path(dir_okay=False), default=None, metavar="FILE.sqlite",
+              help="Record the run in this new SQLite file, round by round (see show, "
+                   "resume).")
+@replicates_option("Also run N tournaments with seeds derived from --seed: how much is luck.")
+@click.option("--population", type=click.Path(dir_okay=False), default=None, metavar="FILE",
+              help="Agent types and how many copies of each (JSON or TOML; copies are "
+                   "named type#1, type#2, ...).")
+@output_options
+@quiet_option
+def command(agents, population, **options):
+    """Run the Levinson tournament among AGENTS: agent files, folders of them or built-in
+    names (none given: the bundled student_agents/, unless --population gives them)."""
+    from harness.agents.specs import bundled_agents_dir, check_unique, resolve
+
+    specs = []
+    if population:
+        from harness.agents.population import population_specs
+
+        specs = population_specs(population)
+    if agents or not population:
+        specs += resolve(agents or [str(bundled_agents_dir())])
+    check_unique(specs)
+    _note_retraining(specs)
+    run_and_print(specs, options)
+
+
+def _note_retraining(specs) -> None:
+    """A Q-table agent trained against other types than the ones it meets: say so."""
+    from harness.agents.qtable import retrain_notes
+    from harness.core.safe_text import line
+
+    for note in retrain_notes(specs):
+        click.echo(f"pdharness: note: {line(note)}", err=True)

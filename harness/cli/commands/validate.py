@@ -1,0 +1,64 @@
+"""`pdharness validate PATH...`: will each submission play, and if not, exactly why."""
+from __future__ import annotations
+
+import sys
+
+import click
+
+from . import options
+from .options import format_option, option
+
+
+@click.command(context_settings={"help_option_names": ["-h", "--help"]})
+@click.argument("paths", nargs=-1, required=True, type=click.Path(), metavar="PATH...")
+@click.option("--roster", type=click.Path(dir_okay=False),
+              help="CSV of the teams: one team per row (members' last names), or an LMS "
+                   "group export. The name must then spell a team on it.")
+@format_option()
+@option("isolation",
+        help="How agents run, as in `tournament`: sandbox falls back to process, with a "
+             "note, where the sandbox is not available; none runs them inside this "
+             "process, for trusted code only (a call that never returns hangs).")
+@option("timeout")
+@option("moves_per_turn", help="Moves an answer must hold, as the tournament will ask.")
+@option("jobs", help="Submissions played at once (default: four per core).")
+@option("seed",
+        help="Seed of the contract games (default: a fresh one each time, printed; give "
+             "it to replay a failure).")
+@click.option("--recursive", "-r", is_flag=True,
+              help="Look in the folders' subfolders too (an LMS download of one folder per "
+                   "student).")
+def command(paths, roster, format, isolation, timeout, moves_per_turn, jobs, seed,
+            recursive):
+    """Check submissions before upload: the name (against --roster, if given), the file,
+    and short seeded games against built-ins through the same loading, process and
+    answer-checking code as the tournament. PATH is an agent file or a folder of them.
+
+    Exit status: 0 when every submission passes (warnings allowed), 1 when any fails,
+    2 on bad usage."""
+    from pathlib import Path
+
+    from harness.validation.contract import ContractParams
+    from harness.validation.report import as_json, as_table
+    from harness.validation.roster import Roster
+    from harness.validation.submission import submission_files, validate_all
+
+    files = submission_files(paths, recursive)
+    chosen_roster = Roster.read(Path(roster)) if roster else None
+    confined = options.isolation({"isolation": isolation, "timeout": timeout})
+    verdicts = validate_all(files, confined, chosen_roster, jobs,
+                            ContractParams(moves_per_turn, seed))
+    from harness.core.safe_text import block, echo
+    from harness.present import colour
+
+    if format == "json":
+        echo(as_json(verdicts))
+    else:
+        click.echo(colour.verdicts(block(as_table(verdicts))))
+    if chosen_roster is not None:
+        from harness.validation.report import missing_teams
+
+        missing = missing_teams(chosen_roster, verdicts)
+        if missing:
+            click.echo(f"pdharness: {block(missing)}", err=True)
+    sys.exit(0 if all(v.ok for v in verdicts) else 1)

@@ -1,0 +1,172 @@
+"""The game's rules, as ../shared/RULES.md states them: payoffs, flips, parameters.
+
+Everything here is pure and cheap: no I/O, no randomness of its own.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .errors import ParameterError
+
+COOPERATE, DEFECT = "C", "D"
+MOVES = (COOPERATE, DEFECT)
+FLIPPED = {COOPERATE: DEFECT, DEFECT: COOPERATE}
+
+PERCENT_PER_TURN = "percent-per-turn"
+FRACTION_PER_MOVE = "fraction-per-move"
+DECAY_MODES = (PERCENT_PER_TURN, FRACTION_PER_MOVE)
+
+
+@dataclass(frozen=True)
+class Payoffs:
+    """Points per move: T temptation, R reward, P punishment, S sucker."""
+
+    T: int = 5
+    R: int = 3
+    P: int = 1
+    S: int = 0
+
+    def __post_init__(self):
+        if not self.T > self.R > self.P > self.S:
+            raise ParameterError(
+                f"payoff table T={self.T} R={self.R} P={self.P} S={self.S} "
+                "breaks T > R > P > S")
+        if not 2 * self.R > self.T + self.S:
+            raise ParameterError(
+                f"payoff table T={self.T} R={self.R} P={self.P} S={self.S} "
+                "breaks 2R > T + S (alternating would beat cooperating)")
+
+    def table(self) -> dict[tuple[str, str], tuple[int, int]]:
+        """(my move, their move) -> (my points, their points)."""
+        return {
+            ("C", "C"): (self.R, self.R),
+            ("C", "D"): (self.S, self.T),
+            ("D", "C"): (self.T, self.S),
+            ("D", "D"): (self.P, self.P),
+        }
+
+    def as_tuple(self) -> tuple[int, int, int, int]:
+        return (self.T, self.R, self.P, self.S)
+
+
+class Scorer:
+    """The one place moves become points: `scorer(mine, theirs)` is (my points, theirs) for
+    moves played one at a time, move k of `mine` against move k of `theirs` (strings of C/D
+    of equal length: one turn, or one move). The game, the agent's own running score, the
+    record reader and the learner all score through it, so they cannot disagree."""
+
+    __slots__ = ("_known",)
+
+    _REMEMBERED = 4          # turns of up to 4 moves are remembered: at most 4**4 * 4**4 keys
+
+    def __init__(self, payoffs: Payoffs = Payoffs()):
+        self._known = {pair: points for pair, points in payoffs.table().items()}
+
+    def __call__(self, mine: str, theirs: str) -> tuple[int, int]:
+        known = self._known.get((mine, theirs))
+        if known is not None:
+            return known
+        mine_total = theirs_total = 0
+        for m, t in zip(mine, theirs, strict=False):
+            gained, given = self._known[m, t]
+            mine_total += gained
+            theirs_total += given
+        if len(mine) <= self._REMEMBERED:
+            self._known[mine, theirs] = (mine_total, theirs_total)
+        return mine_total, theirs_total
+
+
+def score_pairs(pairs, payoffs: Payoffs = Payoffs()) -> tuple[int, int]:
+    """Total (mine, theirs) for a history of (mine, theirs) move pairs."""
+    score = Scorer(payoffs)
+    mine = theirs = 0
+    for m, t in pairs:
+        gained, given = score(m, t)
+        mine += gained
+        theirs += given
+    return mine, theirs
+
+
+# An agent whose calls time out this many times in a row in one game is not asked again in
+# that game: each remaining turn is a `timeout` fault played as the default answer (a hung
+# agent would otherwise cost the time limit on every turn); it is asked again from its next
+# game. The game applies it to every agent alike (harness/engine/game.py), whatever runs it: in a
+# process of its own a late call is killed at the time limit; in the monitor's process
+# (`--isolation none`), where a call cannot be interrupted, a call that returns after the
+# limit is the timeout.
+TIMEOUTS_IN_A_ROW = 3
+NOT_ASKED = f"not asked: {TIMEOUTS_IN_A_ROW} timeouts in a row this game"
+
+
+@dataclass(frozen=True)
+class FlipParams:
+    """`flipParams` (F1 I) and how F decays (RULES.md, "Flips")."""
+
+    start: float = 0.25
+    decay: float = 0.1
+    mode: str = PERCENT_PER_TURN
+
+    def __post_init__(self):
+        if not 0.0 <= self.start <= 1.0:
+            raise ParameterError(f"flip chance F1={self.start} must be between 0 and 1")
+        if self.decay < 0:
+            raise ParameterError(f"flip decay I={self.decay} must not be negative")
+        if self.mode not in DECAY_MODES:
+            raise ParameterError(
+                f"decay mode {self.mode!r} must be one of {', '.join(DECAY_MODES)}")
+
+    def chance(self, turns_played: int, moves_played: int) -> float:
+        """F for the next move, given what this agent has played in this game."""
+        if self.mode == PERCENT_PER_TURN:
+            f = self.start - (self.decay / 100.0) * turns_played
+        else:
+            f = self.start - self.decay * moves_played
+        return min(1.0, max(0.0, f))
+
+    def per_turn_constant(self) -> bool:
+        """True when all moves of one turn share one F (so it is computed once a turn)."""
+        return self.mode == PERCENT_PER_TURN or self.decay == 0
+
+
+@dataclass(frozen=True)
+class GameLength:
+    """`gameLength` (Lmin Lmax): one length drawn per round, inclusive; or another horizon
+    (harness/core/horizons.py), for which (Lmin Lmax) is the fixed length or the cap."""
+
+    low: int = 10
+    high: int = 50
+    horizon: str = "uniform"
+    stop_prob: float | None = None       # geometric: the chance a game ends after a turn
+
+    def __post_init__(self):
+        if self.low < 1:
+            raise ParameterError(f"game length minimum {self.low} must be at least 1")
+        if self.low > self.high:
+            raise ParameterError(
+                f"game length minimum {self.low} is greater than maximum {self.high}")
+        if self.horizon != "uniform" or self.stop_prob is not None:
+            from .horizons import check
+
+            check(self.horizon, self.low, self.high, self.stop_prob)
+
+
+@dataclass(frozen=True)
+class GameParams:
+    """What a game needs besides its two agents, its length and its seed. (The time an
+    agent may take per call is how it is confined: `Isolation.timeout`, enforced by its
+    handle and recorded from there.)"""
+
+    flip: FlipParams = field(default_factory=FlipParams)
+    moves_per_turn: int = 3
+    payoffs: Payoffs = field(default_factory=Payoffs)
+    default_answer: str = COOPERATE
+
+    def __post_init__(self):
+        if self.moves_per_turn < 1:
+            raise ParameterError(f"moves per turn {self.moves_per_turn} must be at least 1")
+        if self.default_answer not in MOVES:
+            raise ParameterError(f"default answer {self.default_answer!r} must be C or D")
+
+    @property
+    def default_moves(self) -> str:
+        return self.default_answer * self.moves_per_turn

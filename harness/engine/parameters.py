@@ -1,0 +1,296 @@
+"""The tournament's parameters, declared once: each one's name, type and bounds, help,
+default, key in the JSON "params" object and keyword in the Python API.
+
+The table feeds the command line (cli/commands/options.py builds the options from it, and the
+course file reads those options: its keys are the options' names without the dashes), the
+Python API (api.py takes the same values under the same checks), experiment conditions and
+the JSON. A default is not written here: it is read from the settings a run makes by
+default (`Settings()`: the rules' own defaults in rules.py, the confinement's in
+handles/opening.py), so there is one place that says it.
+
+Every number is read by one of the types below: finite, within bounds the harness can
+honour (a poll, an rlimit, an SQLite integer), so that a bad value is a one-line usage
+error, never an overflow deep inside a run.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any, Callable
+
+import click
+
+from harness.agents.specs import ISOLATION_MODES
+from harness.core.horizons import HORIZONS
+from harness.core.rules import DECAY_MODES
+from harness.core.seeds import SEED_LIMIT
+from harness.isolation.limits import MIB
+
+MAX_TIMEOUT = 3600.0        # seconds per call; poll() and rlimits overflow far above this
+MAX_MOVES_PER_TURN = 1000   # an answer travels in a host line of at most 4096 bytes
+MAX_PAYOFF = 10 ** 6        # scores stay exact integers in every record and language
+MAX_GAME_LENGTH = 10 ** 6   # turns in one game
+MAX_MEMORY_MIB = 1 << 20    # 1 TiB of address space
+MAX_JOBS = 1024
+MAX_REPLICATES = 10_000
+SQLITE_INTEGER = 2 ** 63 - 1  # seeds, ids and counts are stored in SQLite integers
+ON_FAULT = {"cooperate": "C", "defect": "D"}   # --on-fault -> the default answer's move
+
+
+class FiniteFloat(click.ParamType):
+    """A real number in [low, high] (low excluded when `low_open`): never nan or inf."""
+
+    name = "number"
+
+    def __init__(self, low: float = -math.inf, high: float = math.inf,
+                 low_open: bool = False):
+        self.low, self.high, self.low_open = low, high, low_open
+
+    def convert(self, value, param, ctx):
+        try:
+            number = float(value if isinstance(value, (int, float)) else str(value).strip())
+        except (ValueError, OverflowError):
+            self.fail(f"{_shown(value)} is not a number", param, ctx)
+        if not math.isfinite(number):
+            self.fail(f"{_shown(value)} is not a finite number", param, ctx)
+        too_low = number <= self.low if self.low_open else number < self.low
+        if too_low or number > self.high:
+            bound = ">" if self.low_open else ">="
+            self.fail(f"{_shown(value)} is not a number {bound} {self.low:g} and <= "
+                      f"{self.high:g}", param, ctx)
+        return number
+
+
+def bounded(low: int, high: int = SQLITE_INTEGER) -> click.IntRange:
+    """A whole number in [low, high]."""
+    return click.IntRange(min=low, max=high)
+
+
+def whole_within(bounds: click.IntRange, value) -> bool:
+    """Whether `value` is a whole number (not a bool) within `bounds`: for the bounded
+    values a file holds (an experiment's seed and replicates, a training seed), checked
+    against the same bounds as the option."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        return False
+    return ((bounds.min is None or bounds.min <= value)
+            and (bounds.max is None or value <= bounds.max))
+
+
+def _shown(value) -> str:
+    text = str(value)
+    return repr(text if len(text) <= 40 else text[:40] + "...")
+
+
+SECONDS = FiniteFloat(0.0, MAX_TIMEOUT, low_open=True)
+MOVES_PER_TURN = bounded(1, MAX_MOVES_PER_TURN)
+JOBS = bounded(1, MAX_JOBS)
+SEED = bounded(0, SEED_LIMIT - 1)   # every seed: a tournament's, an experiment's, training's
+REPLICATES = bounded(1, MAX_REPLICATES)
+MEMORY_MIB = bounded(16, MAX_MEMORY_MIB)
+GAME_LENGTH = bounded(-MAX_GAME_LENGTH, MAX_GAME_LENGTH)  # the rules say why a bad one is bad
+
+
+def _same(value):
+    return value
+
+
+@dataclass(frozen=True)
+class Parameter:
+    """One parameter. Its value is held as the command line holds it (`--flip 0.25 0.1` is
+    (0.25, 0.1), `--memory-limit` is MiB); `read` finds that value in a Settings."""
+
+    name: str                               # options key; --name-with-dashes; course key
+    type: click.ParamType                   # with its bounds
+    help: str
+    read: Callable[[Any], Any] | None       # Settings -> value (None: not in Settings)
+    nargs: int = 1
+    metavar: str | None = None
+    short: str | None = None                # e.g. -j
+    flag: bool = False
+    api: str | None = ""                    # harness.api.monitor keyword ("": the name,
+                                            # None: a positional argument of its own)
+    json: str | None = None                 # key in the JSON "params" object
+    to_json: Callable[[Any], Any] = _same
+    in_json: Callable[[Any], bool] = lambda settings: True
+
+    @property
+    def option(self) -> str:
+        return "--" + self.name.replace("_", "-")
+
+    @property
+    def keyword(self) -> str | None:
+        return self.name if self.api == "" else self.api
+
+    @property
+    def default(self):
+        return None if self.read is None else self.read(_default_settings())
+
+    def convert(self, value):
+        """The value checked as the command line checks it (click.BadParameter if bad)."""
+        if value is None or self.flag and isinstance(value, bool):
+            return value
+        if self.nargs > 1:
+            values = tuple(value)
+            if len(values) != self.nargs:
+                raise click.BadParameter(f"expected {self.nargs} values, not {len(values)}")
+            return tuple(self.type.convert(v, None, None) for v in values)
+        return self.type.convert(value, None, None)
+
+
+@lru_cache(maxsize=1)
+def _default_settings():
+    from .tournament import Settings
+
+    return Settings()
+
+
+def _uncommon_horizon(settings) -> bool:
+    """horizon and stop_prob are in the JSON only for a horizon other than the Levinson
+    one, so the usual shape stays as it was."""
+    return settings.length.horizon != "uniform"
+
+
+# In the JSON's order. Which command takes which is said where the options are built.
+TABLE = (
+    Parameter("flip", FiniteFloat(), "Flip chance F1 and its decay I.",
+              lambda s: (s.game.flip.start, s.game.flip.decay), nargs=2, metavar="F1 I",
+              api=None, json="flip", to_json=list),
+    Parameter("length", GAME_LENGTH, "Game length drawn per round, inclusive (the fixed "
+              "length L L, or the cap of a geometric horizon).",
+              lambda s: (s.length.low, s.length.high), nargs=2, metavar="LMIN LMAX",
+              api=None, json="length", to_json=list),
+    Parameter("moves_per_turn", MOVES_PER_TURN,
+              "Moves an agent returns per call (1: the classic game).",
+              lambda s: s.game.moves_per_turn, json="moves_per_turn"),
+    Parameter("decay", click.Choice(DECAY_MODES),
+              "How the flip chance decays (see README, Rules).",
+              lambda s: s.game.flip.mode, json="decay"),
+    Parameter("timeout", SECONDS, "Seconds an agent may take per call.",
+              lambda s: s.isolation.timeout, json="timeout"),
+    Parameter("payoffs", bounded(-MAX_PAYOFF, MAX_PAYOFF),
+              "Payoff table; must keep T>R>P>S and 2R>T+S.",
+              lambda s: s.game.payoffs.as_tuple(), nargs=4, metavar="T R P S",
+              json="payoffs", to_json=lambda v: dict(zip("TRPS", v, strict=True))),
+    Parameter("on_fault", click.Choice(list(ON_FAULT)),
+              "The answer played for an agent's faulty turn.",
+              lambda s: next(k for k, v in ON_FAULT.items() if v == s.game.default_answer),
+              json="default_answer", to_json=ON_FAULT.get),
+    Parameter("isolation", click.Choice(ISOLATION_MODES),
+              "sandbox: own process in bubblewrap; process: own process; "
+              "none: inside the monitor (trusted code only).",
+              lambda s: s.isolation.mode, json="isolation"),
+    Parameter("max_rounds", bounded(1), "Stop after this many rounds.",
+              lambda s: s.max_rounds, json="max_rounds"),
+    Parameter("max_faults", bounded(1), "Disqualify an agent once it has this many faults.",
+              lambda s: s.max_faults, json="max_faults"),
+    Parameter("horizon", click.Choice(HORIZONS),
+              "Game lengths: one per round from --length (the Levinson rule), every game "
+              "--length L L, or ending after each turn with --stop-prob.",
+              lambda s: s.length.horizon, json="horizon", in_json=_uncommon_horizon),
+    Parameter("stop_prob", FiniteFloat(0.0, 1.0),
+              "--horizon geometric: the chance a game ends after each turn.",
+              lambda s: s.length.stop_prob, metavar="P", json="stop_prob",
+              in_json=_uncommon_horizon),
+    Parameter("memory_limit", MEMORY_MIB,
+              "Address space an agent's process may use, in MiB.",
+              lambda s: s.isolation.memory_limit // MIB, metavar="MIB",
+              api="memory_limit_mib"),
+    Parameter("jobs", JOBS,
+              "1: one game at a time. More (default: every core): with --isolation none, "
+              "games run in that many forked workers; in a process or the sandbox, one "
+              "thread plays every game whose two agents are free (up to half the agents' "
+              "games at once, one host process per agent), whatever the number. Same "
+              "results either way.", lambda s: s.jobs, short="-j"),
+    Parameter("disqualify_broken", click.BOOL,
+              "Agents that do not load leave before round 1 (default: they play the "
+              "default answer).", lambda s: s.disqualify_broken, flag=True),
+    Parameter("cluster", click.STRING,
+              "Play on the workers of this Dask scheduler (e.g. tcp://lab1:8786; needs "
+              "pip install 'pdharness[cluster]'); the result is the same.",
+              lambda s: s.cluster, metavar="ADDRESS"),
+    Parameter("seed", SEED,
+              "Tournament seed (default: a fresh one from the OS, 63 bits; always printed). "
+              "Agents that know the seed can predict their noise: never grade with a seed "
+              "students could know.", None),
+)
+BY_NAME = {parameter.name: parameter for parameter in TABLE}
+
+
+def defaults() -> dict:
+    """Every parameter's value when none is given."""
+    return {parameter.name: parameter.default for parameter in TABLE}
+
+
+def settings(values: dict):
+    """The Settings for parameter values by name, as the command line holds them (those
+    missing at their defaults): Settings.from_dict, the one constructor, in its units."""
+    from .tournament import Settings
+
+    values = {**defaults(), **values}
+    (flip_start, flip_decay), (low, high) = values["flip"], values["length"]
+    t, r, p, s = values["payoffs"]
+    return Settings.from_dict({
+        "flip_start": flip_start, "flip_decay": flip_decay, "decay_mode": values["decay"],
+        "length_min": low, "length_max": high, "horizon": values["horizon"],
+        "stop_prob": values["stop_prob"], "moves_per_turn": values["moves_per_turn"],
+        "payoff_t": t, "payoff_r": r, "payoff_p": p, "payoff_s": s,
+        "timeout": values["timeout"], "default_answer": ON_FAULT[values["on_fault"]],
+        "isolation": values["isolation"], "memory_limit": values["memory_limit"] * MIB,
+        "jobs": values["jobs"], "max_rounds": values["max_rounds"],
+        "max_faults": values["max_faults"], "disqualify_broken": values["disqualify_broken"],
+        "cluster": values["cluster"]})
+
+
+def game_params(values: dict):
+    """The game's part of the settings for these values (the rest at their defaults)."""
+    return settings(_only(values, GAME_PARAMETERS)).game
+
+
+def isolation(values: dict):
+    """How agents are confined, for these values (the rest at their defaults)."""
+    return settings(_only(values, ISOLATION_PARAMETERS)).isolation
+
+
+GAME_PARAMETERS = ("flip", "decay", "moves_per_turn", "payoffs", "on_fault")
+ISOLATION_PARAMETERS = ("isolation", "timeout", "memory_limit")
+
+
+def _only(values: dict, names) -> dict:
+    """Only the values of these parameters: a game's or confinement's settings do not fail
+    on another part's value (`play` reads --length on its own)."""
+    return {name: values[name] for name in names if name in values}
+
+
+def as_json(settings) -> dict:
+    """The JSON "params" object (INTERFACE.md) of these settings."""
+    shown = {}
+    for parameter in TABLE:
+        if parameter.json and parameter.read and parameter.in_json(settings):
+            shown[parameter.json] = parameter.to_json(parameter.read(settings))
+    return shown
+
+
+def from_api(options: dict) -> dict:
+    """harness.monitor's keywords as parameter values, each checked as the command line
+    checks it: a bad one is one HarnessError line; an unknown keyword a TypeError."""
+    by_keyword = {p.keyword: p for p in TABLE if p.keyword}
+    values = {}
+    for keyword, value in options.items():
+        parameter = by_keyword.get(keyword)
+        if parameter is None:
+            raise TypeError(f"monitor() got an unexpected keyword argument {keyword!r}")
+        values[parameter.name] = checked(parameter, value, keyword)
+    return values
+
+
+def checked(parameter: Parameter, value, where: str):
+    from harness.core.errors import HarnessError
+
+    try:
+        return parameter.convert(value)
+    except click.BadParameter as error:
+        message = " ".join(error.format_message().split())[:200]
+        raise HarnessError(f"{where}: {message}") from None
+    except (TypeError, ValueError):
+        raise HarnessError(f"{where}: not a value {where} takes: {_shown(value)}") from None

@@ -1,0 +1,124 @@
+"""What a tournament produces, and how it ranks (RULES.md: "the monitor returns ...")."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from harness.agents.specs import AgentSpec
+from harness.core.verdicts import FAULT_KINDS, FaultKind, Status
+
+from .game import GameRecord
+
+
+@dataclass
+class Entrant:
+    spec: AgentSpec
+    status: Status = Status.OK
+    message: str | None = None
+    output: str = ""          # what its process printed (capped), for the instructor
+    sha256: str | None = None  # read from a record: the source as it was run
+
+    @property
+    def name(self) -> str:
+        return self.spec.name
+
+
+@dataclass
+class RoundResult:
+    number: int
+    game_length: int
+    scores: dict[str, int]
+    dropped: list[str]
+
+
+@dataclass(frozen=True)
+class Standing:
+    rank: int
+    agent: str
+    score: int
+    dropped_in: int | None
+    faults: dict[str, int]
+
+
+@dataclass
+class TournamentResult:
+    seed: int
+    settings: object
+    entrants: list[Entrant]
+    rounds: list[RoundResult] = field(default_factory=list)
+    games: list[GameRecord] = field(default_factory=list)
+    standings: list[Standing] = field(default_factory=list)
+    # what a record (harness/store) adds: the replicates' summary, when it ran, and by what
+    replicates: object | None = None
+    started_at: str | None = None
+    harness_version: str | None = None
+
+    def pairs(self) -> list[tuple[str, int]]:
+        """The monitor's answer: (agent score) best first."""
+        return [(s.agent, s.score) for s in self.standings]
+
+
+def settle_statuses(entrants: list[Entrant], games, disqualified: dict[str, str],
+                    dropped_in: dict[str, int | None]) -> None:
+    """Each agent's final status, from what was recorded and nothing else, so that a run
+    and its resumption say the same: disqualified (by the fault limit, or for not loading
+    with --disqualify-broken: out before round 1), else a load error as found when it was
+    opened, else crashed if any of its games recorded a crash (the first one says why)."""
+    crashes = first_crashes(games)
+    for entrant in entrants:
+        name = entrant.name
+        if name in disqualified:
+            entrant.status, entrant.message = Status.DISQUALIFIED, disqualified[name]
+        elif entrant.status == Status.LOAD_ERROR and dropped_in.get(name) == 0:
+            entrant.status = Status.DISQUALIFIED
+            entrant.message = f"does not load: {entrant.message}"
+        elif entrant.status != Status.LOAD_ERROR and name in crashes:
+            entrant.status, entrant.message = Status.CRASHED, f"crashed: {crashes[name]}"
+
+
+def first_crashes(games) -> dict[str, str]:
+    """The message of each agent's first crash, in the order the games are recorded."""
+    first: dict[str, str] = {}
+    for game in games:
+        for side, name in (("a", game.a), ("b", game.b)):
+            if name not in first:
+                for _turn, fault in game.faults(side):
+                    if fault.kind == FaultKind.CRASH:
+                        first[name] = fault.message
+                        break
+    return first
+
+
+def fault_counts(games, name: str) -> dict[str, int]:
+    counts: dict[str, int] = {kind: 0 for kind in FAULT_KINDS}
+    for game in games:
+        for side, player in (("a", game.a), ("b", game.b)):
+            if player == name:
+                for _turn, fault in game.faults(side):
+                    counts[fault.kind] += 1
+    return counts
+
+
+def rank(names, rounds: list[RoundResult], dropped_in: dict[str, int | None],
+         games, disqualified=()) -> list[Standing]:
+    """Ranked by the round an agent was dropped in (last standing first), then that round's
+    score, then name; agents equal on round and score share a rank. A disqualified agent
+    ranks below every agent dropped in the same round for its score."""
+    totals = {name: 0 for name in names}
+    last_score = {name: 0 for name in names}
+    for result in rounds:
+        for name, score in result.scores.items():
+            totals[name] += score
+            last_score[name] = score
+
+    def merit(name):
+        out = dropped_in.get(name)
+        return (0 if out is None else 1, -(out or 0), name in disqualified, -last_score[name])
+
+    ordered = sorted(names, key=lambda name: (merit(name), name))
+    standings, previous, current_rank = [], None, 0
+    for position, name in enumerate(ordered, 1):
+        if merit(name) != previous:
+            current_rank, previous = position, merit(name)
+        standings.append(Standing(current_rank, name, totals[name], dropped_in.get(name),
+                                  fault_counts(games, name)))
+    return standings

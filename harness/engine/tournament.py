@@ -1,0 +1,184 @@
+"""The Levinson tournament: round robins, dropping the lowest scorers, until one is left.
+
+A run is a loop over `TournamentState`, which holds everything needed to go on, so a run
+recorded round by round can be resumed where it stopped.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+from harness.core.rules import FlipParams, GameLength, GameParams, Payoffs
+from harness.core.verdicts import Status
+from harness.isolation.handles.opening import Isolation
+
+from .results import Entrant, RoundResult, TournamentResult, rank, settle_statuses
+from .rounds import draw_length, lowest_scorers, round_robin, round_scores
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Everything a tournament runs by besides its agents and seed. Made in one place
+    (`from_dict`, which parameters.settings and a record's reader both use) and written in
+    one form (`as_dict`); the JSON "params" object is the parameter table's view of it
+    (parameters.as_json)."""
+
+    game: GameParams = field(default_factory=GameParams)
+    length: GameLength = field(default_factory=GameLength)
+    isolation: Isolation = field(default_factory=Isolation)
+    jobs: int | None = None              # None: every core
+    max_rounds: int | None = None
+    max_faults: int | None = None        # disqualify after this many faults
+    disqualify_broken: bool = False      # agents that do not load leave before round 1
+    cluster: str | None = None           # a Dask scheduler: the games play on its workers
+
+    def as_dict(self) -> dict[str, Any]:
+        """The settings as one flat dict of plain values, in the units they are held in
+        (seconds, bytes). Its keys are the record's `run` columns (store/db.py), except
+        `cluster`, which a record does not keep: where a run plays is no part of it."""
+        game, flip, length, isolation = self.game, self.game.flip, self.length, self.isolation
+        t, r, p, s = game.payoffs.as_tuple()
+        return {"flip_start": flip.start, "flip_decay": flip.decay, "decay_mode": flip.mode,
+                "length_min": length.low, "length_max": length.high,
+                "horizon": length.horizon, "stop_prob": length.stop_prob,
+                "moves_per_turn": game.moves_per_turn,
+                "payoff_t": t, "payoff_r": r, "payoff_p": p, "payoff_s": s,
+                "timeout": isolation.timeout, "default_answer": game.default_answer,
+                "isolation": isolation.mode, "memory_limit": isolation.memory_limit,
+                "jobs": self.jobs, "max_rounds": self.max_rounds,
+                "max_faults": self.max_faults, "disqualify_broken": self.disqualify_broken,
+                "cluster": self.cluster}
+
+    @classmethod
+    def from_dict(cls, values: Mapping[str, Any]) -> Settings:
+        """The settings `as_dict` wrote; a key left out takes its default (an older record
+        has no horizon). Each part checks its own values (a ParameterError if bad)."""
+        given = {**_DEFAULT_DICT, **{key: values[key] for key in values if key in _DEFAULT_DICT}}
+        return cls(
+            game=GameParams(
+                flip=FlipParams(given["flip_start"], given["flip_decay"], given["decay_mode"]),
+                moves_per_turn=given["moves_per_turn"],
+                payoffs=Payoffs(given["payoff_t"], given["payoff_r"], given["payoff_p"],
+                                given["payoff_s"]),
+                default_answer=given["default_answer"]),
+            length=GameLength(given["length_min"], given["length_max"], given["horizon"],
+                              given["stop_prob"]),
+            isolation=Isolation(given["isolation"], given["timeout"], given["memory_limit"]),
+            jobs=given["jobs"], max_rounds=given["max_rounds"],
+            max_faults=given["max_faults"],
+            disqualify_broken=bool(given["disqualify_broken"]), cluster=given["cluster"])
+
+
+_DEFAULT_DICT = Settings().as_dict()
+
+
+@dataclass
+class TournamentState:
+    remaining: list[str]
+    dropped_in: dict[str, int | None]
+    rounds: list[RoundResult] = field(default_factory=list)
+    games: list = field(default_factory=list)
+    disqualified: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def next_round(self) -> int:
+        return len(self.rounds) + 1
+
+
+class Observer:
+    """Hooks for records and progress; every method is optional."""
+
+    def tournament_started(self, result: TournamentResult) -> None: ...
+    def game_finished(self, game) -> None: ...
+    def round_finished(self, state: TournamentState, round_result: RoundResult, games) -> None: ...
+
+
+def run_tournament(specs, seed: int, settings: Settings = Settings(),
+                   observer: Observer | None = None,
+                   state: TournamentState | None = None,
+                   runner_for=None) -> TournamentResult:
+    """`runner_for(pool, settings)` makes what plays a round's games; the default plays them
+    here. The cluster's runner lives above the engine (harness.run.round_runner passes it in),
+    so that the engine imports nothing of how runs are spread."""
+    from .runners import HandlePool
+
+    observer = observer or Observer()
+    pool = HandlePool(specs, settings.isolation)
+    load_errors = pool.open_all()
+    entrants = [Entrant(spec, Status.LOAD_ERROR, load_errors[spec.name])
+                if spec.name in load_errors
+                else Entrant(spec) for spec in specs]
+    result = TournamentResult(seed, settings, entrants)
+    state = state or _first_state(entrants, settings)
+    result.rounds, result.games = state.rounds, state.games
+    observer.tournament_started(result)
+    runner = (runner_for or _local_runner)(pool, settings)
+    try:
+        while _goes_on(state, settings):
+            _play_round(state, seed, settings, runner, observer)
+    finally:
+        runner.close()
+    for entrant in entrants:
+        entrant.output = pool.output(entrant.name)
+    settle_statuses(entrants, state.games, state.disqualified, state.dropped_in)
+    result.standings = rank([e.name for e in entrants], state.rounds, state.dropped_in,
+                            state.games, set(state.disqualified))
+    return result
+
+
+def _local_runner(pool, settings):
+    if settings.cluster:   # a programming error: a cluster's runner is passed in
+        raise ValueError("a tournament on a cluster needs runner_for=harness.run.round_runner")
+    from .runners import make_runner
+
+    return make_runner(pool, settings.game, settings.jobs)
+
+
+def _first_state(entrants, settings) -> TournamentState:
+    playing = [e.name for e in entrants
+               if not (settings.disqualify_broken and e.status == Status.LOAD_ERROR)]
+    dropped: dict[str, int | None] = {e.name: 0 for e in entrants if e.name not in playing}
+    dropped.update({name: None for name in playing})
+    return TournamentState(sorted(playing), dropped)
+
+
+def _goes_on(state, settings) -> bool:
+    if len(state.remaining) < 2:
+        return False
+    if settings.max_rounds is not None and state.next_round > settings.max_rounds:
+        return False
+    return not (state.rounds and not state.rounds[-1].dropped)  # all tied: co-winners
+
+
+def _play_round(state, seed, settings, runner, observer) -> None:
+    number = state.next_round
+    length = draw_length(seed, number, settings.length)
+    games = runner.play(round_robin(state.remaining, number, length, seed, settings.length),
+                        on_game=observer.game_finished)
+    scores = round_scores(state.remaining, games)
+    dropped = lowest_scorers(scores)
+    newly_out = _over_fault_limit(state, games, settings)
+    dropped = sorted(set(dropped) | set(newly_out))
+    result = RoundResult(number, length, scores, dropped)
+    state.rounds.append(result)
+    state.games.extend(games)
+    for name in dropped:
+        state.dropped_in[name] = number
+    state.remaining = [name for name in state.remaining if name not in dropped]
+    runner.release(dropped)
+    observer.round_finished(state, result, games)
+
+
+def _over_fault_limit(state, games, settings) -> list[str]:
+    """Agents whose faults so far reach --max-faults: disqualified at the end of this round."""
+    if settings.max_faults is None:
+        return []
+    from .results import fault_counts
+
+    out = []
+    for name in state.remaining:
+        total = sum(fault_counts(state.games + list(games), name).values())
+        if total >= settings.max_faults:
+            state.disqualified[name] = f"{total} faults (limit {settings.max_faults})"
+            out.append(name)
+    return out

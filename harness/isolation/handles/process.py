@@ -1,0 +1,799 @@
+"""One OS process per agent, started once and reused from game to game.
+
+The monitor sends only what changed since the last call (the previous turn as played) and
+reads back one marked line per call; nothing from the agent's process is evaluated or
+unpickled, and every reply is checked against the protocol's grammar. A call past its
+deadline gets the process killed from here and replaced, brought up to date with the game
+so far; a process that dies is out for the rest of that game and replaced for the next.
+"""
+from __future__ import annotations
+
+import errno
+import os
+import re
+import secrets
+import select
+import signal
+import subprocess
+import time
+from collections import deque
+
+from harness.agents.runtime import one_line
+from harness.core.errors import LoadError, OutOfFiles
+
+from .agent_handle import (
+    CRASH,
+    EXCEPTION,
+    INVALID,
+    SILENT_DEFAULT,
+    TIMEOUT,
+    Fault,
+    GameStart,
+    Last,
+    Reply,
+    plain_reply,
+)
+from .replies import LINE_LIMIT, ReplyReader
+
+OUTPUT_CAP = 64 * 1024
+READ_CHUNK = 65536
+
+
+class _Dead(Exception):
+    """The host process ended, or its game's process died."""
+
+
+class _GameDied(_Dead):
+    """The game's process died; the host lives on (its zygote said DIED)."""
+
+
+class _Violation(Exception):
+    """The host's process broke the protocol (agent code writing on it): it is killed."""
+
+
+def describe_status(status: int) -> str:
+    """A wait(2) status in words: how a process ended."""
+    if os.WIFSIGNALED(status):
+        return _killed_by(os.WTERMSIG(status))
+    return f"process exited with status {os.WEXITSTATUS(status)}"
+
+
+def _killed_by(number: int) -> str:
+    try:
+        return f"process killed by {signal.Signals(number).name}"
+    except ValueError:
+        return f"process killed by signal {number}"
+
+
+def _read_now(fd: int) -> bytes | None:
+    """A chunk of what waits on non-blocking `fd`: None when nothing does, b"" at its end
+    (or when it cannot be read: the process is gone)."""
+    try:
+        return os.read(fd, READ_CHUNK)
+    except BlockingIOError:
+        return None
+    except OSError:
+        return b""
+
+
+class GameChannel:
+    """The game channel's two pipes: the host's ends (passed down, named in PDH_GAME_FDS)
+    and the monitor's. Made before the host's command line, which may carry its
+    environment (the sandbox's does)."""
+
+    def __init__(self):
+        game_requests, request_fd = os.pipe()
+        reply_fd, game_replies = os.pipe()
+        self.ours = (request_fd, reply_fd)
+        self.theirs = (game_requests, game_replies)
+        self.env = {"PDH_GAME_FDS": f"{game_requests},{game_replies}"}
+
+    def close_theirs(self) -> None:
+        for fd in self.theirs:
+            os.close(fd)
+
+    def close_ours(self) -> None:
+        for fd in self.ours:
+            os.close(fd)
+
+
+class HostProcess:
+    """A running host, on two channels (docs/DESIGN.md, "The host protocol"):
+
+    - the control channel, its stdin and stdout, to the zygote, which runs no agent code:
+      READY or LOADERR at the start, END -> ENDED between games, QUIT; and DIED when a
+      game's process dies unbidden;
+    - the game channel, a pipe pair passed down (PDH_GAME_FDS), which the game's own
+      process reads and answers: GAME, TURN, SYNC, and one marked reply per TURN.
+    The zygote kills a game's processes at END and says ENDED once they are all dead;
+    what the monitor writes for the next game is held until then, so no process of the
+    last game ever reads it, and whatever the last game's process wrote is dropped then.
+
+    Every descriptor is non-blocking on the monitor's side. A request the host does not
+    take at once waits here (`outgoing`) and is written as the pipe drains, within the
+    call's deadline. Replies are read a chunk at a time by a ReplyReader, which holds the
+    game's process to one reply per request (harness/isolation/handles/replies.py).
+    """
+
+    def __init__(self, argv, env, token, output, popen_options=None, end_allowance=3.0,
+                 game: GameChannel | None = None):
+        self.output = output
+        from ..sandbox import popen  # from a thread that outlives this one: see there
+
+        game = game or GameChannel()
+        self.request_fd, self.reply_fd = game.ours
+        options = dict(popen_options or {})
+        options["pass_fds"] = (*options.get("pass_fds", ()), *game.theirs)
+        try:
+            self.process = popen(
+                argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                env=dict(env, **game.env), start_new_session=True, close_fds=True, **options)
+        except BaseException:
+            game.close_ours()
+            raise
+        finally:
+            game.close_theirs()
+        stdin, stdout, stderr = self.process.stdin, self.process.stdout, self.process.stderr
+        assert stdin is not None and stdout is not None and stderr is not None  # all PIPE
+        self.control_fd = stdin.fileno()
+        self.answers_fd = stdout.fileno()
+        self.stderr_fd = stderr.fileno()
+        for fd in (self.request_fd, self.reply_fd, self.control_fd, self.answers_fd,
+                   self.stderr_fd):
+            os.set_blocking(fd, False)   # the monitor's ends only: the host's stay as they are
+        self.outgoing = bytearray()      # game request bytes the host has not taken yet
+        self.held = bytearray()          # the next game's requests, until ENDED
+        self.token = token.encode("ascii") + b" "
+        self.replies = ReplyReader(self.token)
+        self.replies.expecting = False   # the game's process speaks only when asked
+        self.from_zygote = bytearray()   # the start of its line not yet ended
+        self.zygote_broken: str | None = None
+        self.said: deque[str] = deque()  # the zygote's lines, not taken yet
+        self.ended = False               # its pipes reached end of file: the host is gone
+        self.stderr_open = True
+        self.end_allowance = end_allowance
+        self.ending = False              # END sent, ENDED not received yet
+        self.end_deadline = 0.0
+        self.released_at = 0.0           # when the held requests went out (ENDED came)
+        self.serial = 1                  # the game the next GAME starts (counted by both)
+        self.in_game = False             # a GAME went out, its END did not
+        self.died: str | None = None     # how the game's process died (the zygote said)
+        self.usually_watched = {self.reply_fd: select.POLLIN, self.answers_fd: select.POLLIN,
+                                self.stderr_fd: select.POLLIN}
+        self.busy = 0.0            # seconds spent answering calls: a bound on its CPU time
+        self.cpu_budget = None     # its CPU time limit (seconds), if any
+        self.on_end = lambda: None  # once it is dead: what its launch set up goes (cgroup)
+
+    def worn_out(self) -> bool:
+        """Near its CPU time limit from honest work: retire it between games rather than
+        have the limit kill it mid-game (a background thread burning CPU between calls
+        is not counted here, and meets the limit)."""
+        return self.cpu_budget is not None and self.busy > self.cpu_budget / 2
+
+    def cpu_wait(self) -> float:
+        """Seconds its current game's process waited for a CPU (harness/isolation/own_time.py)."""
+        from ..own_time import seconds_waiting_for_cpu
+
+        return seconds_waiting_for_cpu(self.process.pid)
+
+    # -- the control channel ----------------------------------------------------------------
+    def first_words(self, deadline: float) -> str:
+        """READY or LOADERR ...: the zygote's first line; TimeoutError, _Dead, _Violation."""
+        while not self.said:
+            self._check_zygote()
+            if self.ended:
+                raise _Dead(self.exit_description())
+            if not self._wait(deadline):
+                self._read_zygote()   # a last look at what is already there
+                if not (self.said or self.ended):
+                    self._check_zygote()
+                    raise TimeoutError
+        return self.said.popleft()
+
+    def end_game(self) -> None:
+        """The game is over: the zygote ends its processes; the next GAME waits for ENDED.
+        What its process did not take of the requests is dropped (a line cut short in the
+        pipe ends at the newline the next GAME starts with)."""
+        if not self.in_game:
+            return
+        self.in_game = False
+        self.outgoing.clear()
+        self.serial += 1
+        self.ending = True
+        self.end_deadline = time.monotonic() + self.end_allowance
+        self._tell_zygote(b"END\n")
+
+    def _tell_zygote(self, line: bytes) -> None:
+        """A few bytes to a process that reads nothing else: they fit in the pipe, or the
+        zygote has stopped reading and counts as dead."""
+        try:
+            os.write(self.control_fd, line)
+        except OSError:  # full (BlockingIOError) or closed: it is not listening
+            self.ended = True
+
+    def _check_zygote(self) -> None:
+        if self.zygote_broken is not None:
+            raise _Violation(self.zygote_broken)
+
+    def _read_zygote(self) -> None:
+        chunk = _read_now(self.answers_fd)
+        if chunk is None:
+            return
+        if not chunk:
+            self.ended = True
+            return
+        # the zygote runs no agent code: every line there is its own, marked, and short
+        self.from_zygote += chunk
+        *lines, rest = self.from_zygote.split(b"\n")
+        self.from_zygote = bytearray(rest)
+        for line in lines:
+            if not line.startswith(self.token) or len(line) > LINE_LIMIT:
+                self.zygote_broken = "a line that is not the zygote's on its control pipe"
+                return
+            self._heard(line[len(self.token):].decode("utf-8", "replace"))
+        if len(rest) > LINE_LIMIT:
+            self.zygote_broken = f"a line over {LINE_LIMIT} bytes on its control pipe"
+
+    def _heard(self, line: str) -> None:
+        if line == "ENDED" and self.ending:
+            self._last_game_ended()
+        elif line.startswith("DIED ") and line[5:].isdigit():
+            if not self.ending:     # a death before ENDED was the last game's: ENDED says it
+                self.died = describe_status(int(line[5:]))
+        else:
+            self.said.append(line)
+
+    def _last_game_ended(self) -> None:
+        """Every process of the last game is dead: what they wrote is dropped (a bounded
+        read: nothing writes there now), and the held requests go out."""
+        self.ending = False
+        for _ in range(64):
+            try:
+                if not os.read(self.reply_fd, READ_CHUNK):
+                    break
+            except OSError:   # BlockingIOError: empty
+                break
+        asked = self.replies.expecting   # a request held until now awaits its reply
+        self.replies = ReplyReader(self.token)
+        self.replies.expecting = asked
+        self.died = None
+        self.outgoing += self.held
+        self.held.clear()
+        self.released_at = time.monotonic()
+        self._flush()
+
+    # -- requests ---------------------------------------------------------------------------
+    def start_game(self, line: str) -> None:
+        """GAME <serial> ...: held while the last game is ending."""
+        if self.in_game:   # a game not ended: it ends first
+            self.end_game()
+        self.in_game = True
+        self.send(f"\nGAME {self.serial} {line}\n")
+
+    def send(self, text: str) -> None:
+        """Queue a message that has no reply (GAME, SYNC) and write what fits now."""
+        if self.ending:
+            self.held += text.encode("ascii")
+            return
+        self.outgoing += text.encode("ascii")
+        self._flush()
+
+    def ask(self, text: str) -> None:
+        """Send a request that has exactly one reply. Whatever marked line came before it
+        was sent answers nothing: reading the pipe first catches it (while the last game
+        ends, what is there is its own, dropped at ENDED)."""
+        while not (self.replies.broken or self.ended or self.ending) and self._read_replies():
+            pass
+        self.replies.expect()
+        self.send(text)
+
+    def _flush(self) -> None:
+        while self.outgoing:
+            try:
+                written = os.write(self.request_fd, self.outgoing)
+            except BlockingIOError:
+                return  # the host is not reading: the rest waits, within the deadline
+            except OSError:  # broken pipe: the process is gone; the read will say so
+                self.outgoing.clear()
+                return
+            del self.outgoing[:written]
+
+    # -- replies ----------------------------------------------------------------------------
+    def read_line(self, deadline: float, timeout: float = 0.0) -> str:
+        """The reply to the last request, or TimeoutError, _Violation or _Dead. While the
+        last game is ending, its end's own allowance applies; a request held until then
+        has `timeout` from when it went out, if that is later than `deadline`."""
+        while True:
+            self._check_zygote()
+            if not self.ending:   # what came before ENDED was the last game's
+                if self.replies.broken is not None:
+                    raise _Violation(self.replies.broken)
+                reply = self.replies.take()
+                if reply is not None:
+                    return reply
+                if self.died is not None:
+                    raise _GameDied(self.died)
+            if self.ended:
+                # its last words may still wait unread: an end seen past the deadline
+                # (_last_look) is seen on the reply pipe alone
+                death = self.exit_description()
+                self._drain_remaining()
+                raise _Dead(death)
+            ending = self.ending
+            limit = self.end_deadline if ending else max(deadline, self.released_at + timeout)
+            if self._wait(limit):
+                continue
+            # past the limit, a last look at what is already waiting (the monitor may have
+            # been busy elsewhere): ENDED releases the request, which then has its time
+            self._last_look()
+            if ending and self.ending:
+                raise _Dead(f"its last game's processes did not end within "
+                            f"{self.end_allowance:g} s")
+            if not ending and not self.ready():
+                raise TimeoutError
+
+    def _wait(self, deadline: float) -> bool:
+        """Wait for any of its pipes, at most until `deadline`; False if it passed."""
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            return False
+        poller = select.poll()
+        for fd, events in self.watched().items():
+            poller.register(fd, events)
+        for fd, events in poller.poll(remaining * 1000):
+            self.take(fd, events)
+        return True
+
+    def _last_look(self) -> None:
+        """Past the deadline, still take a reply already waiting in the pipe: an agent
+        collected second must not pay for the first one's slowness. Bounded: junk past the
+        allowance stops it."""
+        if self.answers_fd >= 0:
+            self._read_zygote()
+        while not self.ready() and self._read_replies():
+            pass
+
+    def _read_replies(self) -> bool:
+        """Take one chunk of the reply pipe, if any is waiting; False when none was."""
+        chunk = _read_now(self.reply_fd)
+        if chunk is None:
+            return False
+        if not chunk:
+            self.ended = True
+            return False
+        if not self.ending:   # while it ends, what the last game's process wrote is dropped
+            self.replies.feed(chunk, request_unsent=bool(self.outgoing))
+        return True
+
+    # -- for a runner that waits on many hosts at once --------------------------------------
+    def ready(self) -> bool:
+        """A reply, a violation or the end is here: read_line will not wait."""
+        if self.ended or self.zygote_broken is not None:
+            return True
+        if self.ending:
+            return time.monotonic() >= self.end_deadline
+        return (self.replies.reply is not None or self.replies.broken is not None
+                or self.died is not None)
+
+    def watched(self) -> dict[int, int]:
+        """The fds to poll and for what: replies, the zygote, stderr, requests to go."""
+        if self.stderr_open and not self.outgoing:  # the usual case, once per wait: kept
+            return self.usually_watched
+        fds = {self.reply_fd: select.POLLIN}
+        if self.answers_fd >= 0:
+            fds[self.answers_fd] = select.POLLIN
+        if self.stderr_open:
+            fds[self.stderr_fd] = select.POLLIN
+        if self.outgoing:
+            fds[self.request_fd] = select.POLLOUT
+        return fds
+
+    def take(self, fd: int, events: int) -> None:
+        """Act on what poll said about one of its fds."""
+        if fd == self.request_fd and events & (select.POLLOUT | select.POLLERR):
+            self._flush()
+        elif fd == self.stderr_fd:
+            self._drain_stderr()
+        elif fd == self.answers_fd:
+            self._read_zygote()
+        elif fd == self.reply_fd and events & (select.POLLIN | select.POLLHUP | select.POLLERR):
+            self._read_replies()
+
+    def _drain_stderr(self) -> bool:
+        """Take one chunk of its stderr, if any is waiting; False when none was."""
+        chunk = _read_now(self.stderr_fd)
+        if chunk is None:
+            return False
+        if not chunk:
+            self.stderr_open = False  # ended: not worth polling again
+            return False
+        self.output.keep(chunk)
+        return True
+
+    def exit_description(self) -> str:
+        try:
+            code = self.process.wait(timeout=0.5)
+        except subprocess.TimeoutExpired:
+            return "closed its output"
+        if code < 0:
+            return _killed_by(-code)
+        return f"process exited with status {code}"
+
+    def kill(self) -> None:
+        try:
+            os.killpg(self.process.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        try:
+            self.process.kill()
+        except ProcessLookupError:
+            pass
+        self.process.wait()
+        self.on_end()
+        self._drain_remaining()
+        self.close_pipes()
+
+    def close_pipes(self) -> None:
+        for stream in (self.process.stdin, self.process.stdout, self.process.stderr):
+            try:
+                if stream is not None:
+                    stream.close()
+            except OSError:
+                pass
+        for fd in (self.request_fd, self.reply_fd):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+
+    def drain_output(self) -> None:
+        """What is waiting on its stderr now, a bounded amount (a dead game's last words)."""
+        for _ in range(16):
+            if not (self.stderr_open and self._drain_stderr()):
+                return
+
+    def _drain_remaining(self):
+        """What it printed before it died. Bounded: a child that left the process group
+        may hold the pipe open and keep writing."""
+        try:
+            for _ in range(16):
+                chunk = os.read(self.stderr_fd, READ_CHUNK)
+                if not chunk:
+                    return
+                self.output.keep(chunk)
+        except OSError:
+            pass
+
+    def quit(self) -> None:
+        self._tell_zygote(b"QUIT\n")
+        try:
+            self.process.wait(timeout=0.2)
+        except subprocess.TimeoutExpired:
+            pass
+        self.kill()
+
+
+class CapturedOutput:
+    """What an agent printed, kept up to a cap for the instructor; the rest is counted. The
+    last few KiB are kept apart, past the cap too: a dying process's last words (SBCL's
+    fatal error, the zygote's protocol verdict) say why it died."""
+
+    TAIL = 4096
+
+    def __init__(self, cap: int = OUTPUT_CAP):
+        self.cap = cap
+        self.kept = bytearray()
+        self.dropped = 0
+        self.tail = b""
+
+    def keep(self, chunk: bytes) -> None:
+        room = self.cap - len(self.kept)
+        self.kept += chunk[:max(0, room)]
+        self.dropped += max(0, len(chunk) - max(0, room))
+        self.tail = (self.tail + chunk[-self.TAIL:])[-self.TAIL:]
+
+    def text(self) -> str:
+        text = self.kept.decode("utf-8", "replace")
+        if self.dropped:
+            text += f"\n[... {self.dropped} more bytes not kept]"
+        return text
+
+
+def _as_is(argv, env):
+    from ..sandbox import Launch
+
+    return Launch(list(argv), env)
+
+
+_MOVES = re.compile(r"MOVES ([CD]+)(?: WARN (.*))?")
+_SBCL_FRAME = re.compile(r"\s*\d+: fp=0x")
+
+
+class ProcessHandle:
+    def __init__(self, name: str, argv: list[str], env: dict, timeout: float,
+                 start_timeout: float = 30.0, wrap=None):
+        self.name = name
+        self.argv = argv
+        self.env = env
+        self.timeout = timeout
+        self.start_timeout = start_timeout
+        self.wrap = wrap or _as_is  # (argv, env) -> harness.isolation.sandbox.Launch
+        self.output = CapturedOutput()
+        self.host: HostProcess | None = None
+        self.start: GameStart | None = None
+        self.turns: list[tuple[str, str]] = []
+        self.out_for_game = False
+        self.asked = False          # a request is out and its answer not collected yet
+        self.stale = False          # the game's process was killed: a fresh one catches up
+        self.asked_until = 0.0      # the last request's deadline, from when it was asked
+        self.credit = 0.0           # time given back to it: its process waited for a CPU
+        self.restart_failed = False          # once: later games play the default silently
+        self.unreported: Fault | None = None  # a fault to give at the next collect
+        self.host = self._launch()
+
+    # -- life cycle -------------------------------------------------------------------------
+    def _launch(self, start_timeout: float | None = None) -> HostProcess:
+        """A ready host, or LoadError with the agent's own reason."""
+        start_timeout = start_timeout or self.start_timeout
+        token = secrets.token_hex(8)
+        game = GameChannel()
+        env = dict(self.env, PDH_TOKEN=token, **game.env)
+        try:
+            launch = self.wrap(self.argv, env)
+        except BaseException:  # LoadError, as a rule
+            game.close_ours()
+            game.close_theirs()
+            raise
+        try:
+            host = HostProcess(launch.argv, launch.env, token, self.output,
+                               launch.popen_options(), self._end_allowance(), game)
+        except OSError as error:
+            launch.ended()
+            if error.errno in (errno.EMFILE, errno.ENFILE):  # ours, not the agent's
+                raise OutOfFiles(f"the monitor has no file descriptor left to start "
+                                 f"{self.name}'s process ({error.strerror}): raise "
+                                 "`ulimit -n`") from error
+            raise LoadError(f"cannot start {launch.argv[0]}: {error.strerror}") from error
+        except subprocess.SubprocessError as error:  # the limits could not be set
+            launch.ended()
+            raise LoadError(f"cannot start {launch.argv[0]}: {error}") from error
+        finally:
+            launch.close()
+        host.cpu_budget = launch.cpu_seconds
+        host.on_end = launch.ended
+        try:
+            line = host.first_words(time.monotonic() + start_timeout)
+        except TimeoutError:
+            host.kill()
+            raise LoadError(f"did not finish loading within {start_timeout:g} s") from None
+        except _Dead as death:
+            host.kill()
+            raise LoadError(f"{death} while loading{self._output_hint()}") from death
+        except _Violation as violation:
+            host.kill()
+            raise LoadError(f"broke the host protocol while loading: {violation}") from violation
+        if line.startswith("LOADERR "):
+            host.kill()
+            raise LoadError(line[len("LOADERR "):])
+        if line != "READY":
+            host.kill()
+            raise LoadError(f"host answered {one_line(line, 80)!r} instead of READY")
+        return host
+
+    def _output_hint(self) -> str:
+        lines = self.output.tail.decode("utf-8", "replace").strip().splitlines()
+        # SBCL's fatal errors ("Heap exhausted, game over.") end in a backtrace of frames
+        # like "  3: fp=0x... pc=0x... NAME": the line before them says what happened
+        said = [line for line in lines if line.strip() and not _SBCL_FRAME.match(line)]
+        return f": {one_line(said[-1], 200)}" if said else ""
+
+    def _end_allowance(self) -> float:
+        """How long a game's end may take (its processes killed): what a restart may."""
+        return min(self.start_timeout, max(3.0, 10 * self.timeout))
+
+    @property
+    def deadline(self) -> float:
+        """When the answer to the last request is due: a request held while the last game
+        ended has its full time from when it went out."""
+        host = self.host
+        if host is None:
+            return self.asked_until
+        if host.ending:
+            return host.end_deadline
+        return max(self.asked_until, host.released_at + self.timeout) + self.credit
+
+    def _time_given_back(self) -> bool:
+        """Its deadline has passed: move it on by the time the game's process waited for
+        a CPU (harness/isolation/own_time.py); True if the call still has time then."""
+        host = self.host
+        if host is None or host.ending or host.ended:
+            return False
+        from ..own_time import OWN_TIME_CAP
+
+        waited = min(host.cpu_wait(), (OWN_TIME_CAP - 1) * self.timeout)
+        if waited <= self.credit:
+            return False
+        self.credit = waited
+        return time.monotonic() < self.deadline
+
+    def _replace(self, played) -> bool:
+        """A new process, brought up to date with the turns `played` so far in the game in
+        progress; False if none starts. It gets less time to start than the first did: it
+        loaded before, and every game waits while it starts (slow loaders must not stall a
+        tournament for minutes)."""
+        try:
+            self.host = self._launch(self._end_allowance())
+        except LoadError as error:
+            if not self.restart_failed:  # recorded, so its status says crashed, and why
+                self.restart_failed = True
+                self.unreported = Fault(CRASH, f"could not be restarted: {error}")
+            self.host = None
+            return False
+        self._catch_up(played)
+        return True
+
+    def _catch_up(self, played) -> None:
+        """A fresh game's process on the host, told the game so far."""
+        self.stale = False
+        self._send_game()
+        assert self.host is not None
+        for mine, theirs in played:
+            self.host.send(f"SYNC {mine} {theirs}\n")
+
+    def _end_its_process(self) -> None:
+        """The game's process (and all it started) is killed; a fresh one, from the same
+        host, takes over at the next request: no new host to start and load."""
+        assert self.host is not None
+        self.host.end_game()
+        self.stale = True
+
+    def _send_game(self) -> None:
+        start, host = self.start, self.host
+        assert start is not None and host is not None  # a game has started, on a live host
+        t, r, p, s = start.payoffs.as_tuple()
+        host.start_game(f"{start.agent_seed} {start.moves_per_turn} {t} {r} {p} {s}")
+
+    def _lose_host(self) -> None:
+        if self.host is not None:
+            self.host.kill()
+            self.host = None
+
+    # -- the handle -------------------------------------------------------------------------
+    def start_game(self, start: GameStart) -> None:
+        self.start = start
+        self.turns = []
+        self.out_for_game = False
+        self.asked = False
+        self.stale = False
+        if self.host is not None and self.host.worn_out():
+            self.host.quit()
+            self.host = None
+        if self.host is not None:
+            self._send_game()
+        elif not self._replace([]):  # the last game killed it; a fresh one starts this game
+            self.out_for_game = True
+
+    def request(self, last: Last) -> None:
+        if last is not None:
+            self.turns.append(last)
+        if self.out_for_game:
+            return
+        # the TURN below carries the last turn: the new process is told the ones before it
+        if self.host is None and not self._replace(self.turns[:-1] if last else []):
+            self.out_for_game = True
+            return
+        if self.stale:
+            self._catch_up(self.turns[:-1] if last else [])
+        assert self.host is not None  # it was there or _replace started one
+        self.host.ask(f"TURN {last[0]} {last[1]}\n" if last is not None else "TURN\n")
+        self.asked_until = time.monotonic() + self.timeout
+        self.credit = 0.0
+        self.asked = True
+
+    # -- waiting on many handles at once (harness/engine/runners.py) -------------------------------
+    def waiting_on(self) -> dict[int, int]:
+        host = self.host
+        # not asked this turn: out for the game, or given up on by the game (rules.py)
+        if not self.asked or host is None or host.ready():
+            return {}
+        if time.monotonic() >= self.deadline and not self._time_given_back():
+            return {}
+        return host.watched()
+
+    def pump(self, fd: int, events: int) -> None:
+        if self.host is not None:
+            self.host.take(fd, events)
+
+    def collect(self) -> Reply:
+        if self.out_for_game:
+            fault, self.unreported = self.unreported, None
+            return SILENT_DEFAULT if fault is None else Reply(None, fault)
+        self.asked = False
+        host = self.host
+        assert host is not None  # request() asked it, or the handle is out for the game
+        try:
+            line = self._reply(host)
+        except TimeoutError:
+            # a host that stopped reading its requests cannot answer them either
+            what = "did not take its request" if host.outgoing else "no answer"
+            if host.ending:   # its zygote did not end the last game in time: all of it goes
+                self._lose_host()
+            else:
+                self._end_its_process()
+            return Reply(None, Fault(TIMEOUT, f"{what} within {self._time_allowed()}; "
+                                              "process killed and replaced"))
+        except _GameDied as death:   # the host lives on: the next game forks from it
+            self.out_for_game = True
+            host.drain_output()   # its last words, which say why
+            return Reply(None, Fault(CRASH, f"{death}{self._output_hint()}"))
+        except _Dead as death:
+            reason = f"{death}{self._output_hint()}"
+            self._lose_host()
+            self.out_for_game = True
+            return Reply(None, Fault(CRASH, reason))
+        except _Violation as violation:
+            if host.zygote_broken is None:   # the game's process broke it: it alone goes
+                self._end_its_process()
+            else:
+                self._lose_host()
+            self.out_for_game = True
+            return Reply(None, Fault(INVALID, f"protocol violation: {violation}; process "
+                                              "killed, default answer for the rest of the game"))
+        host.busy += time.monotonic() - (self.deadline - self.timeout - self.credit)
+        return self._parse(line)
+
+    def _time_allowed(self) -> str:
+        if self.credit < 0.01:
+            return f"{self.timeout:g} s"
+        return (f"{self.timeout:g} s of its own ({self.timeout + self.credit:.2f} s in all, "
+                "waiting for a busy CPU included)")
+
+    def _reply(self, host: HostProcess) -> str:
+        """The reply to the last request, within the call's own time."""
+        while True:
+            try:
+                return host.read_line(self.asked_until + self.credit,
+                                      self.timeout + self.credit)
+            except TimeoutError:
+                if not self._time_given_back():
+                    raise
+
+    def _parse(self, line: str) -> Reply:
+        assert self.start is not None  # replies come within a game
+        per_turn = self.start.moves_per_turn
+        if line.startswith("MOVES "):  # by far the most common reply: no regex for it
+            moves = line[6:]
+            if len(moves) == per_turn and not moves.strip("CD"):
+                return plain_reply(moves)
+        match = _MOVES.fullmatch(line)
+        if match and len(match.group(1)) == per_turn:
+            return Reply(match.group(1), None, match.group(2))
+        if line.startswith("TIMEOUT "):  # the REPL stopped the call itself
+            return Reply(None, Fault(TIMEOUT, one_line(line[len("TIMEOUT "):])))
+        if line.startswith("ERROR "):
+            return Reply(None, Fault(EXCEPTION, one_line(line[len("ERROR "):])))
+        if line.startswith("INVALID "):
+            return Reply(None, Fault(INVALID, one_line(line[len("INVALID "):])))
+        return Reply(None, Fault(INVALID, f"unreadable reply {one_line(line, 80)!r}"))
+
+    def end_game(self) -> None:
+        """The host kills this game's agent process and all it started (docs/DESIGN.md)."""
+        self.turns = []
+        if self.host is not None:
+            self.host.end_game()
+
+    def close(self) -> None:
+        if self.host is not None:
+            self.host.quit()
+            self.host = None
+
+    def fork_child(self) -> bool:
+        """Forget the host without touching its process, which belongs to the process that
+        forked this one: a forked worker (harness/engine/runners.py) must open hosts of its own."""
+        if self.host is not None:
+            self.host.close_pipes()
+            self.host = None
+        return False
+
+    def captured_output(self) -> str:
+        return self.output.text()

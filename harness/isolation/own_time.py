@@ -1,0 +1,107 @@
+"""A call's own time: the time since it was asked, less what its game's process spent
+waiting for a CPU that other work held.
+
+The time limit is the agent's: on a machine that other programs load (a grading server, a
+CI runner beside another suite, a laptop), a call that needs 20 ms of CPU can take a
+second of wall time queued behind them, and an honest agent must not lose its turn for
+that. The kernel counts, per thread, the time it was runnable but not running
+(/proc/PID/schedstat, second field); a call's deadline is moved on by what the game's
+process waited so, up to OWN_TIME_CAP times the limit in all. A call that sleeps, blocks or
+waits for something else is charged every second of it, as before.
+
+Read only when a deadline passes, so a call that answers in time costs nothing here. The
+game's process is found below the host (harness/isolation/world.py): the first of the deepest
+processes in PID namespaces (each game's PID 1), or, where games get no world, the first
+child of the zygote. The wait counted is its whole life's (it is fresh every game): a few
+milliseconds more than the call's own, and never more than the cap. Where /proc does not
+show it (another `hidepid`, another kernel), nothing is credited: wall time, as before.
+
+An agent could make its process wait on purpose, behind threads or children of its own
+that keep the CPU busy, and so stretch every call to the cap (a tournament five times
+longer). Such a wait is its own doing: when any other task of the game is running or
+runnable as the deadline passes, nothing is given back.
+
+A game's process that died is not reaped by the zygote until the zygote gets a CPU, and
+only then does the monitor hear of it (DIED): until the cap, that wait is not the agent's.
+"""
+from __future__ import annotations
+
+import math
+import os
+
+# A call's wall time never exceeds this many times the limit. It bounds what an agent that
+# computes forever costs a loaded machine (the limit's worth of its own CPU can take many
+# times that in wall time there), and leaves an honest call room at a load of ~10 a core.
+OWN_TIME_CAP = 5
+_NS_PER_SECOND = 1e9
+
+
+def seconds_waiting_for_cpu(host_pid: int) -> float:
+    """How long the current game's process below `host_pid` was runnable but not
+    running, in seconds; 0.0 when it cannot be told; infinite when it is dead (the cap
+    then bounds the wait for the zygote to say so)."""
+    pid = game_process(host_pid)
+    if pid is None:
+        return 0.0
+    if _task_state(pid, str(pid)) == b"Z":
+        # dead, not yet reaped: what the call waits for now is the zygote's DIED, our own
+        # code's report, however long a loaded machine keeps it from a CPU
+        return math.inf
+    if _competes_with_itself(pid):
+        return 0.0
+    try:
+        with open(f"/proc/{pid}/schedstat", "rb") as stats:
+            fields = stats.read().split()
+        return int(fields[1]) / _NS_PER_SECOND
+    except (OSError, IndexError, ValueError):
+        return 0.0
+
+
+def game_process(host_pid: int) -> int | None:
+    """The process that plays the game below a host: the first found of those nested in
+    the most PID namespaces (its children come after it, and are no deeper)."""
+    from .process_tree import descendants
+
+    best, best_depth = None, -1
+    for pid in descendants(host_pid):
+        depth = _pid_namespace_depth(pid)
+        if depth > best_depth:
+            best, best_depth = pid, depth
+    return best
+
+
+def _pid_namespace_depth(pid: int) -> int:
+    try:
+        with open(f"/proc/{pid}/status", "rb") as status:
+            for line in status:
+                if line.startswith(b"NSpid:"):
+                    return len(line.split()) - 1
+    except OSError:
+        pass
+    return -1
+
+
+def _competes_with_itself(game_pid: int) -> bool:
+    """Another thread or process of the game is on a CPU or waiting for one."""
+    from .process_tree import descendants
+
+    for pid in (game_pid, *descendants(game_pid)):
+        try:
+            tasks = os.listdir(f"/proc/{pid}/task")
+        except OSError:
+            continue
+        for task in tasks:
+            if pid == game_pid and task == str(game_pid):
+                continue   # the game's own thread: its wait is what is measured
+            if _task_state(pid, task) == b"R":
+                return True
+    return False
+
+
+def _task_state(pid: int, task: str) -> bytes:
+    try:
+        with open(f"/proc/{pid}/task/{task}/stat", "rb") as stat:
+            # "PID (COMM) STATE ...": COMM may hold spaces and parentheses
+            return stat.read().rpartition(b")")[2].split()[0]
+    except (OSError, IndexError):
+        return b""

@@ -1,0 +1,170 @@
+"""A tournament result as people and programs read it: table, json, lisp, csv."""
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+from harness.core.safe_text import line
+from harness.core.verdicts import FAULT_KINDS, Status
+
+
+def params_dict(settings) -> dict:
+    from harness.engine.parameters import as_json
+
+    return as_json(settings)
+
+
+def game_dict(game) -> dict:
+    return {"round": game.round, "a": game.a, "b": game.b, "length": game.length,
+            "score": list(game.score),
+            "faults": {"a": game.fault_count("a"), "b": game.fault_count("b")}}
+
+
+def result_dict(result) -> dict:
+    return {
+        "seed": result.seed,
+        "params": params_dict(result.settings),
+        "agents": [{"name": e.name, "source": e.spec.source, "language": e.spec.language,
+                    "status": e.status, "message": e.message} for e in result.entrants],
+        "rounds": [{"round": r.number, "game_length": r.game_length, "scores": r.scores,
+                    "dropped": r.dropped} for r in result.rounds],
+        "games": [game_dict(game) for game in result.games],
+        "standings": [{"rank": s.rank, "agent": s.agent, "score": s.score,
+                       "dropped_in": s.dropped_in, "faults": s.faults}
+                      for s in result.standings],
+        "outcome": _outcome(result),
+    }
+
+
+def _outcome(result) -> dict:
+    """How the run ended (winner, co-winners, stopped by --max-rounds) and the notes on
+    agents that played the default answer (harness/present/outcome.py)."""
+    from .outcome import default_answer_notes, ending
+
+    end = ending(result)
+    return {"ending": end.kind, "after_round": end.last_round, "still_in": list(end.still_in),
+            "notes": default_answer_notes(result)}
+
+
+def as_json(result) -> str:
+    from harness.store.metrics import json_extras  # "metrics", and "replicates" when run
+
+    return json.dumps({**result_dict(result), **json_extras(result)}, indent=2)
+
+
+def as_lisp(result) -> str:
+    from lisp_bridge.sexpr import dumps, symbol
+
+    return dumps([[symbol(name), score] for name, score in result.pairs()])
+
+
+CSV_COLUMNS = ["rank", "agent", "score", "dropped_in", *(f"faults_{k}" for k in FAULT_KINDS),
+               "status", "language", "source"]
+
+
+def csv_rows(result) -> list[dict]:
+    entrants = {e.name: e for e in result.entrants}
+    rows = []
+    for s in result.standings:
+        entrant = entrants[s.agent]
+        row = {"rank": s.rank, "agent": s.agent, "score": s.score,
+               "dropped_in": "" if s.dropped_in is None else s.dropped_in,
+               "status": entrant.status, "language": entrant.spec.language,
+               "source": entrant.spec.source}
+        row.update({f"faults_{kind}": s.faults[kind] for kind in FAULT_KINDS})
+        rows.append(row)
+    return rows
+
+
+def write_csv(columns, rows, line_end: str = "\n") -> str:
+    """Every CSV pdharness writes goes through here: `rows` are dicts (by column) or
+    sequences, and each cell is escaped and neutralized (safe_text.csv_cell), so no
+    spreadsheet runs an agent's name, a path or a message."""
+    from harness.core.safe_text import csv_cell
+
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator=line_end)
+    writer.writerow([csv_cell(column) for column in columns])
+    for row in rows:
+        cells = [row.get(column, "") for column in columns] if isinstance(row, dict) else row
+        writer.writerow([csv_cell(cell) for cell in cells])
+    return out.getvalue()
+
+
+def _dropped_text(dropped_in, still_in: str = "winner") -> str:
+    if dropped_in is None:
+        return still_in
+    return "did not play" if dropped_in == 0 else f"round {dropped_in}"
+
+
+def _horizon_words(params) -> str:
+    if "horizon" not in params:
+        return ""
+    if params["horizon"] == "fixed":
+        return " fixed"
+    return f" geometric (stop {params['stop_prob']:g})"
+
+
+def _ranking_scores(result, last_round: int) -> dict[str, int]:
+    """Agent -> its score in the round it is ranked by: the round it was dropped in, or
+    the last one played for an agent still in."""
+    scores = {r.number: r.scores for r in result.rounds}
+    found = {}
+    for s in result.standings:
+        number = last_round if s.dropped_in is None else s.dropped_in
+        if s.agent in scores.get(number, {}):
+            found[s.agent] = scores[number][s.agent]
+    return found
+
+
+def as_table(result, incomplete=None) -> str:
+    """For a terminal: every name and message from an agent or a record escaped (`line`).
+    How the run ended is said as what it is (harness/present/outcome.py): a run stopped by
+    --max-rounds or an unfinished record has no winner."""
+    from .outcome import STOPPED, UNFINISHED, WINNER, default_answer_notes, ending
+
+    params = params_dict(result.settings)
+    lines = [f"Levinson tournament  seed {result.seed}  flip {params['flip'][0]:g} "
+             f"{params['flip'][1]:g} ({params['decay']})  length {params['length'][0]}-"
+             f"{params['length'][1]}{_horizon_words(params)}  {params['moves_per_turn']} "
+             "moves/turn  "
+             f"isolation {params['isolation']}", ""]
+    end = ending(result, bool(incomplete))
+    if end.kind != WINNER:
+        lines += [line(end.headline), ""]
+    names = {s.agent: line(s.agent) for s in result.standings}
+    width = max([len("agent")] + [len(name) for name in names.values()])
+    # without a winner the order is by the score of the round each agent left in (the last
+    # round for those still in), not by the total: the table shows that score too
+    by_round = _ranking_scores(result, end.last_round) if end.kind in (STOPPED,
+                                                                         UNFINISHED) else None
+    ranked_by = f"  {'round score':>11}" if by_round is not None else ""
+    lines.append(f"{'rank':>4}  {'agent':<{width}}  {'score':>7}  {'out':<12}{ranked_by}  "
+                 "faults")
+    for s in result.standings:
+        faults = ", ".join(f"{n} {k}" for k, n in s.faults.items() if n) or "-"
+        shown = f"  {by_round.get(s.agent, '-'):>11}" if by_round is not None else ""
+        lines.append(f"{s.rank:>4}  {names[s.agent]:<{width}}  {s.score:>7}  "
+                     f"{_dropped_text(s.dropped_in, end.out_word):<12}{shown}  {faults}")
+    notes = default_answer_notes(result)
+    lines += [f"Note: {line(notes[s.agent])}" for s in result.standings if s.agent in notes]
+    lines += ["", "Rounds:"]
+    for r in result.rounds:
+        dropped = ", ".join(map(line, r.dropped)) or "nobody (all tied)"
+        turns = (f"games up to {r.game_length} turns" if "stop_prob" in params
+                 else f"{r.game_length} turns")
+        lines.append(f"  {r.number:>3}: {turns}, dropped {dropped}")
+    if any(game.talk for game in result.games):   # language-model agents played
+        from harness.agents.llm.model_metrics import table_lines
+
+        lines += table_lines(result.games)
+    troubled = [e for e in result.entrants if e.status != Status.OK]
+    if troubled:
+        lines += ["", "Agents with problems:"]
+        lines += [f"  {line(e.name)}: {line(e.status)}: {line(e.message)}" for e in troubled]
+    return "\n".join(lines)
+
+
+# csv is written by records.grades.as_grades_csv (the standings with the roster's columns)
+FORMATTERS = {"table": as_table, "json": as_json, "lisp": as_lisp}

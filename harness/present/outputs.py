@@ -1,0 +1,157 @@
+"""What a finished run goes out as, for tournament, resume and show alike: the printed
+result (--format), the HTML report (--report), the grades CSV (--grades, --roster)."""
+from __future__ import annotations
+
+import click
+
+
+def check_outputs(options) -> object:
+    """Fail on unusable output paths before a long run, not after; the roster, read."""
+    from harness.core.output_paths import make_parent
+
+    for option in ("report", "grades"):
+        target = options.get(option)
+        if target:
+            make_parent(target, f"--{option} {target}")
+    if options.get("roster"):
+        from .team_members import load_roster
+
+        return load_roster(options["roster"])
+    return None
+
+
+# What a recorded run keeps of the outputs it asked for, so that `resume` delivers them
+# when the run finishes, however it finishes (an interrupted run writes neither)
+KEPT = ("report", "grades", "roster", "grade_top", "grade_bottom", "grade_column")
+_PATHS = ("report", "grades", "roster")
+
+
+def asked_for(options) -> str | None:
+    """The run's outputs as the record keeps them (JSON, absolute paths), or None."""
+    import json
+    import os
+
+    if not (options.get("report") or options.get("grades")):
+        return None
+    kept = {name: (os.path.abspath(options[name]) if name in _PATHS else options[name])
+            for name in KEPT if options.get(name) is not None}
+    return json.dumps(kept, sort_keys=True)
+
+
+def recorded_outputs(record, options) -> None:
+    """Into `options` (resume's), the outputs the run asked for that this command line does
+    not set itself. A record is a file anyone may have edited: only those names, only
+    text or numbers, and a recorded report or grades file that already exists is not
+    replaced (another run may have written it): it is named on stderr instead."""
+    import json
+    import os
+
+    from click.core import ParameterSource
+
+    from harness.core.safe_text import line
+
+    text = record.run["outputs"] if "outputs" in record.run.keys() else None
+    try:
+        kept = json.loads(text) if isinstance(text, str) else {}
+    except ValueError:
+        kept = {}
+    if not isinstance(kept, dict):
+        kept = {}
+    context = click.get_current_context(silent=True)
+
+    def given_here(name):
+        return context is not None and context.get_parameter_source(name) not in (
+            ParameterSource.DEFAULT, ParameterSource.DEFAULT_MAP, None)
+
+    for name in ("report", "grades"):  # a course file's: the record says what the run asked
+        if not given_here(name):
+            options[name] = None
+    for name in KEPT:
+        value = kept.get(name)
+        wanted = str if name in _PATHS or name == "grade_column" else (int, float)
+        if given_here(name) or not isinstance(value, wanted) or isinstance(value, bool):
+            continue
+        if name in ("report", "grades") and isinstance(value, str) and os.path.exists(value):
+            click.echo(f"pdharness: the run's --{name} {line(value)} exists: not replaced "
+                       f"(write it with: pdharness show {line(str(record.path))} --{name} "
+                       "FILE)", err=True)
+            continue
+        options[name] = value
+        if name in ("report", "grades"):
+            click.echo(f"pdharness: the run asked for --{name} {line(value)}: written when "
+                       "it finishes", err=True)
+
+
+def deliver(result, options, roster=None, command: str | None = None,
+            incomplete: str | None = None) -> None:
+    from harness.core.safe_text import echo
+
+    from .formats import FORMATTERS, as_table
+    from .grades import as_grades_csv
+    from .tournament_report import write_report
+
+    chosen = options.get("format") or "table"
+    if chosen in ("lisp", "csv"):
+        click.echo(f"seed {result.seed}", err=True)
+    if chosen == "csv":
+        text = as_grades_csv(result, roster)
+    else:
+        text = (FORMATTERS[chosen](result) if chosen != "table"
+                else as_table(result, incomplete=incomplete))
+        replicates = getattr(result, "replicates", None)
+        if chosen == "table" and replicates is not None:
+            text += "\n\n" + replicates.as_table()
+    echo(text.rstrip("\n"))  # json and csv have no control character left to escape
+    if options.get("report"):
+        replaced = _replacing(options["report"])
+        write_report(options["report"], result, command=command, incomplete=incomplete)
+        _say_replaced("report", options["report"], replaced)
+    if options.get("grades"):
+        from .gradebook import write_gradebook_or_grades
+
+        replaced = _replacing(options["grades"])
+        write_gradebook_or_grades(options["grades"], result, roster, options,
+                                  provisional=bool(incomplete and options.get("provisional")))
+        _say_replaced("grades", options["grades"], replaced)
+
+
+def _replacing(path) -> bool:
+    import os
+
+    return os.path.exists(path)
+
+
+def _say_replaced(option: str, path, replaced: bool) -> None:
+    """An output file never replaces an earlier one silently (another run's, perhaps)."""
+    if replaced:
+        from harness.core.safe_text import line
+
+        click.echo(f"pdharness: --{option} {line(str(path))}: replaced the file that was "
+                   "there", err=True)
+
+
+def command_line() -> str:
+    """The command as typed, without `--config FILE`: the course file's values are written
+    out after it (course.as_options), so the record reruns without the file."""
+    import shlex
+    import sys
+
+    words, skip = [], False
+    for word in sys.argv[1:]:
+        if skip or word == "--config":
+            skip = not skip and word == "--config"
+            continue
+        if word.startswith("--config="):
+            continue
+        words.append(word)
+    return " ".join(["pdharness", *map(shlex.quote, words)])
+
+
+def exit_interrupted(error) -> None:
+    import sys
+
+    from harness.core.interrupts import exit_status
+    from harness.core.safe_text import block  # two lines of ours, quoting the record's path
+
+    click.echo(f"pdharness: {block(error)}", err=True)
+    sys.exit(exit_status())

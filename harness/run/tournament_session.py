@@ -1,0 +1,335 @@
+"""A run as the command line makes it: the tournament (recorded round by round with --db,
+with a progress bar on a terminal), then its replicates; and `resume`, which finishes a
+recorded run from its last completed round."""
+from __future__ import annotations
+
+from dataclasses import replace
+
+from harness.core.errors import HarnessError
+from harness.isolation.limits import MIB
+
+
+class RecordInterrupted(Exception):
+    """Ctrl-C during a recorded run: what is kept, and how to go on."""
+
+    def __init__(self, path, rounds: int, stage: str = "tournament", isolation=None):
+        self.path, self.rounds, self.stage = path, rounds, stage
+        kept = (f"{rounds} completed round{'s' * (rounds != 1)}" if stage == "tournament"
+                else "the finished tournament (its replicates are not done)")
+        super().__init__(f"interrupted; {kept} kept in {path}\n"
+                         f"pdharness: to finish the run: {resume_command(path, isolation)}")
+
+
+def resume_command(path, isolation=None) -> str:
+    """The command that finishes the run: resume never takes limits from the record (anyone
+    may edit it), so limits other than the defaults are given again, from this run's own
+    settings."""
+    import shlex
+
+    from harness.isolation.handles.opening import Isolation
+
+    words = ["pdharness", "resume", shlex.quote(str(path))]
+    default = Isolation()
+    if isolation is not None and isolation.timeout != default.timeout:
+        words += ["--timeout", f"{isolation.timeout:g}"]
+    if isolation is not None and isolation.memory_limit != default.memory_limit:
+        words += ["--memory-limit", str(isolation.memory_limit // MIB)]
+    return " ".join(words)
+
+
+def run(specs, seed: int, settings, *, db=None, quiet: bool = False, replicates: int = 0,
+        command: str | None = None, outputs: str | None = None):
+    from harness.store.db import now
+    from harness.store.recorder import Recorder
+
+    started = now()
+    recorder = (Recorder.create(db, specs, seed, settings, replicates, command, outputs)
+                if db else None)
+    _journal(db, specs)
+    if recorder:   # the report of the run and of its record say the same time
+        started = recorder.connection.execute("SELECT started_at FROM run").fetchone()[0]
+    try:
+        result = _tournament(specs, seed, settings, recorder, quiet)
+        result.started_at = started
+        if replicates:
+            _replicates(result, specs, seed, settings, replicates, recorder, quiet)
+        if recorder:
+            recorder.complete()
+        return result
+    finally:
+        _journal(None, specs)
+        if recorder:
+            recorder.close()
+
+
+def _journal(path, specs) -> None:
+    """Language models' answers go into the record as they come (harness/agents/llm/journal.py)."""
+    if any(spec.language == "llm" for spec in specs):
+        from harness.agents.llm import journal
+
+        journal.use(path)
+
+
+def resume(path, isolation, *, jobs: int | None = None, quiet: bool = False,
+           allow_weaker: bool = False, cluster: str | None = None):
+    """Finish the run recorded in `path`; (result, note for the user or None).
+
+    A record is a file anyone may have edited: how agents are confined (`isolation`: mode,
+    time and memory limits) is what the user asks now, never what the record says; a mode
+    weaker than the recorded one needs `allow_weaker`, and limits other than the recorded
+    ones would not finish the same tournament. What changes results comes from the record,
+    checked first against the games it holds."""
+    from harness.store.reader import Record
+    from harness.store.recorder import Recorder
+
+    with Record(path) as record:
+        if record.finished:
+            return record.result(), f"{path}: the run was already complete"
+        check_confinement(record, isolation, allow_weaker)
+        specs = recorded_specs(record)
+        settings = replace(record.settings, isolation=isolation,
+                           jobs=jobs or record.settings.jobs, cluster=cluster)
+        games = record.games()
+        check_games(record, games)
+        state = recorded_state(record, games)
+        rounds_before = len(state.rounds) if state else 0
+        done = record.tournament_done()
+        wanted_replicates = record.run["replicates"]
+        result = record.result() if done else None
+        has_replicates = record.replicates() is not None
+        started = record.run["started_at"]
+    recorder = Recorder.reopen(path)
+    _journal(path, specs)   # answers of the unfinished round are not asked again
+    try:
+        if result is None:
+            result = _tournament(specs, record.seed, settings, recorder, quiet, state)
+            result.started_at = started  # the run's start, as its record and report say
+        if wanted_replicates and not has_replicates:
+            _replicates(result, specs, record.seed, settings, wanted_replicates, recorder,
+                        quiet)
+        recorder.complete()
+    finally:
+        _journal(None, specs)
+        recorder.close()
+    return result, f"{path}: resumed after round {rounds_before}" if not done else None
+
+
+def _tournament(specs, seed, settings, recorder, quiet, state=None):
+    from harness.engine.tournament import run_tournament
+    from harness.store.fanout import Fanout
+
+    from . import progress
+    from .round_runner import round_runner
+
+    bar = progress.TournamentProgress(settings) if progress.wanted(quiet) else None
+    try:
+        result = run_tournament(specs, seed, settings, Fanout(recorder, bar), state,
+                                runner_for=round_runner)
+    except KeyboardInterrupt:
+        if recorder is None:
+            raise
+        raise RecordInterrupted(recorder.path, recorder.rounds_kept(),
+                                isolation=settings.isolation) from None
+    finally:
+        if bar:
+            bar.close()
+    if recorder:
+        recorder.finished(result)
+    return result
+
+
+def _replicates(result, specs, seed, settings, count, recorder, quiet) -> None:
+    from . import progress
+    from .replicates import run_replicates
+
+    bar = progress.CountProgress("replicates") if progress.wanted(quiet) else None
+    try:
+        result.replicates = run_replicates(specs, seed, settings, count, settings.jobs, bar)
+    except KeyboardInterrupt:
+        if recorder is None:
+            raise
+        raise RecordInterrupted(recorder.path, recorder.rounds_kept(), "replicates",
+                                settings.isolation) from None
+    finally:
+        if bar:
+            bar.close()
+    if recorder:
+        recorder.replicates_finished(result.replicates)
+
+
+# -- what resume needs from the record -------------------------------------------------------
+def check_confinement(record, asked, allow_weaker: bool) -> None:
+    """HarnessError when the user's isolation is weaker than the recorded one (unless
+    allowed), or the limits differ from the recorded ones (they change results)."""
+    recorded = record.settings.isolation
+    check_isolation(record.path, recorded.mode, asked.mode, allow_weaker)
+    for option, now, then, unit in (
+            ("--timeout", asked.timeout, recorded.timeout, 1),
+            ("--memory-limit", asked.memory_limit, recorded.memory_limit, MIB)):
+        if now != then:
+            raise HarnessError(
+                f"{record.path}: the run was recorded with {option} {_shown(then / unit)} "
+                f"and this resume asks {_shown(now / unit)}; give {option} "
+                f"{_shown(then / unit)} to finish the same tournament")
+
+
+def check_isolation(path, recorded: str, asked: str, allow_weaker: bool) -> None:
+    """HarnessError when `asked` protects less than `recorded` (an unknown recorded mode
+    counts as the strongest) and that was not explicitly allowed."""
+    from harness.agents.specs import ISOLATION_MODES
+
+    mode = recorded if recorded in ISOLATION_MODES else ISOLATION_MODES[0]
+    if ISOLATION_MODES.index(asked) > ISOLATION_MODES.index(mode) and not allow_weaker:
+        raise HarnessError(
+            f"{path}: the run was recorded with --isolation {mode}; resuming with "
+            f"--isolation {asked} protects less: give --allow-weaker-isolation to do it")
+
+
+def _shown(number: float) -> str:
+    return f"{number:g}"
+
+
+def replay_handle(name: str, intended):
+    """An agent handle that intends what the record says the agent intended."""
+    from harness.isolation.handles.agent_handle import ReadyHandle, Reply
+
+    class Replay(ReadyHandle):
+        def __init__(self):
+            self.name, self.moves = name, iter(intended)
+
+        def start_game(self, start) -> None:
+            pass
+
+        def request(self, last) -> None:
+            pass
+
+        def collect(self) -> Reply:
+            return Reply(next(self.moves))
+
+        def end_game(self) -> None:
+            pass
+
+    return Replay()
+
+
+def check_games(record, games) -> None:
+    """HarnessError unless every recorded game is what the recorded parameters and seed
+    make of the moves the agents intended: the round robin of the agents that played each
+    round (pairs, lengths, seeds), and each game's flips and score. A record edited since
+    (parameters or games) would not resume the same tournament."""
+    from harness.engine.rounds import draw_length, round_robin
+
+    settings, seed = record.settings, record.seed
+    lengths = {r.number: r.game_length for r in record.rounds()}
+    by_round: dict[int, list] = {}
+    for game in games:
+        by_round.setdefault(game.round, []).append(game)
+    for number, played in by_round.items():
+        length = draw_length(seed, number, settings.length)
+        names = {name for game in played for name in (game.a, game.b)}
+        expected = {(job.a, job.b): job for job in
+                    round_robin(names, number, length, seed, settings.length)}
+        if lengths.get(number) != length or set(expected) != {(g.a, g.b) for g in played}:
+            _mismatch(record, f"round {number}: its games or their length")
+        for game in played:
+            job = expected[game.a, game.b]
+            where = f"round {number}, {game.a} vs {game.b}"
+            if (game.length, game.seed) != (job.length, job.seed) or \
+                    len(game.intended_a) != game.length:
+                _mismatch(record, f"{where}: its length or seed")
+            if not _replays(game, settings.game):
+                _mismatch(record, f"{where}: its flips, default answers or score")
+
+
+def _replays(game, params) -> bool:
+    """Whether the game's flips and score are what `params` and its seed make of the moves
+    its agents intended (and its faulty turns played the default answer)."""
+    from harness.engine.game import play_game
+
+    for side, intended in (("a", game.intended_a), ("b", game.intended_b)):
+        if any(intended[turn - 1] != params.default_moves for turn, _ in game.faults(side)):
+            return False
+        if any(len(moves) != params.moves_per_turn for moves in intended):
+            return False   # turns of another length than the recorded moves per turn
+    try:
+        again = play_game(replay_handle(game.a, game.intended_a), replay_handle(game.b, game.intended_b),
+                          game.length, game.seed, params, game.round)
+    except (KeyError, ValueError, TypeError, StopIteration):
+        return False  # moves that are not moves
+    return (again.played_a, again.played_b, again.score) == (
+        game.played_a, game.played_b, game.score)
+
+
+def _mismatch(record, what: str):
+    raise HarnessError(
+        f"{record.path}: the record does not match its own parameters ({what}); it was "
+        "changed after the run, and resuming it would not finish the same tournament")
+
+
+def recorded_specs(record):
+    """The agents as the run started them; their files must still be there, unchanged
+    (a changed agent would make the resumed run a different tournament)."""
+    from pathlib import Path
+
+    from harness.agents.agent_files import file_hash
+    from harness.agents.specs import AgentSpec
+
+    specs = []
+    for row in record.agent_rows():
+        if row["language"] == "llm":   # as declared when the run started (its framing too)
+            from harness.agents.llm.record_rows import recorded_config
+
+            config = recorded_config(record.connection, row["name"])
+            if config is None:
+                raise HarnessError(f"{record.path}: agent {row['name']}: its model's "
+                                   "declaration is not in the record")
+            from harness.agents.llm.config import course_declares_key
+
+            if config.api_key_env and not course_declares_key(config):
+                # the record (anyone may edit it) would choose which secret goes where
+                raise HarnessError(f"{record.path}: agent {row['name']}: its model sends the "
+                                   f"key in ${config.api_key_env} to {config.base_url}; "
+                                   "name the course file that declares it (--config FILE)")
+            specs.append(AgentSpec(row["name"], "llm", row["source"], llm=config))
+            continue
+        if row["language"] == "builtin" and row["path"] is None:
+            specs.append(AgentSpec(row["name"], "builtin", row["source"]))
+            continue
+        if row["path"] is None:
+            raise HarnessError(f"{record.path}: agent {row['name']} was a {row['language']} "
+                               "given from Python; such a run cannot be resumed")
+        path = Path(row["path"])
+        if not path.is_file():
+            raise HarnessError(f"{record.path}: agent {row['name']}: {path} is gone; put it "
+                               "back to resume the run")
+        if row["language"] == "builtin":  # a Q-table agent: its model file
+            spec = AgentSpec(row["name"], "builtin", row["source"])
+            played = file_hash(path)
+        else:
+            # as given on the command line, when that still names the file (so the result
+            # prints the same source), else where the file is; the bytes checked here are
+            # the bytes the resumed run plays (AgentSpec.content)
+            given = Path(row["source"])
+            source = row["source"] if given.is_file() and given.resolve() == path else str(path)
+            spec = AgentSpec(row["name"], row["language"], source)
+            played = spec.sha256()
+        if played != row["sha256"]:
+            raise HarnessError(f"{record.path}: agent {row['name']}: {path} changed since the "
+                               "run started; the resumed run would not be the same tournament")
+        specs.append(spec)
+    return specs
+
+
+def recorded_state(record, games=None):
+    """The tournament's state after its last completed round (None before round 1)."""
+    from harness.engine.tournament import TournamentState
+
+    rounds = record.rounds()
+    if not rounds:
+        return None
+    dropped_in = record.dropped_in()
+    disqualified = {row["name"]: row["disqualified"] for row in record.agent_rows()
+                    if row["disqualified"]}
+    remaining = sorted(name for name, out in dropped_in.items() if out is None)
+    return TournamentState(remaining, dropped_in, rounds,
+                           record.games() if games is None else games, disqualified)
