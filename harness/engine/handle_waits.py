@@ -1,4 +1,4 @@
-"""Waiting on many agent handles at once, for the pipelined runner (harness/runners.py).
+"""Waiting on many agent handles at once, for the pipelined runner (harness/engine/runners.py).
 
 A round runs up to half its agents' games together, and every wake-up of the monitor
 answers about one call. Rebuilding the poll set from every running game at each wake-up
