@@ -74,7 +74,7 @@ def test_a_wake_up_pumps_every_handle_on_the_descriptor_and_returns_the_due_ones
             assert not waits.examine(handle)
         late.wanted = {other_read: select.POLLIN}
         assert not waits.examine(late)
-        assert waits.wait() == [late]     # due before anything is written: no poll
+        assert waits.wait() == [late]     # due before anything is written
         os.write(write, b"x")
         woken = waits.wait()
         assert {id(h) for h in woken} == {id(first), id(second)}

@@ -44,10 +44,8 @@ class HandleWaits:
 
     def wait(self) -> list:
         """Until an event on a watched descriptor (given to its handles) or a deadline:
-        the handles to examine again."""
-        due = self._due(time.monotonic())
-        if due:
-            return due
+        the handles to examine again. It always polls (at most 1 ms when a deadline has
+        passed), so a handle that still waits once due cannot keep its pipes unread."""
         while self.deadlines and not self._current(self.deadlines[0]):
             heapq.heappop(self.deadlines)   # a deadline since moved, or of a handle done
         timeout = None
