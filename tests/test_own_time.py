@@ -94,21 +94,33 @@ def mode(request):
 
 @contextmanager
 def crowded_cpu(busy=BUSY):
-    """This process and what it starts run on one CPU, beside `busy` busy loops there."""
+    """This process and what it starts run on one CPU, beside `busy` busy loops there.
+
+    Every thread is pinned, not just this one: hosts are started from a long-lived spawner
+    thread (harness/isolation/sandbox.popen), which keeps the affinity it had when an
+    earlier test made it, and a host left on every CPU would not be crowded at all."""
     everywhere = os.sched_getaffinity(0)
-    os.sched_setaffinity(0, {min(everywhere)})
+    _pin_every_thread({min(everywhere)})
     # each in a session of its own, as other programs are: the kernel shares a CPU
     # between sessions (autogroups) before it shares it between their processes
     loops = [subprocess.Popen([sys.executable, "-c", "while True: pass"],
                               start_new_session=True)
              for _ in range(busy)]
     try:
-        yield
+        yield min(everywhere)
     finally:
         for loop in loops:
             loop.kill()
             loop.wait()
-        os.sched_setaffinity(0, everywhere)
+        _pin_every_thread(everywhere)
+
+
+def _pin_every_thread(cpus):
+    for thread in os.listdir("/proc/self/task"):
+        try:
+            os.sched_setaffinity(int(thread), cpus)
+        except OSError:   # it ended meanwhile
+            pass
 
 
 def first_reply(tmp_path, language, behaviour, mode, busy=BUSY):
@@ -120,9 +132,11 @@ def first_reply(tmp_path, language, behaviour, mode, busy=BUSY):
     name, text = AGENTS[language, behaviour]
     path = tmp_path / name
     path.write_text(text, encoding="utf-8")
-    with crowded_cpu(busy):
+    with crowded_cpu(busy) as cpu:
         handle = open_handle(file_spec(path), Isolation(mode, LIMIT))
         try:
+            # else the test would pass without checking anything (it did once)
+            assert os.sched_getaffinity(handle.host.process.pid) == {cpu}
             handle.start_game(GameStart(1, 3, Payoffs()))
             handle.request(None)
             return handle.collect()
