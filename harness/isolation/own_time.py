@@ -40,14 +40,15 @@ def seconds_waiting_for_cpu(host_pid: int) -> float:
     """How long the current game's process below `host_pid` was runnable but not
     running, in seconds; 0.0 when it cannot be told; infinite when it is dead (the cap
     then bounds the wait for the zygote to say so)."""
-    pid = game_process(host_pid)
+    below = _children_below(host_pid)
+    pid = game_process(below)
     if pid is None:
         return 0.0
     if _task_state(pid, str(pid)) == b"Z":
         # dead, not yet reaped: what the call waits for now is the zygote's DIED, our own
         # code's report, however long a loaded machine keeps it from a CPU
         return math.inf
-    if _competes_with_itself(pid):
+    if _competes_with_itself(pid, below):
         return 0.0
     try:
         with open(f"/proc/{pid}/schedstat", "rb") as stats:
@@ -57,17 +58,33 @@ def seconds_waiting_for_cpu(host_pid: int) -> float:
         return 0.0
 
 
-def game_process(host_pid: int) -> int | None:
-    """The process that plays the game below a host: the first found of those nested in
-    the most PID namespaces (its children come after it, and are no deeper)."""
-    from .process_tree import descendants
+def _children_below(root: int) -> dict[int, list[int]]:
+    """Every process below `root` (root included) -> its children, in the order found:
+    one walk of /proc serves both questions below."""
+    from .process_tree import children
 
+    tree, todo = {}, [root]
+    while todo:
+        pid = todo.pop()
+        tree[pid] = children(pid)
+        todo += tree[pid]
+    return tree
+
+
+def game_process(tree: dict[int, list[int]]) -> int | None:
+    """The process that plays the game below a host (`_children_below`'s tree): the
+    first found of those nested in the most PID namespaces (its children come after it,
+    and are no deeper)."""
     best, best_depth = None, -1
-    for pid in descendants(host_pid):
+    for pid in _in_order_found(tree):
         depth = _pid_namespace_depth(pid)
         if depth > best_depth:
             best, best_depth = pid, depth
     return best
+
+
+def _in_order_found(tree: dict[int, list[int]]) -> list[int]:
+    return [child for children in tree.values() for child in children]
 
 
 def _pid_namespace_depth(pid: int) -> int:
@@ -81,11 +98,14 @@ def _pid_namespace_depth(pid: int) -> int:
     return -1
 
 
-def _competes_with_itself(game_pid: int) -> bool:
+def _competes_with_itself(game_pid: int, tree: dict[int, list[int]]) -> bool:
     """Another thread or process of the game is on a CPU or waiting for one."""
-    from .process_tree import descendants
-
-    for pid in (game_pid, *descendants(game_pid)):
+    family, todo = [], [game_pid]
+    while todo:
+        pid = todo.pop()
+        family.append(pid)
+        todo += tree.get(pid, [])
+    for pid in family:
         try:
             tasks = os.listdir(f"/proc/{pid}/task")
         except OSError:

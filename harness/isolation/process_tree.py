@@ -67,19 +67,25 @@ def descendants(pid: int | str = "self") -> list[int]:
     """Every process below `pid`, found through /proc/PID/task/TID/children."""
     found, todo = [], [pid]
     while todo:
-        current = todo.pop()
+        below = children(todo.pop())
+        found += below
+        todo += below
+    return found
+
+
+def children(pid: int | str) -> list[int]:
+    """The processes whose parent is `pid` (any of its threads); [] once it is gone."""
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return []
+    found: list[int] = []
+    for task in tasks:
         try:
-            tasks = os.listdir(f"/proc/{current}/task")
-        except OSError:
+            with open(f"/proc/{pid}/task/{task}/children", "rb") as listing:
+                found += [int(word) for word in listing.read().split()]
+        except (OSError, ValueError):
             continue
-        for task in tasks:
-            try:
-                with open(f"/proc/{current}/task/{task}/children", "rb") as listing:
-                    children = [int(word) for word in listing.read().split()]
-            except (OSError, ValueError):
-                continue
-            found += children
-            todo += children
     return found
 
 
