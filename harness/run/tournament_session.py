@@ -64,7 +64,9 @@ def run(specs, seed: int, settings, *, db=None, quiet: bool = False, replicates:
 
 def _journal(path, specs) -> None:
     """Language models' answers go into the record as they come (harness/agents/llm/journal.py)."""
-    if any(spec.language == "llm" for spec in specs):
+    from harness.agents.specs import Kind
+
+    if any(spec.kind is Kind.LLM for spec in specs):
         from harness.agents.llm import journal
 
         journal.use(path)
@@ -272,11 +274,12 @@ def recorded_specs(record):
     from pathlib import Path
 
     from harness.agents.agent_files import file_hash
-    from harness.agents.specs import AgentSpec
+    from harness.agents.specs import AgentSpec, Kind
 
     specs = []
     for row in record.agent_rows():
-        if row["language"] == "llm":   # as declared when the run started (its framing too)
+        kind = Kind.of(row["language"], row["source"])
+        if kind is Kind.LLM:   # as declared when the run started (its framing too)
             from harness.agents.llm.record_rows import recorded_config
 
             config = recorded_config(record.connection, row["name"])
@@ -290,10 +293,10 @@ def recorded_specs(record):
                 raise HarnessError(f"{record.path}: agent {row['name']}: its model sends the "
                                    f"key in ${config.api_key_env} to {config.base_url}; "
                                    "name the course file that declares it (--config FILE)")
-            specs.append(AgentSpec(row["name"], "llm", row["source"], llm=config))
+            specs.append(AgentSpec(row["name"], row["language"], row["source"], llm=config))
             continue
-        if row["language"] == "builtin" and row["path"] is None:
-            specs.append(AgentSpec(row["name"], "builtin", row["source"]))
+        if kind.strategy and row["path"] is None:
+            specs.append(AgentSpec(row["name"], row["language"], row["source"]))
             continue
         if row["path"] is None:
             raise HarnessError(f"{record.path}: agent {row['name']} was a {row['language']} "
@@ -302,8 +305,8 @@ def recorded_specs(record):
         if not path.is_file():
             raise HarnessError(f"{record.path}: agent {row['name']}: {path} is gone; put it "
                                "back to resume the run")
-        if row["language"] == "builtin":  # a Q-table agent: its model file
-            spec = AgentSpec(row["name"], "builtin", row["source"])
+        if kind.strategy:  # a Q-table agent: its model file
+            spec = AgentSpec(row["name"], row["language"], row["source"])
             played = file_hash(path)
         else:
             # as given on the command line, when that still names the file (so the result

@@ -17,6 +17,12 @@ class Python(Language):
         "bad-answer": 'Return exactly 3 moves, each "C" or "D": return ["C", "C", "D"]',
     }
 
+    def find_runtime_version(self) -> str:
+        import platform
+
+        return f"{platform.python_implementation().replace('CPython', 'Python')} " \
+            f"{platform.python_version()}"   # hosts run the monitor's own interpreter
+
     def load(self, path: Path, name: str):
         from ..pyload import load_python
 
