@@ -16,7 +16,7 @@ from hypothesis import given, strategies as st
 
 from harness.agents.specs import Kind
 
-from conftest import AGENTS, ROOT, run_cli
+from conftest import ROOT, run_cli
 
 STUDENTS = ROOT / "student_agents"
 ONE_ROUND = ["--seed", "3", "--length", "3", "4", "--max-rounds", "1"]
@@ -191,3 +191,21 @@ def test_each_language_reads_its_own_dying_words():
     assert LANGUAGES["python"].last_words(python_said) == "MemoryError"
     for language in LANGUAGES.values():
         assert language.last_words("\n \n") is None
+
+
+def test_resume_keeps_the_runtimes_the_run_started_with_and_says_what_changed(tmp_path):
+    from test_records_resume import cut_back
+
+    record = tmp_path / "run.sqlite"
+    status, _, err = run_cli("tournament", "titfortat", "random", "defect", "--seed", "5",
+                             "--length", "3", "4", "--isolation", "none", "--db", record)
+    assert status == 0, err
+    cut_back(record, 1)
+    with sqlite3.connect(record) as connection:
+        connection.execute("UPDATE run SET runtimes = ?",
+                           (json.dumps({"python": "Python 2.7.18"}),))
+    status, out, err = run_cli("resume", record, "--format", "json", "--isolation", "none")
+    assert status == 0, err
+    assert json.loads(out)["runtimes"] == {"python": "Python 2.7.18"}   # as the record says
+    [note] = [line for line in err.splitlines() if "resumed after round 1" in line]
+    assert f"Python 2.7.18 then, {PYTHON_VERSION} now" in note

@@ -100,12 +100,16 @@ def resume(path, isolation, *, jobs: int | None = None, quiet: bool = False,
         result = record.result() if done else None
         has_replicates = record.replicates() is not None
         started = record.run["started_at"]
+        runtimes = record.runtimes
     recorder = Recorder.reopen(path)
     _journal(path, specs)   # answers of the unfinished round are not asked again
+    changed = None
     try:
         if result is None:
             result = _tournament(specs, record.seed, settings, recorder, quiet, state)
             result.started_at = started  # the run's start, as its record and report say
+            changed = _runtimes_changed(runtimes, result.runtimes)
+            result.runtimes = runtimes   # likewise the runtimes it started with
         if wanted_replicates and not has_replicates:
             _replicates(result, specs, record.seed, settings, wanted_replicates, recorder,
                         quiet)
@@ -113,7 +117,23 @@ def resume(path, isolation, *, jobs: int | None = None, quiet: bool = False,
     finally:
         _journal(None, specs)
         recorder.close()
-    return result, f"{path}: resumed after round {rounds_before}" if not done else None
+    if done:
+        return result, None
+    return result, f"{path}: resumed after round {rounds_before}" + (
+        f"; {changed}" if changed else "")
+
+
+def _runtimes_changed(recorded, now) -> str | None:
+    """What a resumed run ran on that differs from the runtimes its record started with
+    (their versions are the record's: the earlier rounds were played on them)."""
+    if not recorded or not now:
+        return None
+    from harness.core.safe_text import line
+
+    changed = [f"{line(str(recorded[name]))} then, {now[name]} now"
+               for name in now if name in recorded and recorded[name] != now[name]]
+    return ("its agents' runtimes changed since it started (" + "; ".join(changed)
+            + "): the rounds before and after may differ") if changed else None
 
 
 def _tournament(specs, seed, settings, recorder, quiet, state=None):

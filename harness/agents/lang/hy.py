@@ -12,6 +12,7 @@ from .language import CanRun, Language
 
 class Hy(Language):
     name = "hy"
+    runtime_name = "Hy"
     reads_cache = True   # compiled agents and libraries (harness/agents/cache.py)
     suffixes = (".hy",)
     new_choice = "hy"

@@ -87,6 +87,7 @@ class Language(ABC):
         return []
 
     # -- this machine ------------------------------------------------------------------------
+    runtime_name: ClassVar[str]          # the program that runs its agents, in messages: "SBCL"
     # what a machine must install for the language (Debian packages: the autograder's image)
     system_packages: ClassVar[tuple[str, ...]] = ()
 

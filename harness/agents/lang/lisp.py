@@ -14,6 +14,7 @@ _FRAME = re.compile(r"\s*\d+: fp=0x")   # a frame of SBCL's fatal backtrace
 
 class Lisp(Language):
     name = "lisp"
+    runtime_name = "SBCL"
     reads_cache = True   # compiled agents and libraries (harness/agents/cache.py)
     suffixes = (".lisp",)
     new_choice = "lisp"

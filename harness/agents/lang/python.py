@@ -8,6 +8,7 @@ from .language import Language
 
 class Python(Language):
     name = "python"
+    runtime_name = "Python"
     suffixes = (".py",)
     new_choice = "py"
     near_misses = (".ipynb",)
