@@ -193,6 +193,39 @@ def test_the_command_line_says_the_refusal_in_one_line(without_sbcl, sbcl):
     assert any("refuses" in line and "SBCL" in line for line in err.splitlines())
 
 
+@pytest.fixture(scope="module")
+def other_sbcl(tmp_path_factory):
+    """A worker whose PATH finds first an sbcl that says it is another version (and is
+    the real one otherwise): a machine where SBCL was upgraded, say."""
+    import shutil
+
+    real = shutil.which("sbcl") or "sbcl"
+    folder = tmp_path_factory.mktemp("path-other-sbcl")
+    script = folder / "sbcl"
+    script.write_text(f'#!/bin/sh\n[ "$1" = --version ] && echo "SBCL 0.0.1-elsewhere" && '
+                      f'exit 0\nexec {real} "$@"\n')
+    script.chmod(0o755)
+    with local_cluster(n_workers=1, env={"PATH": f"{folder}{os.pathsep}"
+                                         f"{os.environ.get('PATH', '')}"}) as running:
+        yield running
+
+
+def test_a_worker_with_another_sbcl_refuses_lisp_agents(other_sbcl, sbcl):
+    """The runtime versions are part of what a worker must share with the monitor: one
+    whose SBCL is another version plays no Lisp agent, and says which versions differ."""
+    from harness.agents.lang import LANGUAGES
+
+    worker = next(iter(other_sbcl.scheduler_info["workers"]))
+    with pytest.raises(HarnessError) as refused:
+        tournament(["titfortat", STUDENTS / "BrownChen.lisp"], 1, other_sbcl.scheduler_address)
+    message = str(refused.value)
+    assert worker in message and "SBCL 0.0.1-elsewhere" in message and "\n" not in message
+    assert LANGUAGES["lisp"].runtime_version() in message
+    # Python and Hy agents need no SBCL: their runtimes are the monitor's
+    assert tournament(["titfortat", STUDENTS / "GarciaHoffman.hy"], 1,
+                      other_sbcl.scheduler_address).standings
+
+
 def test_an_unreachable_scheduler_is_one_line(monkeypatch):
     import socket
 

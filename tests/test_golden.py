@@ -30,10 +30,13 @@ def test_the_pinned_tournament_gives_the_committed_json(mode, jobs, sbcl, reques
 
 
 def test_the_normalizer_cuts_only_what_may_vary():
-    """The repository's folder and the isolation mode go; everything else stays."""
+    """The repository's folder, the isolation mode and the runtimes' versions go;
+    everything else stays."""
     raw = {"params": {"flip": [0.25, 0.1], "isolation": "process"},
+           "runtimes": {"python": "Python 3.11.2", "lisp": "SBCL 2.2.9.debian"},
            "agents": [{"source": str(pin.ROOT / "tests" / "A.py"), "message": None}],
            "seed": 7}
     assert pin.normalized(raw) == {"params": {"flip": [0.25, 0.1]},
+                                   "runtimes": {"python": "VERSION", "lisp": "VERSION"},
                                    "agents": [{"source": "tests/A.py", "message": None}],
                                    "seed": 7}

@@ -151,7 +151,7 @@ def _agent_type(entry, base: Path, where: str, declarations: dict) -> AgentType:
 
 
 def _template(agent: str, type_id: str, base: Path, declarations: dict):
-    from .specs import AgentSpec, file_spec, find_builtin
+    from .specs import AgentSpec, Kind, file_spec, find_builtin
     from .strategy_specs import is_strategy, strategy_spec
 
     if is_strategy(agent):
@@ -162,7 +162,7 @@ def _template(agent: str, type_id: str, base: Path, declarations: dict):
         return llm_spec(agent, declarations, type_id)
     builtin = find_builtin(agent)
     if builtin:
-        return AgentSpec(type_id, "builtin", builtin)
+        return AgentSpec(type_id, Kind.BUILTIN.spelling, builtin)
     # lexically normal (../ folded away): a sandbox shows the agent's file at this path
     # but not the folders a ../ would climb out of
     path = Path(os.path.normpath(Path(agent) if Path(agent).is_absolute() else base / agent))

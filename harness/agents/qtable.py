@@ -163,12 +163,15 @@ def _pairs(table, states: int, memory: int, valid, name: str, wrong) -> list:
 def definition(spec) -> str:
     """What an agent *is*, whatever its name: two copies of a type share it."""
     from .agent_files import file_hash as sha256_of
+    from .specs import Kind
 
-    if spec.language == "llm":   # a language model: its whole declaration (framing's text too)
+    # the words below are in every trained model's fingerprint: kept as they were written
+    kind = spec.kind
+    if kind is Kind.LLM:   # a language model: its whole declaration (framing's text too)
         return "llm:" + hashlib.sha256(spec.llm.as_json().encode()).hexdigest()
-    if spec.language == "builtin":
-        if spec.path is not None:          # a Q-table: its model's contents
-            return f"qtable:{sha256_of(spec.path)}"
+    if kind is Kind.QTABLE:   # its model's contents
+        return f"qtable:{sha256_of(spec.path)}"
+    if kind.strategy:
         from .strategy_specs import strategy_key
 
         return f"builtin:{strategy_key(spec)}"
@@ -182,10 +185,12 @@ def fingerprint(definitions) -> str:
 def retrain_notes(specs) -> list[str]:
     """For each Q-table model among the agents: a note when the other agents' types are not
     the ones it was trained against."""
+    from .specs import Kind
+
     notes = []
     seen = set()
     for spec in specs:
-        path = spec.path if spec.language == "builtin" else None
+        path = spec.path if spec.kind is Kind.QTABLE else None
         if path is None or str(path) in seen:
             continue
         seen.add(str(path))

@@ -7,21 +7,74 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
+from enum import Enum
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from harness.core.errors import AgentNotFound, HarnessError
 
+if TYPE_CHECKING:
+    from .lang.language import Language
+
 ISOLATION_MODES = ("sandbox", "process", "none")
+
+
+class Kind(Enum):
+    """What an agent is: the one axis every decision about where an agent comes from asks
+    (`AgentSpec.kind`), instead of matching the spellings the record keeps.
+
+    Records and JSON keep their spelling in the agent's `language`: a file's language name
+    ("python", "hy", "lisp"), or `spelling` below ("builtin" for a built-in and for the
+    strategies `memory:`/`qtable:`, whose source tells them apart)."""
+
+    FILE = "file"           # an agent file in one of harness.agents.lang's languages
+    BUILTIN = "builtin"     # a built-in strategy by name (or a population's copy of one)
+    MEMORY = "memory"       # memory:BITS, a Memory-N strategy vector (memory_agents.py)
+    QTABLE = "qtable"       # qtable:MODEL.json, a trained Q-table (qtable.py)
+    CALLABLE = "callable"   # a Python function handed to the API: runs in the monitor
+    LLM = "llm"             # llm:NAME, a language model (harness/agents/llm)
+    REPL = "repl"           # a function of a student's SBCL REPL, served by it
+    UNKNOWN = "unknown"     # a spelling this pdharness does not know (an edited record)
+
+    @property
+    def spelling(self) -> str:
+        """How records and JSON write this kind (a file's is its language's name)."""
+        if self in (Kind.FILE, Kind.UNKNOWN):
+            raise ValueError(f"agents of kind {self.value} are spelled by their language")
+        return "builtin" if self.strategy else self.value
+
+    @property
+    def strategy(self) -> bool:
+        """Trusted code of ours, served as a built-in is: in the monitor for `none`, in a
+        Python host otherwise."""
+        return self in (Kind.BUILTIN, Kind.MEMORY, Kind.QTABLE)
+
+    @classmethod
+    def of(cls, language: str, source: str) -> "Kind":
+        """The kind of an agent recorded with LANGUAGE and SOURCE (its spelling)."""
+        from .lang import LANGUAGES
+        from .strategy_specs import MEMORY_PREFIX, QTABLE_PREFIX
+
+        if language in LANGUAGES:
+            return cls.FILE
+        if language == "builtin":
+            if source.startswith(MEMORY_PREFIX):
+                return cls.MEMORY
+            return cls.QTABLE if source.startswith(QTABLE_PREFIX) else cls.BUILTIN
+        try:
+            kind = cls(language)
+        except ValueError:
+            return cls.UNKNOWN
+        return cls.UNKNOWN if kind is cls.FILE or kind.strategy else kind
 
 
 @dataclass(frozen=True)
 class AgentSpec:
     name: str
-    # a language of harness.agents.lang's registry for an agent file; else the agent's kind,
-    # "builtin" or "callable" (as records and JSON write it)
+    # as records and JSON write it: a language of harness.agents.lang's registry for an
+    # agent file, else its kind's spelling (Kind.spelling); decide by `kind`, not by this
     language: str
-    source: str                   # a path, "builtin" or "callable"
+    source: str                   # a path, a built-in's name, memory:..., qtable:..., llm:...
     function: Callable | None = field(default=None, compare=False, repr=False)
     llm: Any = field(default=None, compare=False, repr=False)   # an llm: agent's LlmConfig
     # the function an agent file defines, where it is not named after the file (validate
@@ -57,20 +110,46 @@ class AgentSpec:
             return None
 
     @property
+    def kind(self) -> Kind:
+        return Kind.of(self.language, self.source)
+
+    @property
     def is_file(self) -> bool:
         """An agent file, in one of the languages; not a built-in or a callable."""
+        return self.kind is Kind.FILE
+
+    @property
+    def file_language(self) -> "Language | None":
+        """The language of an agent file; None for every other kind."""
         from .lang import LANGUAGES
 
-        return self.language in LANGUAGES
+        return LANGUAGES.get(self.language)
+
+    @property
+    def runs_on(self) -> "Language | None":
+        """The language whose runtime plays the agent: a file's own; Python for our
+        strategies and for functions handed to the API; None for agents served from
+        elsewhere (a language model, a student's REPL)."""
+        kind = self.kind
+        if kind is Kind.FILE:
+            return self.file_language
+        if kind.strategy or kind is Kind.CALLABLE:
+            from .lang import PYTHON
+
+            return PYTHON
+        return None
 
     @property
     def path(self) -> Path | None:
         """The agent's file (or a Q-table agent's model file)."""
-        if self.is_file:
+        kind = self.kind
+        if kind is Kind.FILE:
             return Path(self.source)
-        from .strategy_specs import model_path
+        if kind is Kind.QTABLE:
+            from .strategy_specs import model_path
 
-        return model_path(self.source)
+            return model_path(self.source)
+        return None
 
     @property
     def entry(self) -> str:
@@ -81,6 +160,17 @@ class AgentSpec:
         return Path(self.source).stem if self.is_file else self.name
 
 
+def runtime_versions(specs) -> dict[str, str | None]:
+    """{language name: its runtime's version here} for every language whose runtime plays
+    one of SPECS' agents, in the registry's order; None for a runtime missing here. Stamped
+    on results (the record, the JSON) and compared between a cluster's machines."""
+    from .lang import LANGUAGES
+
+    playing = {language.name for language in (spec.runs_on for spec in specs) if language}
+    return {name: language.runtime_version() for name, language in LANGUAGES.items()
+            if name in playing}
+
+
 def bundled_agents_dir() -> Path:
     import student_agents
 
@@ -88,7 +178,7 @@ def bundled_agents_dir() -> Path:
 
 
 def builtin_spec(name: str) -> AgentSpec:
-    return AgentSpec(name, "builtin", "builtin")
+    return AgentSpec(name, Kind.BUILTIN.spelling, Kind.BUILTIN.spelling)
 
 
 def defined_spec(path: Path, defines: str | None) -> AgentSpec:
@@ -192,4 +282,5 @@ def check_unique(specs: list[AgentSpec]) -> None:
 
 
 def callable_spec(function: Callable, name: str | None = None) -> AgentSpec:
-    return AgentSpec(name or function.__name__, "callable", "callable", function)
+    return AgentSpec(name or function.__name__, Kind.CALLABLE.spelling, Kind.CALLABLE.spelling,
+                     function)

@@ -19,34 +19,37 @@ def is_strategy(argument: str) -> bool:
 def strategy_spec(argument: str, name: str | None = None, base: Path | None = None):
     """The AgentSpec of `memory:...` or `qtable:PATH` (PATH relative to `base` when given),
     checked now so a bad vector or model is one clear line before anything runs."""
-    from .specs import AgentSpec
+    from .specs import AgentSpec, Kind
 
     if argument.startswith(MEMORY_PREFIX):
         from .memory_agents import parse_memory
 
         parse_memory(argument)
-        return AgentSpec(name or argument, "builtin", argument)
+        return AgentSpec(name or argument, Kind.MEMORY.spelling, argument)
     path = Path(argument[len(QTABLE_PREFIX):])
     if base is not None and not path.is_absolute():
         path = base / path
     from .qtable import load_model
 
     load_model(path)
-    return AgentSpec(name or argument, "builtin", QTABLE_PREFIX + str(path))
+    return AgentSpec(name or argument, Kind.QTABLE.spelling, QTABLE_PREFIX + str(path))
 
 
 def strategy_key(spec) -> str:
     """What a built-in spec runs: a built-in's name, or the key of a strategy table."""
-    source = spec.source
-    if source.startswith(MEMORY_PREFIX):
+    from .specs import Kind
+
+    kind, source = spec.kind, spec.source
+    if kind is Kind.MEMORY:
         from .memory_agents import parse_memory
 
         return parse_memory(source).key()
-    if source.startswith(QTABLE_PREFIX):
+    if kind is Kind.QTABLE:
         from .qtable import load_model
 
         return load_model(Path(source[len(QTABLE_PREFIX):])).key()
-    return spec.name if source == "builtin" else source  # a population's copy: its built-in
+    # a built-in by name; a population's copy names its built-in in its source
+    return spec.name if source == Kind.BUILTIN.spelling else source
 
 
 def model_path(source: str) -> Path | None:

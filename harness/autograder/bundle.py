@@ -20,7 +20,8 @@ PACKAGES = ("harness", "lisp_bridge", "student_agents")   # what the harness imp
 VENDORED = "pdharness"          # the folder of the bundle that holds the copy
 SETTINGS_FILE = "pdharness-autograder.json"
 ZIP_NAME = "autograder.zip"
-APT_PACKAGES = "python3 python3-pip sbcl bubblewrap"
+# what the image needs besides each language's own runtime (Language.system_packages)
+APT_PACKAGES = ("python3", "python3-pip", "bubblewrap")
 
 RUN_AUTOGRADER = """#!/usr/bin/env bash
 # Gradescope runs this for every upload, from /autograder (written by pdharness {version}).
@@ -57,8 +58,9 @@ if python3 -m pip install --help | grep -q -- --break-system-packages; then
     PIP_OPTIONS="--break-system-packages"   # Ubuntu 23.04 and later
 fi
 python3 -m pip install --no-cache-dir $PIP_OPTIONS {requirements}
-# Compile the SBCL server and Hy's libraries now, once, not in every student's run:
-# validate one template agent per language (this also proves the harness works here).
+# Compile what each language compiles once (its host, its libraries) now, not in every
+# student's run: validate one template agent per language (this also proves the harness
+# works here).
 SOURCE="${{AUTOGRADER_ROOT:-/autograder}}/source"
 export PDHARNESS_CACHE="${{PDHARNESS_CACHE:-${{AUTOGRADER_ROOT:-/autograder}}/pdharness-cache}}"
 WARM="$(mktemp -d)"
@@ -90,7 +92,7 @@ def write_bundle(folder: Path, settings: dict, roster: Path | None = None) -> Pa
         files.append(_write(folder / "run_autograder", RUN_AUTOGRADER.format(
             version=__version__, vendored=VENDORED, visibility=visibility), executable=True))
         files.append(_write(folder / "setup.sh", SETUP_SH.format(
-            version=__version__, vendored=VENDORED, apt=APT_PACKAGES,
+            version=__version__, vendored=VENDORED, apt=" ".join(apt_packages()),
             new_choices=" ".join(language.new_choice for language in LANGUAGES.values()),
             requirements=" ".join(f"'{r}'" for r in pinned_requirements())),
             executable=True))
@@ -105,6 +107,14 @@ def write_bundle(folder: Path, settings: dict, roster: Path | None = None) -> Pa
     except OSError as error:
         raise HarnessError(f"cannot write the autograder bundle in {folder}: "
                            f"{error.strerror or error}") from error
+
+
+def apt_packages() -> list[str]:
+    """The Debian packages setup.sh installs: the harness's, then every language's."""
+    from harness.agents.lang import LANGUAGES
+
+    return list(dict.fromkeys([*APT_PACKAGES, *(package for language in LANGUAGES.values()
+                                                for package in language.system_packages)]))
 
 
 def _write(path: Path, text: str, executable: bool = False) -> Path:

@@ -51,6 +51,9 @@ class TournamentResult:
     replicates: object | None = None
     started_at: str | None = None
     harness_version: str | None = None
+    # {language: runtime version} that played it ("lisp": "SBCL 2.2.9.debian"); None for a
+    # record made before runtimes were recorded
+    runtimes: dict | None = None
 
     def pairs(self) -> list[tuple[str, int]]:
         """The monitor's answer: (agent score) best first."""

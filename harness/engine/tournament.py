@@ -109,6 +109,9 @@ def run_tournament(specs, seed: int, settings: Settings = Settings(),
                 if spec.name in load_errors
                 else Entrant(spec) for spec in specs]
     result = TournamentResult(seed, settings, entrants)
+    from harness.agents.specs import runtime_versions
+
+    result.runtimes = runtime_versions(specs)   # on a cluster, every worker's are these
     state = state or _first_state(entrants, settings)
     result.rounds, result.games = state.rounds, state.games
     observer.tournament_started(result)

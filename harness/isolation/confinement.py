@@ -32,10 +32,10 @@ class PerAgent:
     env: dict = field(default_factory=dict)
 
     def command(self, argv: list[str]) -> list[str]:
-        """The host's argv as given: both hosts are zygotes and must fork; each installs
-        the game filter (`GAME_FILTER` in `env`) in every process it forks, before agent
-        code runs there (the Python host through harness.isolation.seccomp.game_filter, the SBCL
-        host with its install-game-filter)."""
+        """The host's argv as given: every language's host is a zygote and must fork; each
+        installs the game filter (`GAME_FILTER` in `env`) in every process it forks, before
+        agent code runs there (the Python host through harness.isolation.seccomp.game_filter,
+        the others with their own equivalent, e.g. lisp_bridge's install-game-filter)."""
         return list(argv)
 
 

@@ -184,11 +184,9 @@ def _keeps_read(spec) -> bool:
     harness, the language's own files, the cache for languages that use it), found out by
     trying once per set of paths. Said once on stderr when kept."""
     global _read_noted
-    from harness.agents.lang import LANGUAGES
-
     from .agent_user import unreadable
 
-    language = LANGUAGES.get(spec.language)
+    language = spec.file_language
     paths = _system_roots() + _python_roots() + _package_roots() + _language_roots(spec)
     cache = _cache_dir() if language is not None and language.reads_cache else None
     key = tuple(dict.fromkeys(paths + ([cache] if cache else [])))
@@ -349,10 +347,8 @@ def _package_roots() -> list[str]:
 
 
 def _language_roots(spec) -> list[str]:
-    """What the host of the agent's language needs besides Python (SBCL, Hy's libraries)."""
-    from harness.agents.lang import LANGUAGES
-
-    language = LANGUAGES.get(spec.language)
+    """What the host of the agent's language needs besides Python (Language.sandbox_roots)."""
+    language = spec.file_language
     return language.sandbox_roots() if language is not None else []
 
 

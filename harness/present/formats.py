@@ -25,6 +25,8 @@ def result_dict(result) -> dict:
     return {
         "seed": result.seed,
         "params": params_dict(result.settings),
+        # {language: the runtime that played its agents}; null from a record made before
+        "runtimes": getattr(result, "runtimes", None),
         "agents": [{"name": e.name, "source": e.spec.source, "language": e.spec.language,
                     "status": e.status, "message": e.message} for e in result.entrants],
         "rounds": [{"round": r.number, "game_length": r.game_length, "scores": r.scores,

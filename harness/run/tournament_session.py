@@ -64,7 +64,9 @@ def run(specs, seed: int, settings, *, db=None, quiet: bool = False, replicates:
 
 def _journal(path, specs) -> None:
     """Language models' answers go into the record as they come (harness/agents/llm/journal.py)."""
-    if any(spec.language == "llm" for spec in specs):
+    from harness.agents.specs import Kind
+
+    if any(spec.kind is Kind.LLM for spec in specs):
         from harness.agents.llm import journal
 
         journal.use(path)
@@ -98,12 +100,16 @@ def resume(path, isolation, *, jobs: int | None = None, quiet: bool = False,
         result = record.result() if done else None
         has_replicates = record.replicates() is not None
         started = record.run["started_at"]
+        runtimes = record.runtimes
     recorder = Recorder.reopen(path)
     _journal(path, specs)   # answers of the unfinished round are not asked again
+    changed = None
     try:
         if result is None:
             result = _tournament(specs, record.seed, settings, recorder, quiet, state)
             result.started_at = started  # the run's start, as its record and report say
+            changed = _runtimes_changed(runtimes, result.runtimes)
+            result.runtimes = runtimes   # likewise the runtimes it started with
         if wanted_replicates and not has_replicates:
             _replicates(result, specs, record.seed, settings, wanted_replicates, recorder,
                         quiet)
@@ -111,7 +117,23 @@ def resume(path, isolation, *, jobs: int | None = None, quiet: bool = False,
     finally:
         _journal(None, specs)
         recorder.close()
-    return result, f"{path}: resumed after round {rounds_before}" if not done else None
+    if done:
+        return result, None
+    return result, f"{path}: resumed after round {rounds_before}" + (
+        f"; {changed}" if changed else "")
+
+
+def _runtimes_changed(recorded, now) -> str | None:
+    """What a resumed run ran on that differs from the runtimes its record started with
+    (their versions are the record's: the earlier rounds were played on them)."""
+    if not recorded or not now:
+        return None
+    from harness.core.safe_text import line
+
+    changed = [f"{line(str(recorded[name]))} then, {now[name]} now"
+               for name in now if name in recorded and recorded[name] != now[name]]
+    return ("its agents' runtimes changed since it started (" + "; ".join(changed)
+            + "): the rounds before and after may differ") if changed else None
 
 
 def _tournament(specs, seed, settings, recorder, quiet, state=None):
@@ -272,11 +294,12 @@ def recorded_specs(record):
     from pathlib import Path
 
     from harness.agents.agent_files import file_hash
-    from harness.agents.specs import AgentSpec
+    from harness.agents.specs import AgentSpec, Kind
 
     specs = []
     for row in record.agent_rows():
-        if row["language"] == "llm":   # as declared when the run started (its framing too)
+        kind = Kind.of(row["language"], row["source"])
+        if kind is Kind.LLM:   # as declared when the run started (its framing too)
             from harness.agents.llm.record_rows import recorded_config
 
             config = recorded_config(record.connection, row["name"])
@@ -290,10 +313,10 @@ def recorded_specs(record):
                 raise HarnessError(f"{record.path}: agent {row['name']}: its model sends the "
                                    f"key in ${config.api_key_env} to {config.base_url}; "
                                    "name the course file that declares it (--config FILE)")
-            specs.append(AgentSpec(row["name"], "llm", row["source"], llm=config))
+            specs.append(AgentSpec(row["name"], row["language"], row["source"], llm=config))
             continue
-        if row["language"] == "builtin" and row["path"] is None:
-            specs.append(AgentSpec(row["name"], "builtin", row["source"]))
+        if kind.strategy and row["path"] is None:
+            specs.append(AgentSpec(row["name"], row["language"], row["source"]))
             continue
         if row["path"] is None:
             raise HarnessError(f"{record.path}: agent {row['name']} was a {row['language']} "
@@ -302,8 +325,8 @@ def recorded_specs(record):
         if not path.is_file():
             raise HarnessError(f"{record.path}: agent {row['name']}: {path} is gone; put it "
                                "back to resume the run")
-        if row["language"] == "builtin":  # a Q-table agent: its model file
-            spec = AgentSpec(row["name"], "builtin", row["source"])
+        if kind.strategy:  # a Q-table agent: its model file
+            spec = AgentSpec(row["name"], row["language"], row["source"])
             played = file_hash(path)
         else:
             # as given on the command line, when that still names the file (so the result

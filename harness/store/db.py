@@ -10,7 +10,8 @@ SCHEMA_VERSION = 1
 
 # Columns added to schema 1 after records were made with it: an older record lacks them
 # (and settings_of reads them as optional). Add a new column here too.
-ADDED_COLUMNS = {("run", "horizon"), ("run", "stop_prob"), ("run", "outputs")}
+ADDED_COLUMNS = {("run", "horizon"), ("run", "stop_prob"), ("run", "outputs"),
+                 ("run", "runtimes")}
 # Tables added likewise (language-model agents): an older record has none of them.
 ADDED_TABLES = {"llm_agent", "llm_call", "llm_turn", "llm_journal"}
 
@@ -43,6 +44,7 @@ CREATE TABLE run (
     replicates        INTEGER NOT NULL DEFAULT 0,
     command           TEXT,
     outputs           TEXT,   -- JSON: the files the run asked for (present/outputs.py)
+    runtimes          TEXT,   -- JSON: {language: runtime version}, e.g. "lisp": "SBCL 2.2.9"
     started_at        TEXT NOT NULL,
     finished_at       TEXT
 );
@@ -232,7 +234,9 @@ def seed_value(seed: int):
 
 
 def run_row(seed: int, settings, replicates: int, command: str | None,
-            outputs: str | None = None) -> dict:
+            outputs: str | None = None, runtimes: dict | None = None) -> dict:
+    import json
+
     from .. import __version__
 
     written = settings.as_dict()   # the settings' one serialization, under these columns
@@ -241,7 +245,9 @@ def run_row(seed: int, settings, replicates: int, command: str | None,
     return {
         "id": 1, "schema_version": SCHEMA_VERSION, "harness_version": __version__,
         "seed": seed_value(seed), **written, "replicates": replicates,
-        "command": command, "outputs": outputs, "started_at": now(), "finished_at": None,
+        "command": command, "outputs": outputs,
+        "runtimes": json.dumps(runtimes) if runtimes is not None else None,
+        "started_at": now(), "finished_at": None,
     }
 
 

@@ -27,6 +27,8 @@ class Record:
             self.run = self.connection.execute("SELECT * FROM run").fetchone()
             self.seed = int(self.run["seed"])
             self.settings = _recorded_settings(self.run, path)
+            self.runtimes = recorded_runtimes(
+                self.run["runtimes"] if "runtimes" in self.run.keys() else None, path)
         except BaseException:
             self.connection.close()
             raise
@@ -124,6 +126,7 @@ class Record:
             result.replicates = replicates
         result.started_at = self.run["started_at"]
         result.harness_version = self.run["harness_version"]
+        result.runtimes = self.runtimes
         return result
 
     def replicates(self):
@@ -143,6 +146,33 @@ def _recorded_settings(row, path):
         return db.settings_of(row)
     except HarnessError as error:
         raise HarnessError(f"{path}: not a record pdharness wrote: {error}") from None
+
+
+MAX_RUNTIME_TEXT = 200   # a runtime's version, as pdharness writes it, is a short line
+
+
+def recorded_runtimes(text, path) -> dict[str, str | None] | None:
+    """The run's `runtimes` column ({language: version}, as JSON): None for a record made
+    before they were recorded; a one-line HarnessError for anything pdharness does not
+    write (a record is a file anyone can edit)."""
+    import json
+
+    from harness.core.errors import HarnessError
+
+    if text is None:
+        return None
+    try:
+        found = json.loads(text) if isinstance(text, str) else None
+    except (ValueError, RecursionError):
+        found = None
+    if isinstance(found, dict) and all(
+            isinstance(name, str) and len(name) <= MAX_RUNTIME_TEXT
+            and (version is None or (isinstance(version, str)
+                                     and len(version) <= MAX_RUNTIME_TEXT))
+            for name, version in found.items()):
+        return found
+    raise HarnessError(f"{path}: not a record pdharness wrote: run.runtimes holds "
+                       f"{_shown(repr(text))}, where pdharness writes a JSON object of versions")
 
 
 # -- what a record may hold ---------------------------------------------------------------

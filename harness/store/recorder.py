@@ -25,8 +25,11 @@ class Recorder(Observer):
                command: str | None = None, outputs: str | None = None) -> "Recorder":
         """A new record holding the parameters, seed and agents, before anything is played,
         so bad paths fail fast and even a run killed while loading leaves its parameters."""
+        from harness.agents.specs import runtime_versions
+
         connection = db.create(path)
-        row = db.run_row(seed, settings, replicates, command, outputs)
+        row = db.run_row(seed, settings, replicates, command, outputs,
+                         runtime_versions(specs))
         with connection:
             connection.execute(f"INSERT INTO run ({', '.join(row)}) VALUES "
                                f"({', '.join('?' * len(row))})", list(row.values()))

@@ -98,7 +98,7 @@ def _readable(fault) -> str:
 
 def quote_call(spec, game, side: str, turn: int) -> str:
     """The call as the agent's language writes it, e.g. (ChenDiaz '((C C) (D C)) '(3 8))."""
-    from harness.agents.lang import LANGUAGES, PYTHON
+    from harness.agents.lang import PYTHON
 
     played_mine = game.played_a if side == "a" else game.played_b
     played_theirs = game.played_b if side == "a" else game.played_a
@@ -109,7 +109,7 @@ def quote_call(spec, game, side: str, turn: int) -> str:
     running_mine = game.running_a if side == "a" else game.running_b
     running_theirs = game.running_b if side == "a" else game.running_a
     score = (running_mine[turn - 2], running_theirs[turn - 2]) if turn > 1 else (0, 0)
-    language = LANGUAGES.get(spec.language, PYTHON)  # a built-in or callable: as Python
+    language = spec.file_language or PYTHON  # a built-in or callable: as Python
     hist = _shown([language.quote_pair(*pair) for pair in pairs], language.pair_separator)
     return language.quote_call(spec.name, hist, score)
 

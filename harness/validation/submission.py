@@ -127,10 +127,10 @@ def read_submission(path: Path, roster=None) -> Verdict:
 
 def read_text(path: Path, language: str, warnings: list[str]) -> str:
     """The file's text, read as the tournament reads agent files (a regular file of at most
-    1 MiB: a link, a FIFO or a device is a load error, never waited on). Python and Hy must
-    be UTF-8, as their loaders require; SBCL reads a Lisp file as UTF-8 whatever it holds,
-    so a Lisp file that is not is read the same way, with a warning, and playing it shows
-    whether SBCL loads it (Language.utf8_only)."""
+    1 MiB: a link, a FIFO or a device is a load error, never waited on). A language whose
+    loader requires UTF-8 refuses other bytes; one whose runtime reads a file as UTF-8
+    whatever it holds (Language.utf8_only False: Lisp) reads it the same way, with a
+    warning, and playing it shows whether its runtime loads it."""
     from harness.agents.agent_files import read_agent_file
     from harness.agents.lang import LANGUAGES
     from harness.core.errors import LoadError
@@ -139,13 +139,15 @@ def read_text(path: Path, language: str, warnings: list[str]) -> str:
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as error:
-        if LANGUAGES[language].utf8_only:
+        unit = LANGUAGES[language]
+        if unit.utf8_only:
             raise LoadError(
                 f"{path}: not UTF-8 text ({error.reason} at byte {error.start})") from error
         line = data.count(b"\n", 0, error.start) + 1
         warnings.append(f"{path.name} is not UTF-8 (byte 0x{data[error.start]:02X} on line "
-                        f"{line}); SBCL reads it as UTF-8 all the same, and playing it shows "
-                        "whether SBCL loads it: save it as UTF-8")
+                        f"{line}); {unit.runtime_name} reads it as UTF-8 all the same, "
+                        f"and playing it shows whether {unit.runtime_name} loads it: "
+                        "save it as UTF-8")
         return data.decode("utf-8", errors="replace")
 
 

@@ -82,9 +82,11 @@ def normalized(result: dict) -> dict:
     """The JSON without what legitimately differs between runs of the same tournament:
     - params.isolation: the mode is what the comparison varies (--jobs is not in the JSON);
     - paths: the repository's folder, wherever it is checked out, is cut from every string
-      (agents' sources, and load errors that name the file).
-    The tournament JSON holds no times, versions or host fingerprints today: one added to
-    it must be cut here, and only here."""
+      (agents' sources, and load errors that name the file);
+    - runtimes: the version of each language's runtime is the machine's (which languages
+      have one recorded stays).
+    The tournament JSON holds no times or host fingerprints today: one added to it must be
+    cut here, and only here."""
     prefix = str(ROOT) + os.sep
 
     def strip(value):
@@ -98,6 +100,8 @@ def normalized(result: dict) -> dict:
 
     shown = strip(result)
     shown["params"].pop("isolation", None)
+    if isinstance(shown.get("runtimes"), dict):
+        shown["runtimes"] = {name: "VERSION" for name in shown["runtimes"]}
     return shown
 
 

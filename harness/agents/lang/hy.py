@@ -7,11 +7,12 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from .language import Language
+from .language import CanRun, Language
 
 
 class Hy(Language):
     name = "hy"
+    runtime_name = "Hy"
     reads_cache = True   # compiled agents and libraries (harness/agents/cache.py)
     suffixes = (".hy",)
     new_choice = "hy"
@@ -21,6 +22,30 @@ class Hy(Language):
         "no-agent": "Define the agent at the top level: (defn KhosmoodLevinson [hist score] ...)",
         "bad-answer": "Return exactly 3 moves, each 'C or 'D: ['C 'C 'D]",
     }
+
+    # Hy and its macro library hyrule: both compile the agent's file, so both are its runtime
+    RUNTIME = ("hy", "hyrule")
+
+    def can_run(self) -> CanRun:
+        import importlib.util
+
+        missing = [name for name in self.RUNTIME if importlib.util.find_spec(name) is None]
+        if missing:
+            return CanRun(False, f"{' and '.join(missing)} {'is' if len(missing) == 1 else 'are'}"
+                                 f" not installed for {sys.executable} "
+                                 f"(pip install {' '.join(self.RUNTIME)})")
+        return CanRun(True)
+
+    def find_runtime_version(self) -> str:
+        from importlib.metadata import PackageNotFoundError, version
+
+        def of(name):
+            try:
+                return version(name)
+            except PackageNotFoundError:   # imported from a checkout, not installed
+                return getattr(__import__(name), "__version__", "unknown")
+
+        return f"Hy {of('hy')}, hyrule {of('hyrule')}"
 
     def load(self, path: Path, name: str):
         from .hy_loading import load_factory

@@ -5,11 +5,16 @@ the monitor (`--isolation none`) and which host process serves it otherwise, wha
 sandbox must show its host and how the host fits under the memory limit, how its files are
 read without running them (validation), how a call and a hint are written in it, the
 template `pdharness new` writes, the answer spellings only it produces, and how a played
-move pair appears in its agents' `hist`. Everything above harness/agents/lang treats agents alike.
+move pair appears in its agents' `hist`; and, as DMOJ's judge has each executor do
+(dmoj/executors/base_executor.py), whether it can run here, which version of its runtime
+runs (stamped on results and compared between a cluster's machines) and how to read its
+host's dying words. Everything above harness/agents/lang treats agents alike.
 """
 from __future__ import annotations
 
+import threading
 from abc import ABC, abstractmethod
+from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
 
@@ -19,6 +24,28 @@ _PLAIN_PAIRS = {(m, t): (m, t) for m in "CD" for t in "CD"}
 def plain_pair(mine: str, theirs: str):
     """Python agents see each move pair as a tuple of the strings "C"/"D" (shared, immutable)."""
     return _PLAIN_PAIRS[mine, theirs]
+
+
+@dataclass(frozen=True)
+class CanRun:
+    """Whether a language's runtime is here; if not, `reason` is one line naming the fix."""
+
+    yes: bool
+    reason: str = ""
+
+    def __bool__(self) -> bool:
+        return self.yes
+
+
+def last_line(output: str) -> str | None:
+    """The last line a process wrote that is not blank (a Python traceback's ends in the
+    exception), or None."""
+    said = [line for line in output.strip().splitlines() if line.strip()]
+    return said[-1] if said else None
+
+
+_versions: dict[str, str] = {}   # a language's runtime version, found once per process
+_versions_lock = threading.Lock()
 
 
 class Language(ABC):
@@ -58,6 +85,42 @@ class Language(ABC):
         """Host folders and files the sandbox must show (read-only) for this language's
         host to run, besides the interpreter and the harness every host sees."""
         return []
+
+    # -- this machine ------------------------------------------------------------------------
+    runtime_name: ClassVar[str]          # the program that runs its agents, in messages: "SBCL"
+    # what a machine must install for the language (Debian packages: the autograder's image)
+    system_packages: ClassVar[tuple[str, ...]] = ()
+
+    def can_run(self) -> CanRun:
+        """Whether this machine has the language's runtime (checked each time: cheap)."""
+        return CanRun(True)
+
+    def runtime_version(self) -> str | None:
+        """The runtime that plays the language's agents here ("SBCL 2.2.9.debian"), found
+        once per process; None when it cannot run here."""
+        with _versions_lock:
+            known = _versions.get(self.name)
+        if known is None:
+            if not self.can_run():
+                return None
+            known = self.find_runtime_version()
+            with _versions_lock:
+                _versions[self.name] = known
+        return known
+
+    @abstractmethod
+    def find_runtime_version(self) -> str:
+        """The runtime's name and version, asked of the runtime itself."""
+
+    def host_environment(self) -> dict[str, str]:
+        """Variables of the monitor's environment the language's host needs besides those
+        every host gets (harness/agents/lang/python_process.py's host_environment)."""
+        return {}
+
+    def last_words(self, output: str) -> str | None:
+        """What the tail of a dead host's output says about why it died (one line), or
+        None: by default its last line."""
+        return last_line(output)
 
     # -- the Python host (for languages it serves) --------------------------------------------
     def preload_in_host(self, path: Path) -> None:

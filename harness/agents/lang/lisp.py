@@ -4,13 +4,17 @@ a course share one image in the original harness, so a file's every name must st
 the agent's."""
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
-from .language import Language
+from .language import CanRun, Language, last_line
+
+_FRAME = re.compile(r"\s*\d+: fp=0x")   # a frame of SBCL's fatal backtrace
 
 
 class Lisp(Language):
     name = "lisp"
+    runtime_name = "SBCL"
     reads_cache = True   # compiled agents and libraries (harness/agents/cache.py)
     suffixes = (".lisp",)
     new_choice = "lisp"
@@ -22,6 +26,30 @@ class Lisp(Language):
         "no-agent": "Define the agent at the top level: (defun KhosmoodLevinson (hist score) ...)",
         "bad-answer": "Return a list of exactly 3 moves, the symbols C or D: (list 'C 'C 'D)",
     }
+
+    system_packages = ("sbcl",)
+
+    def can_run(self) -> CanRun:
+        from lisp_bridge import sbcl
+
+        return CanRun(True) if sbcl.available() else CanRun(False, sbcl.missing_message())
+
+    def find_runtime_version(self) -> str:
+        from lisp_bridge import sbcl
+
+        return sbcl.version()   # "SBCL 2.2.9.debian", as `sbcl --version` says it
+
+    def host_environment(self) -> dict[str, str]:
+        """Where SBCL finds its core and contribs, when the monitor was told."""
+        import os
+
+        return {"SBCL_HOME": os.environ["SBCL_HOME"]} if "SBCL_HOME" in os.environ else {}
+
+    def last_words(self, output: str) -> str | None:
+        """SBCL's fatal errors ("Heap exhausted, game over.") end in a backtrace of frames
+        like "  3: fp=0x... pc=0x... NAME": the line before them says what happened."""
+        return last_line("\n".join(line for line in output.splitlines()
+                                    if not _FRAME.match(line)))
 
     def host_command(self, source: str, name: str, memory: int | None) -> list[str]:
         from harness.core.errors import LoadError

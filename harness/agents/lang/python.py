@@ -8,6 +8,7 @@ from .language import Language
 
 class Python(Language):
     name = "python"
+    runtime_name = "Python"
     suffixes = (".py",)
     new_choice = "py"
     near_misses = (".ipynb",)
@@ -16,6 +17,12 @@ class Python(Language):
         "no-agent": "Define the agent at the top level: def KhosmoodLevinson(hist, score):",
         "bad-answer": 'Return exactly 3 moves, each "C" or "D": return ["C", "C", "D"]',
     }
+
+    def find_runtime_version(self) -> str:
+        import platform
+
+        return f"{platform.python_implementation().replace('CPython', 'Python')} " \
+            f"{platform.python_version()}"   # hosts run the monitor's own interpreter
 
     def load(self, path: Path, name: str):
         from ..pyload import load_python

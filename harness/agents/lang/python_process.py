@@ -102,7 +102,8 @@ def host_environment(token: str) -> dict[str, str]:
         "PDH_TOKEN": token,
         SITE_FOLDERS: os.pathsep.join(site_folders()),
     }
-    for name in ("PDHARNESS_CACHE", "XDG_CACHE_HOME", "HOME", "SBCL_HOME"):
+    # what a language's own host needs besides: Language.host_environment
+    for name in ("PDHARNESS_CACHE", "XDG_CACHE_HOME", "HOME"):
         if name in os.environ:
             env[name] = os.environ[name]
     return env

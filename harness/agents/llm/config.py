@@ -70,7 +70,7 @@ def spec(argument: str, declarations: dict[str, LlmConfig] | None = None,
          name: str | None = None):
     """The AgentSpec of `llm:NAME`, NAME looked up in `declarations` (a population's or
     experiment's own, over the course file's)."""
-    from harness.agents.specs import AgentSpec
+    from harness.agents.specs import AgentSpec, Kind
 
     wanted = argument[len(PREFIX):]
     known = {**_COURSE, **(declarations or {})}
@@ -80,7 +80,7 @@ def spec(argument: str, declarations: dict[str, LlmConfig] | None = None,
         raise HarnessError(f"{argument}: no language model {wanted!r} is declared (declare "
                            f"it as [llm.{wanted}] in the course file or \"llm\" in a "
                            f"population or experiment file; declared: {declared})")
-    return AgentSpec(name or argument, "llm", argument, llm=config)
+    return AgentSpec(name or argument, Kind.LLM.spelling, argument, llm=config)
 
 
 def declared(content: dict, base: Path, where: str, keys: bool = False) -> dict[str, LlmConfig]:

@@ -8,7 +8,9 @@ import json
 
 
 def agent_rows(specs):
-    return [(spec.name, spec.llm.as_json()) for spec in specs if spec.language == "llm"]
+    from harness.agents.specs import Kind
+
+    return [(spec.name, spec.llm.as_json()) for spec in specs if spec.kind is Kind.LLM]
 
 
 def call_rows(game_id: int, game):

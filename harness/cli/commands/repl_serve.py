@@ -23,9 +23,9 @@ def command(builtins, requests_fd, served, result, **options):
     time, print its table and write the result for the REPL."""
     import os
 
-    from harness.agents.specs import AgentSpec, check_unique
+    from harness.agents.specs import AgentSpec, Kind, check_unique
     from harness.core.errors import HarnessError
-    from harness.isolation.handles.repl import REPL, ReplChannels, serve_from
+    from harness.isolation.handles.repl import ReplChannels, serve_from
     from harness.present import outputs
     from harness.run import tournament_session as session
 
@@ -44,7 +44,7 @@ def command(builtins, requests_fd, served, result, **options):
             raise HarnessError(f"--served {entry}: expected NAME=FD")
         replies[name] = int(fd)
     serve_from(ReplChannels(requests_fd, replies, token))
-    specs = [AgentSpec(name, REPL, REPL) for name in replies] + [
+    specs = [AgentSpec(name, Kind.REPL.spelling, Kind.REPL.spelling) for name in replies] + [
         _builtin(name) for name in builtins]
     check_unique(specs)
     options["jobs"] = 1   # the REPL answers one call at a time: one game at a time

@@ -4,7 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness.agents.specs import AgentSpec
+from harness.agents.specs import AgentSpec, Kind
 
 from ..limits import DEFAULT_MEMORY
 from .agent_handle import PollableHandle
@@ -29,25 +29,29 @@ class Isolation:
 def open_handle(spec: AgentSpec, isolation: Isolation) -> PollableHandle:
     """A handle for the agent: a callable or (in `none` mode) a built-in or a file its
     language loads in the monitor runs here; anything else in a host process of its own."""
-    if spec.language == "callable":
+    kind = spec.kind
+    if kind is Kind.CALLABLE:
         from harness.agents.lang import language_of_function
 
-        language = language_of_function(spec.function)
-        return _in_monitor(spec.name, lambda rng, per_turn: spec.function, language.pairs(),
-                           isolation)
-    if spec.language == "repl":   # a function of the student's SBCL REPL, served by it
+        return _in_monitor(spec.name, lambda rng, per_turn: spec.function,
+                           language_of_function(spec.function).pairs(), isolation)
+    if kind is Kind.REPL:   # a function of the student's REPL, served by it
         from .repl import open_repl_handle
 
         return open_repl_handle(spec, isolation)
-    if spec.language == "llm":   # trusted code of ours that needs the network: the monitor
+    if kind is Kind.LLM:   # trusted code of ours that needs the network: the monitor
         from harness.isolation.handles.llm import LlmHandle
 
         return LlmHandle(spec.name, spec.llm)
+    if kind is Kind.UNKNOWN:
+        from harness.core.errors import LoadError
+
+        raise LoadError(f"no language or kind of agent is called {spec.language!r}")
     if spec.path is not None:  # no link, FIFO, device or huge file, in every mode alike
         from harness.agents.agent_files import check_agent_file
 
         check_agent_file(spec.path)
-    if not spec.is_file:  # a built-in
+    if kind.strategy:
         if isolation.mode == "none":
             from harness.agents.builtins import strategy_for
 
@@ -55,9 +59,13 @@ def open_handle(spec: AgentSpec, isolation: Isolation) -> PollableHandle:
 
             return BuiltinHandle(spec.name, strategy_for(_entry(spec)))
         return _in_process_of_its_own(spec, _builtin_host_command(spec), isolation)
-    from harness.agents.lang import LANGUAGES
+    language = spec.file_language
+    assert language is not None   # kind FILE: one of the registry's languages
+    runnable = language.can_run()
+    if not runnable:   # its runtime is missing here: one line naming the fix
+        from harness.core.errors import LoadError
 
-    language = LANGUAGES[spec.language]
+        raise LoadError(runnable.reason)
     if isolation.mode == "none" and language.runs_in_monitor:
         from harness.agents.agent_files import hand_over
 
@@ -78,7 +86,7 @@ def _entry(spec) -> str:
 def _builtin_host_command(spec) -> list[str]:
     from harness.agents.lang.python_process import python_host_command
 
-    return python_host_command("builtin", "builtin", _entry(spec))
+    return python_host_command(Kind.BUILTIN.spelling, Kind.BUILTIN.spelling, _entry(spec))
 
 
 def _in_monitor(name, factory, pairs, isolation) -> PollableHandle:
@@ -92,8 +100,11 @@ def _in_process_of_its_own(spec, argv, isolation) -> PollableHandle:
 
     from .process import ProcessHandle
 
-    return ProcessHandle(spec.name, argv, host_environment(""), isolation.timeout,
-                         wrap=_launcher(spec, isolation))
+    language = spec.runs_on   # what its host needs from the environment, how its crash reads
+    assert language is not None
+    return ProcessHandle(spec.name, argv, {**host_environment(""), **language.host_environment()},
+                         isolation.timeout, wrap=_launcher(spec, isolation),
+                         last_words=language.last_words)
 
 
 def _launcher(spec, isolation):

@@ -475,7 +475,7 @@ class HostProcess:
 
 class CapturedOutput:
     """What an agent printed, kept up to a cap for the instructor; the rest is counted. The
-    last few KiB are kept apart, past the cap too: a dying process's last words (SBCL's
+    last few KiB are kept apart, past the cap too: a dying process's last words (a runtime's
     fatal error, the zygote's protocol verdict) say why it died."""
 
     TAIL = 4096
@@ -499,6 +499,12 @@ class CapturedOutput:
         return text
 
 
+def _last_line(output: str) -> str | None:
+    from harness.agents.lang.language import last_line
+
+    return last_line(output)
+
+
 def _as_is(argv, env):
     from ..sandbox import Launch
 
@@ -506,18 +512,19 @@ def _as_is(argv, env):
 
 
 _MOVES = re.compile(r"MOVES ([CD]+)(?: WARN (.*))?")
-_SBCL_FRAME = re.compile(r"\s*\d+: fp=0x")
 
 
 class ProcessHandle:
     def __init__(self, name: str, argv: list[str], env: dict, timeout: float,
-                 start_timeout: float = 30.0, wrap=None):
+                 start_timeout: float = 30.0, wrap=None, last_words=None):
         self.name = name
         self.argv = argv
         self.env = env
         self.timeout = timeout
         self.start_timeout = start_timeout
         self.wrap = wrap or _as_is  # (argv, env) -> harness.isolation.sandbox.Launch
+        # output -> why the host died: its language reads its own runtime's crash output
+        self.last_words = last_words or _last_line
         self.output = CapturedOutput()
         self.host: HostProcess | None = None
         self.start: GameStart | None = None
@@ -581,11 +588,8 @@ class ProcessHandle:
         return host
 
     def _output_hint(self) -> str:
-        lines = self.output.tail.decode("utf-8", "replace").strip().splitlines()
-        # SBCL's fatal errors ("Heap exhausted, game over.") end in a backtrace of frames
-        # like "  3: fp=0x... pc=0x... NAME": the line before them says what happened
-        said = [line for line in lines if line.strip() and not _SBCL_FRAME.match(line)]
-        return f": {one_line(said[-1], 200)}" if said else ""
+        said = self.last_words(self.output.tail.decode("utf-8", "replace"))
+        return f": {one_line(said, 200)}" if said else ""
 
     def _end_allowance(self) -> float:
         """How long a game's end may take (its processes killed): what a restart may."""

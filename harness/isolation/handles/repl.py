@@ -28,7 +28,6 @@ from .agent_handle import Fault, Reply
 from .process import CapturedOutput, HostProcess, ProcessHandle
 from .replies import ReplyReader
 
-REPL = "repl"              # the AgentSpec language (kind) of a REPL-served agent
 BACKSTOP_SLACK = 2.0       # seconds past the REPL's own limits before the monitor gives up
 
 

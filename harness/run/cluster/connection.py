@@ -122,4 +122,4 @@ def _short(value) -> str:
 def open_cluster(address: str, specs, isolation_mode: str) -> Cluster:
     from .worker import needs
 
-    return Cluster(address, needs(isolation_mode, [spec.language for spec in specs]))
+    return Cluster(address, needs(isolation_mode, specs))

@@ -43,13 +43,14 @@ def pack(specs) -> Shipment:
     """The shipment of `specs`; HarnessError for an agent that cannot travel (a Python
     function given to the API lives only in this process)."""
     from harness.agents.agent_files import read_agent_file
+    from harness.agents.specs import Kind
 
     parcels, files = [], {}
     for spec in specs:
-        if spec.language == "callable":
+        if spec.kind is Kind.CALLABLE:
             raise HarnessError(f"agent {spec.name} is a Python function: it cannot run on a "
                                "cluster (give it as a file)")
-        if spec.language == "llm":
+        if spec.kind is Kind.LLM:
             raise HarnessError(f"agent {spec.name} is a language model: it plays in the "
                                "monitor, not on a cluster (leave out --cluster)")
         path = spec.path
@@ -91,7 +92,7 @@ def unpack(shipment: Shipment) -> list:
 
 
 def _spec(parcel: Parcel, files):
-    from harness.agents.specs import AgentSpec
+    from harness.agents.specs import AgentSpec, Kind
     from harness.agents.strategy_specs import QTABLE_PREFIX
 
     if parcel.sha256 is None:
@@ -104,8 +105,8 @@ def _spec(parcel: Parcel, files):
         raise DamagedParcel(f"agent {parcel.name}: unusable file name")
     path = Path(_worker_folder()) / parcel.sha256 / name
     _write_once(path, content)
-    if parcel.language == "builtin":   # a Q-table agent: its model file
-        return AgentSpec(parcel.name, "builtin", QTABLE_PREFIX + str(path))
+    if Kind.of(parcel.language, parcel.source) is Kind.QTABLE:   # its model file
+        return AgentSpec(parcel.name, Kind.QTABLE.spelling, QTABLE_PREFIX + str(path))
     return AgentSpec(parcel.name, parcel.language, str(path))
 
 

@@ -1,8 +1,9 @@
 """What runs on a worker: its self-check, a chunk of a round's games, a whole tournament.
 
 Every task answers with a JSON text (harness.run.cluster.wire), never raises: a worker that
-cannot do the work as safely as the monitor's machine would (no bubblewrap for the
-sandbox, no SBCL for a Lisp agent, another pdharness) says so and plays nothing.
+cannot do the work as the monitor's machine would (no bubblewrap for the sandbox, another
+pdharness, a language's runtime missing or of another version than the monitor's) says so
+and plays nothing.
 Agents run as in a local run: the same handles, sandbox, limits and time limit.
 """
 from __future__ import annotations
@@ -22,8 +23,8 @@ if TYPE_CHECKING:
 
 @lru_cache(maxsize=1)
 def fingerprint() -> str:
-    """The pdharness version and a hash of its code: two machines with the same
-    fingerprint play every game the same way."""
+    """The pdharness version and a hash of its code; with the runtimes of the languages
+    that play (`needs`), what two machines must share to play every game the same way."""
     import harness
     import lisp_bridge
 
@@ -37,11 +38,14 @@ def fingerprint() -> str:
     return f"{harness.__version__}+{digest.hexdigest()[:12]}"
 
 
-def needs(isolation_mode: str, languages) -> dict:
-    """What a worker must have for a run: the monitor's code, the sandbox if asked, SBCL
-    if a Common Lisp agent plays."""
+def needs(isolation_mode: str, specs) -> dict:
+    """What a worker must have for a run of SPECS' agents: the monitor's code, the sandbox
+    if asked, and the runtime of every language that plays, at the monitor's version
+    (a version None: missing at the monitor, so any will do)."""
+    from harness.agents.specs import runtime_versions
+
     return {"fingerprint": fingerprint(), "sandbox": isolation_mode == "sandbox",
-            "sbcl": "lisp" in set(languages)}
+            "runtimes": runtime_versions(specs)}
 
 
 def refusal(needed: dict) -> str | None:
@@ -55,11 +59,17 @@ def refusal(needed: dict) -> str | None:
         found = support()
         if found.flavor is None:
             return f"no sandbox there ({found.reason}); --isolation sandbox needs it"
-    if needed["sbcl"]:
-        from lisp_bridge import sbcl
+    from harness.agents.lang import LANGUAGES
 
-        if not sbcl.available():
-            return "no SBCL there (apt-get install sbcl); a Common Lisp agent plays"
+    for name, version in needed["runtimes"].items():
+        language = LANGUAGES[name]
+        runnable = language.can_run()
+        if not runnable:
+            return f"{runnable.reason}; a {name} agent plays"
+        here = language.runtime_version()
+        if version is not None and here != version:
+            return (f"it runs {here}, the monitor {version}: install the same on every "
+                    f"worker (a {name} agent plays)")
     return None
 
 

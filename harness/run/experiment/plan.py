@@ -152,10 +152,12 @@ def _chatting(types, chat, where) -> list:
     """`"chat": true/false` on a condition: its language models chat (or not) there."""
     from dataclasses import replace
 
+    from harness.agents.specs import Kind
+
     if not isinstance(chat, bool):
         raise HarnessError(f"{where}: chat is true or false")
     return [replace(t, template=replace(t.template, llm=replace(t.template.llm, chat=chat)))
-            if t.template.language == "llm" else t for t in types]
+            if t.template.kind is Kind.LLM else t for t in types]
 
 
 def default_options() -> dict:
