@@ -100,7 +100,7 @@ def _cycle_through(graph, component: list[str]) -> str:
             break
     chain.reverse()
     shown = [chain[0]]
-    for importer, imported in zip(chain, chain[1:]):
+    for importer, imported in zip(chain, chain[1:], strict=False):
         lines = sorted({detail["line_number"] for detail in
                         graph.get_import_details(importer=importer, imported=imported)})
         shown.append(f"{imported} (line {', '.join(map(str, lines)) or '?'})")

@@ -78,10 +78,10 @@ def save_model(model: Model, path) -> None:
 
 def load_model(path) -> Model:
     """A model file, checked field by field: one clear line for anything else."""
-    from .population import read_bounded
+    from .agent_files import read_input_file
 
     path = Path(path)
-    data = read_bounded(path, MAX_MODEL_BYTES, "a Q-table model")
+    data = read_input_file(path, MAX_MODEL_BYTES, "a Q-table model")
     try:
         content = json.loads(data.decode("utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError) as error:
@@ -159,39 +159,6 @@ def _pairs(table, states: int, memory: int, valid, name: str, wrong) -> list:
     return [[kind(a), kind(b)] for a, b in table]
 
 
-# -- what the agents are, for the fingerprint ------------------------------------------------
-def definition(spec) -> str:
-    """What an agent *is*, whatever its name: two copies of a type share it."""
-    from .agent_files import file_hash as sha256_of
-
-    if spec.language == "llm":   # a language model: its whole declaration (framing's text too)
-        return "llm:" + hashlib.sha256(spec.llm.as_json().encode()).hexdigest()
-    if spec.language == "builtin":
-        if spec.path is not None:          # a Q-table: its model's contents
-            return f"qtable:{sha256_of(spec.path)}"
-        from .strategy_specs import strategy_key
-
-        return f"builtin:{strategy_key(spec)}"
-    return f"{spec.language}:{sha256_of(spec.path)}"
-
-
+# -- what a model was trained against -------------------------------------------------------
 def fingerprint(definitions) -> str:
     return hashlib.sha256("\n".join(sorted(set(definitions))).encode()).hexdigest()
-
-
-def retrain_notes(specs) -> list[str]:
-    """For each Q-table model among the agents: a note when the other agents' types are not
-    the ones it was trained against."""
-    notes = []
-    seen = set()
-    for spec in specs:
-        path = spec.path if spec.language == "builtin" else None
-        if path is None or str(path) in seen:
-            continue
-        seen.add(str(path))
-        own = definition(spec)
-        others = {definition(s) for s in specs} - {own}
-        if load_model(path).fingerprint != fingerprint(others):
-            notes.append(f"{path} was trained against other agent types than these; it "
-                         f"plays, but for these retrain it: pdharness train FILE --out {path}")
-    return notes

@@ -2,7 +2,9 @@
 strategy vector, harness/agents/memory_agents.py) and `qtable:MODEL.json` (a trained Q-table,
 harness/agents/qtable.py). Both run as built-ins do (our own code: in the monitor for `none`,
 in a host process otherwise), from the key they spell: a strategy table's, or a trained
-model's (harness/agents/recognizer.py)."""
+model's (harness/agents/recognizer.py). Their AgentSpec is built, checked, by
+harness/agents/specs.py's `strategy_spec`: this module is below the spec, so the spec may
+ask it."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -14,25 +16,6 @@ QTABLE_PREFIX = "qtable:"
 
 def is_strategy(argument: str) -> bool:
     return argument.startswith((MEMORY_PREFIX, QTABLE_PREFIX))
-
-
-def strategy_spec(argument: str, name: str | None = None, base: Path | None = None):
-    """The AgentSpec of `memory:...` or `qtable:PATH` (PATH relative to `base` when given),
-    checked now so a bad vector or model is one clear line before anything runs."""
-    from .specs import AgentSpec
-
-    if argument.startswith(MEMORY_PREFIX):
-        from .memory_agents import parse_memory
-
-        parse_memory(argument)
-        return AgentSpec(name or argument, "builtin", argument)
-    path = Path(argument[len(QTABLE_PREFIX):])
-    if base is not None and not path.is_absolute():
-        path = base / path
-    from .qtable import load_model
-
-    load_model(path)
-    return AgentSpec(name or argument, "builtin", QTABLE_PREFIX + str(path))
 
 
 def strategy_key(spec) -> str:
