@@ -233,7 +233,7 @@ def seed_value(seed: int):
 
 def run_row(seed: int, settings, replicates: int, command: str | None,
             outputs: str | None = None) -> dict:
-    from .. import __version__
+    from harness.core.package import __version__
 
     written = settings.as_dict()   # the settings' one serialization, under these columns
     del written["cluster"]         # where a run plays is no part of its record

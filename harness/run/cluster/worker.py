@@ -24,17 +24,16 @@ if TYPE_CHECKING:
 def fingerprint() -> str:
     """The pdharness version and a hash of its code: two machines with the same
     fingerprint play every game the same way."""
-    import harness
     import lisp_bridge
+    from harness.core.package import HARNESS_FOLDER, __version__
 
     digest = hashlib.sha256()
-    for package in (harness, lisp_bridge):
-        root = Path(str(package.__file__)).resolve().parent
+    for root in (HARNESS_FOLDER, Path(str(lisp_bridge.__file__)).resolve().parent):
         for path in sorted(root.rglob("*")):
             if path.suffix in (".py", ".lisp", ".txt", ".html") and path.is_file():
                 digest.update(str(path.relative_to(root.parent)).encode())
                 digest.update(path.read_bytes())
-    return f"{harness.__version__}+{digest.hexdigest()[:12]}"
+    return f"{__version__}+{digest.hexdigest()[:12]}"
 
 
 def needs(isolation_mode: str, languages) -> dict:
@@ -191,7 +190,7 @@ def _tournament(shipment, seed, settings, with_counts) -> dict:
 
     result = run_tournament(unpack(shipment), seed, replace(settings, jobs=1, cluster=None))
     if with_counts:
-        from ..experiment.run import placings
+        from ..experiment.unit import placings
 
         rows = [[agent, rank, score, dropped_in, *counts]
                 for agent, _type, rank, score, dropped_in, *counts in placings(result)]

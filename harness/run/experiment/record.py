@@ -181,7 +181,7 @@ class ExperimentRecord:
                 self.connection.execute("SELECT condition, replicate FROM tournament")}
 
     def units(self) -> list:
-        from .run import UnitResult
+        from .unit import UnitResult
 
         tournaments = self.connection.execute(
             "SELECT * FROM tournament ORDER BY condition, replicate").fetchall()
@@ -228,6 +228,6 @@ def params_of(condition) -> dict:
 
 
 def _version() -> str:
-    from harness import __version__
+    from harness.core.package import __version__
 
     return __version__
