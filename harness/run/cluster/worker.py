@@ -190,7 +190,7 @@ def _tournament(shipment, seed, settings, with_counts) -> dict:
 
     result = run_tournament(unpack(shipment), seed, replace(settings, jobs=1, cluster=None))
     if with_counts:
-        from ..experiment.unit import placings
+        from ..cells import placings
 
         rows = [[agent, rank, score, dropped_in, *counts]
                 for agent, _type, rank, score, dropped_in, *counts in placings(result)]

@@ -181,7 +181,7 @@ class ExperimentRecord:
                 self.connection.execute("SELECT condition, replicate FROM tournament")}
 
     def units(self) -> list:
-        from .unit import UnitResult
+        from ..cells import UnitResult
 
         tournaments = self.connection.execute(
             "SELECT * FROM tournament ORDER BY condition, replicate").fetchall()

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from .unit import UnitResult, placings, unit_seed
+from ..cells import UnitResult, placings, unit_seed
 
 _WORK: dict = {}
 

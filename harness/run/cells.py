@@ -1,6 +1,7 @@
 """One cell of an experiment, a (condition, replicate) tournament: its seed, derived from
-the experiment's, and what it returns (placings with the counts the record keeps). Below
-both places that play a cell (run.py here, harness/run/cluster/ on a cluster)."""
+the experiment's, and what it returns (placings with the counts the record keeps). Beside
+the two folders that play a cell, below both: harness/run/experiment/run.py here, and
+harness/run/cluster/ on a cluster."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
