@@ -75,9 +75,10 @@ def _saying_sources(callback):
 
 def _load_into_context(ctx: click.Context, _param, value):
     from harness.core.errors import HarnessError
+    from harness.core.safe_text import line
 
     if value is not None and not os.path.lexists(value):
-        raise HarnessError(f"--config {value}: no such file")
+        raise HarnessError(f"--config {line(value)}: no such file")   # a name may hold a newline
     path = Path(value) if value is not None else Path(FILE_NAME)
     if value is None and not os.path.lexists(path):
         from harness.agents.llm.config import declare_course
