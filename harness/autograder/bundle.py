@@ -165,9 +165,9 @@ def declared_requirements() -> list[str]:
     """install_requires of the source tree's setup.cfg, else of the installed distribution."""
     from importlib import metadata
 
-    from harness.core.package import HARNESS_FOLDER
+    from harness.core.package import harness_folder
 
-    setup_cfg = HARNESS_FOLDER.parent / "setup.cfg"
+    setup_cfg = harness_folder().parent / "setup.cfg"
     if setup_cfg.is_file():
         parser = configparser.ConfigParser()
         parser.read(setup_cfg, encoding="utf-8")

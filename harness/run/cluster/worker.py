@@ -25,10 +25,10 @@ def fingerprint() -> str:
     """The pdharness version and a hash of its code: two machines with the same
     fingerprint play every game the same way."""
     import lisp_bridge
-    from harness.core.package import HARNESS_FOLDER, __version__
+    from harness.core.package import __version__, harness_folder
 
     digest = hashlib.sha256()
-    for root in (HARNESS_FOLDER, Path(str(lisp_bridge.__file__)).resolve().parent):
+    for root in (harness_folder(), Path(str(lisp_bridge.__file__)).resolve().parent):
         for path in sorted(root.rglob("*")):
             if path.suffix in (".py", ".lisp", ".txt", ".html") and path.is_file():
                 digest.update(str(path.relative_to(root.parent)).encode())
