@@ -8,7 +8,8 @@ harness/agents/memory_agents.py) and the counts of that type's replies (C, D) to
 in training. How the agent plays from them (a belief over the types, probing, the greedy
 move of the likeliest type) is harness/agents/recognizer.py; it runs as a trusted built-in from
 its key. It learned the types, not the instances: any number of copies of them needs no
-retraining, but other types do, and the tool says so (`retrain_notes`).
+retraining, but other types do, and the tool says so (`retrain_notes`, in
+harness/agents/definitions.py with what an agent type is).
 
 Version 1 files (one Q-table for the whole mix, before issue 25) are still read: one
 pseudo-type with no reply counts, so it plays its one greedy table as before.

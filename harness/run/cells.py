@@ -1,7 +1,7 @@
 """One cell of an experiment, a (condition, replicate) tournament: its seed, derived from
 the experiment's, and what it returns (placings with the counts the record keeps). Beside
-the two folders that play a cell, below both: harness/run/experiment/run.py here, and
-harness/run/cluster/ on a cluster."""
+the two folders that play a cell and below both: harness/run/experiment/run.py plays it on
+this machine, harness/run/cluster/ on a cluster."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
