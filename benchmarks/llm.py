@@ -23,8 +23,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
-from harness.agents.llm.config import declared, spec  # noqa: E402
-from harness.agents.specs import builtin_spec  # noqa: E402
+from harness.agents.llm.config import declared  # noqa: E402
+from harness.agents.specs import builtin_spec, llm_spec as spec  # noqa: E402
 from harness.core.rules import FlipParams, GameLength, GameParams  # noqa: E402
 from harness.engine.tournament import Settings, run_tournament  # noqa: E402
 from harness.isolation.handles.opening import Isolation  # noqa: E402

@@ -2,7 +2,7 @@
 
 `import harness` stays light: the engine loads when it is first used.
 """
-__version__ = "0.1.0"
+from harness.core.package import __version__
 
 __all__ = ["monitor", "__version__"]
 

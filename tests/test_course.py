@@ -181,7 +181,7 @@ def test_any_values_are_taken_or_refused_with_a_harness_error(tmp_path, data):
     path = tmp_path / "pdharness.toml"
     path.write_text("\n".join(f"{key} = {_toml(value)}" for key, value in data.items()))
     try:
-        read(path, cli.get_command(None, "tournament"), "tournament")
+        read(path, cli, "tournament")
     except HarnessError as error:
         assert str(path) in str(error)
 

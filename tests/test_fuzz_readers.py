@@ -247,7 +247,7 @@ def test_a_course_file_reads_or_is_a_one_line_error(tmp_path, data, command_name
     path = tmp_path / "pdharness.toml"
     path.write_bytes(data)
     try:
-        course.read(path, cli.get_command(None, command_name), command_name)
+        course.read(path, cli, command_name)
     except HarnessError as error:
         assert one_line(str(error))
 

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 from hypothesis import given, strategies as st
 
-from harness.agents.llm.config import declared, spec
+from harness.agents.llm.config import declared
 from harness.agents.llm.parse import MAX_CHAT, chat_problem, parse_chat, parse_moves
-from harness.agents.specs import builtin_spec
+from harness.agents.specs import builtin_spec, llm_spec as spec
 from harness.core.rules import GameParams
 from harness.engine.game import play_game
 from harness.isolation.handles.opening import Isolation, open_handle

@@ -9,9 +9,9 @@ import random
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from harness.agents.builtins import strategy_for
 from harness.agents.qtable import Model, load_model, save_model
 from harness.agents.specs import builtin_spec, resolve
+from harness.agents.strategy_keys import strategy_for
 from harness.core.errors import HarnessError
 from harness.engine.game import play_game
 from harness.isolation.handles.opening import Isolation, open_handle

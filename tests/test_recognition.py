@@ -169,9 +169,9 @@ def test_any_model_plays_valid_moves_whatever_the_opponent_does(memory, types, p
                                                                 data):
     """Any Q values and reply counts a model file may hold, against any moves: every
     answer is per_turn moves of C and D (the belief never breaks on a surprise)."""
-    from harness.agents.builtins import strategy_for
     from harness.agents.memory_agents import offset
     from harness.agents.qtable import Model
+    from harness.agents.strategy_keys import strategy_for
 
     states = offset(memory + 1)
     values = st.floats(-1e6, 1e6, allow_nan=False)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import stat
+from pathlib import Path
 
 from harness.core.errors import LoadError
 
@@ -20,10 +21,20 @@ _KINDS = ((stat.S_ISLNK, "a symbolic link"), (stat.S_ISFIFO, "a FIFO (named pipe
           (stat.S_ISBLK, "a block device"), (stat.S_ISDIR, "a folder"))
 
 
+def unusable_path(argument: str) -> str | None:
+    """Why ARGUMENT, meant as a file or folder, cannot be used; None when it is one."""
+    path = Path(argument)
+    if path.is_symlink() and not path.exists():
+        return f"{argument}: a broken symbolic link (to {os.readlink(path)}, which does not exist)"
+    if path.is_dir() or path.is_file():
+        return None
+    if path.exists():
+        return f"{argument}: not a file or a folder"
+    return f"{argument}: no such file or folder"
+
+
 def _not_plain(path, mode: int, what: str = "an agent", error=LoadError) -> Exception:
     if stat.S_ISLNK(mode):
-        from .wording import unusable_path
-
         broken = unusable_path(str(path))  # worded as every command words a broken link
         if broken:
             return error(broken)

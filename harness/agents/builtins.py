@@ -222,16 +222,3 @@ BUILTINS = {
     "forgiver": _per_move(_forgiver),
 }
 
-
-def strategy_for(key: str) -> Builtin:
-    """A built-in by name, a strategy table by its key (harness/agents/memory_agents.py), or a
-    trained Q-table agent by its key (harness/agents/recognizer.py)."""
-    if key.startswith("belief:"):
-        from .recognizer import Recognizer
-
-        return Recognizer(key).builtin()
-    if key.startswith("table:"):
-        from .memory_agents import parse_table_key
-
-        return parse_table_key(key).builtin()
-    return BUILTINS[key]

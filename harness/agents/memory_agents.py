@@ -20,6 +20,8 @@ from dataclasses import dataclass
 
 from harness.core.errors import HarnessError
 
+from .builtins import Builtin
+
 MEMORY_PREFIX = "memory:"
 TABLE_PREFIX = "table:"
 MAX_MEMORY = 5                   # 4^5 = 1024 entries; more would not fit a command line well
@@ -55,9 +57,7 @@ class Policy:
         """The move for the window of (at most N) pairs ending at index `end` (inclusive)."""
         return self.table[window_state(mine, theirs, end, self.memory)]
 
-    def builtin(self):
-        from .builtins import Builtin
-
+    def builtin(self) -> Builtin:
         def choose(seen, n, rng, k):
             return self.move(seen.mine, seen.theirs, n - k)
         return Builtin(choose, f"Memory-{self.memory} strategy table.")

@@ -151,14 +151,12 @@ def _agent_type(entry, base: Path, where: str, declarations: dict) -> AgentType:
 
 
 def _template(agent: str, type_id: str, base: Path, declarations: dict):
-    from .specs import AgentSpec, Kind, file_spec, find_builtin
-    from .strategy_specs import is_strategy, strategy_spec
+    from .specs import AgentSpec, Kind, file_spec, find_builtin, llm_spec, strategy_spec
+    from .strategy_specs import is_strategy
 
     if is_strategy(agent):
         return strategy_spec(agent, type_id, base)
     if agent.startswith("llm:"):
-        from harness.agents.llm.config import spec as llm_spec
-
         return llm_spec(agent, declarations, type_id)
     builtin = find_builtin(agent)
     if builtin:

@@ -8,7 +8,8 @@ harness/agents/memory_agents.py) and the counts of that type's replies (C, D) to
 in training. How the agent plays from them (a belief over the types, probing, the greedy
 move of the likeliest type) is harness/agents/recognizer.py; it runs as a trusted built-in from
 its key. It learned the types, not the instances: any number of copies of them needs no
-retraining, but other types do, and the tool says so (`retrain_notes`).
+retraining, but other types do, and the tool says so (`retrain_notes`, in
+harness/agents/definitions.py with what an agent type is).
 
 Version 1 files (one Q-table for the whole mix, before issue 25) are still read: one
 pseudo-type with no reply counts, so it plays its one greedy table as before.
@@ -78,10 +79,10 @@ def save_model(model: Model, path) -> None:
 
 def load_model(path) -> Model:
     """A model file, checked field by field: one clear line for anything else."""
-    from .population import read_bounded
+    from .agent_files import read_input_file
 
     path = Path(path)
-    data = read_bounded(path, MAX_MODEL_BYTES, "a Q-table model")
+    data = read_input_file(path, MAX_MODEL_BYTES, "a Q-table model")
     try:
         content = json.loads(data.decode("utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError) as error:
@@ -159,44 +160,6 @@ def _pairs(table, states: int, memory: int, valid, name: str, wrong) -> list:
     return [[kind(a), kind(b)] for a, b in table]
 
 
-# -- what the agents are, for the fingerprint ------------------------------------------------
-def definition(spec) -> str:
-    """What an agent *is*, whatever its name: two copies of a type share it."""
-    from .agent_files import file_hash as sha256_of
-    from .specs import Kind
-
-    # the words below are in every trained model's fingerprint: kept as they were written
-    kind = spec.kind
-    if kind is Kind.LLM:   # a language model: its whole declaration (framing's text too)
-        return "llm:" + hashlib.sha256(spec.llm.as_json().encode()).hexdigest()
-    if kind is Kind.QTABLE:   # its model's contents
-        return f"qtable:{sha256_of(spec.path)}"
-    if kind.strategy:
-        from .strategy_specs import strategy_key
-
-        return f"builtin:{strategy_key(spec)}"
-    return f"{spec.language}:{sha256_of(spec.path)}"
-
-
+# -- what a model was trained against -------------------------------------------------------
 def fingerprint(definitions) -> str:
     return hashlib.sha256("\n".join(sorted(set(definitions))).encode()).hexdigest()
-
-
-def retrain_notes(specs) -> list[str]:
-    """For each Q-table model among the agents: a note when the other agents' types are not
-    the ones it was trained against."""
-    from .specs import Kind
-
-    notes = []
-    seen = set()
-    for spec in specs:
-        path = spec.path if spec.kind is Kind.QTABLE else None
-        if path is None or str(path) in seen:
-            continue
-        seen.add(str(path))
-        own = definition(spec)
-        others = {definition(s) for s in specs} - {own}
-        if load_model(path).fingerprint != fingerprint(others):
-            notes.append(f"{path} was trained against other agent types than these; it "
-                         f"plays, but for these retrain it: pdharness train FILE --out {path}")
-    return notes

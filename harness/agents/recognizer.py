@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import math
 
+from .builtins import Builtin, Strategy
 from .memory_agents import MAX_MEMORY, offset, window_state
 
 BELIEF_PREFIX = "belief:"
@@ -75,9 +76,7 @@ class Recognizer:
             self.tables.append(table)
             self.replies.append([int(hexes[i:i + 2], 16) / 255 for i in range(0, len(hexes), 2)])
 
-    def builtin(self):
-        from .builtins import Builtin, Strategy
-
+    def builtin(self) -> Builtin:
         recognizer = self
 
         class _Trained(Builtin):

@@ -192,6 +192,34 @@ def defined_spec(path: Path, defines: str | None) -> AgentSpec:
     return replace(spec, name=defines, defines=defines)
 
 
+def strategy_spec(argument: str, name: str | None = None,
+                  base: Path | None = None) -> AgentSpec:
+    """The AgentSpec of `memory:...` or `qtable:PATH` (PATH relative to `base` when given),
+    checked now so a bad vector or model is one clear line before anything runs."""
+    from .memory_agents import MEMORY_PREFIX, parse_memory
+    from .qtable import load_model
+    from .strategy_specs import QTABLE_PREFIX
+
+    if argument.startswith(MEMORY_PREFIX):
+        parse_memory(argument)
+        return AgentSpec(name or argument, Kind.MEMORY.spelling, argument)
+    path = Path(argument[len(QTABLE_PREFIX):])
+    if base is not None and not path.is_absolute():
+        path = base / path
+    load_model(path)
+    return AgentSpec(name or argument, Kind.QTABLE.spelling, QTABLE_PREFIX + str(path))
+
+
+def llm_spec(argument: str, declarations: dict | None = None,
+             name: str | None = None) -> AgentSpec:
+    """The AgentSpec of `llm:NAME`, NAME looked up in `declarations` (a population's or
+    experiment's own, over the course file's)."""
+    from harness.agents.llm.config import declared_config
+
+    config = declared_config(argument, declarations)
+    return AgentSpec(name or argument, Kind.LLM.spelling, argument, llm=config)
+
+
 def file_spec(path: Path) -> AgentSpec:
     from .lang import BY_SUFFIX, listed_suffixes
 
@@ -232,14 +260,12 @@ def find_builtin(name: str) -> str | None:
 def resolve_one(argument: str, search: Sequence[Path] = ()) -> list[AgentSpec]:
     """AGENT as the command line takes it: a file, a folder, a built-in or an agent name
     found in one of the `search` folders."""
-    from .strategy_specs import is_strategy, strategy_spec
+    from .strategy_specs import is_strategy
 
     if is_strategy(argument):
         return [strategy_spec(argument)]
     if argument.startswith("llm:"):
-        from harness.agents.llm.config import spec
-
-        return [spec(argument)]
+        return [llm_spec(argument)]
     path = Path(argument)
     if path.is_dir():
         specs = folder_specs(path)

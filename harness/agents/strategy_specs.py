@@ -2,7 +2,9 @@
 strategy vector, harness/agents/memory_agents.py) and `qtable:MODEL.json` (a trained Q-table,
 harness/agents/qtable.py). Both run as built-ins do (our own code: in the monitor for `none`,
 in a host process otherwise), from the key they spell: a strategy table's, or a trained
-model's (harness/agents/recognizer.py)."""
+model's (harness/agents/recognizer.py). Their AgentSpec is built, checked, by
+harness/agents/specs.py's `strategy_spec`: this module is below the spec, so the spec may
+ask it."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -16,40 +18,19 @@ def is_strategy(argument: str) -> bool:
     return argument.startswith((MEMORY_PREFIX, QTABLE_PREFIX))
 
 
-def strategy_spec(argument: str, name: str | None = None, base: Path | None = None):
-    """The AgentSpec of `memory:...` or `qtable:PATH` (PATH relative to `base` when given),
-    checked now so a bad vector or model is one clear line before anything runs."""
-    from .specs import AgentSpec, Kind
-
-    if argument.startswith(MEMORY_PREFIX):
-        from .memory_agents import parse_memory
-
-        parse_memory(argument)
-        return AgentSpec(name or argument, Kind.MEMORY.spelling, argument)
-    path = Path(argument[len(QTABLE_PREFIX):])
-    if base is not None and not path.is_absolute():
-        path = base / path
-    from .qtable import load_model
-
-    load_model(path)
-    return AgentSpec(name or argument, Kind.QTABLE.spelling, QTABLE_PREFIX + str(path))
-
-
 def strategy_key(spec) -> str:
-    """What a built-in spec runs: a built-in's name, or the key of a strategy table."""
-    from .specs import Kind
-
-    kind, source = spec.kind, spec.source
-    if kind is Kind.MEMORY:
+    """What a built-in spec runs: a built-in's name, or the key of a strategy table (told
+    apart by the prefixes this module owns; the spec's `Kind` is read from them too)."""
+    source = spec.source
+    if source.startswith(MEMORY_PREFIX):
         from .memory_agents import parse_memory
 
         return parse_memory(source).key()
-    if kind is Kind.QTABLE:
+    if source.startswith(QTABLE_PREFIX):
         from .qtable import load_model
 
         return load_model(Path(source[len(QTABLE_PREFIX):])).key()
-    # a built-in by name; a population's copy names its built-in in its source
-    return spec.name if source == Kind.BUILTIN.spelling else source
+    return spec.name if source == "builtin" else source  # a population's copy: its built-in
 
 
 def model_path(source: str) -> Path | None:

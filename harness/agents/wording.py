@@ -1,21 +1,13 @@
 """One voice for what every command says about a path or an agent it cannot use, so
-`tournament`, `play`, `monitor` and `validate` word the same problem the same way."""
+`tournament`, `play`, `monitor` and `validate` word the same problem the same way. Why a
+path cannot be used at all is harness/agents/agent_files.py's `unusable_path`, below the
+languages this module names."""
 from __future__ import annotations
 
 import os
 from pathlib import Path
 
-
-def unusable_path(argument: str) -> str | None:
-    """Why ARGUMENT, meant as a file or folder, cannot be used; None when it is one."""
-    path = Path(argument)
-    if path.is_symlink() and not path.exists():
-        return f"{argument}: a broken symbolic link (to {os.readlink(path)}, which does not exist)"
-    if path.is_dir() or path.is_file():
-        return None
-    if path.exists():
-        return f"{argument}: not a file or a folder"
-    return f"{argument}: no such file or folder"
+from .agent_files import unusable_path
 
 
 def looks_like_a_path(argument: str) -> bool:

@@ -18,7 +18,6 @@ from pathlib import Path
 
 PACKAGES = ("harness", "lisp_bridge", "student_agents")   # what the harness imports
 VENDORED = "pdharness"          # the folder of the bundle that holds the copy
-SETTINGS_FILE = "pdharness-autograder.json"
 ZIP_NAME = "autograder.zip"
 # what the image needs besides each language's own runtime (Language.system_packages)
 APT_PACKAGES = ("python3", "python3-pip", "bubblewrap")
@@ -78,9 +77,9 @@ def write_bundle(folder: Path, settings: dict, roster: Path | None = None) -> Pa
     the zip to upload."""
     from harness.agents.lang import LANGUAGES
     from harness.core.errors import HarnessError
+    from harness.core.package import __version__
 
-    from .. import __version__
-    from .grade import VISIBILITIES
+    from .grade import SETTINGS_FILE, VISIBILITIES
 
     try:
         folder.mkdir(parents=True, exist_ok=True)
@@ -176,9 +175,9 @@ def declared_requirements() -> list[str]:
     """install_requires of the source tree's setup.cfg, else of the installed distribution."""
     from importlib import metadata
 
-    import harness
+    from harness.core.package import harness_folder
 
-    setup_cfg = Path(harness.__file__).resolve().parent.parent / "setup.cfg"
+    setup_cfg = harness_folder().parent / "setup.cfg"
     if setup_cfg.is_file():
         parser = configparser.ConfigParser()
         parser.read(setup_cfg, encoding="utf-8")

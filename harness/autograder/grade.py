@@ -18,8 +18,7 @@ from pathlib import Path
 
 from harness.agents.lang import listed_suffixes
 
-from .bundle import SETTINGS_FILE
-
+SETTINGS_FILE = "pdharness-autograder.json"   # the instructor's settings, written by bundle.py
 ROOT_VARIABLE = "AUTOGRADER_ROOT"
 DEFAULT_ROOT = "/autograder"
 TOURNAMENT_SETTINGS = ("timeout", "moves_per_turn", "memory_limit", "isolation")

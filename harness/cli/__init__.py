@@ -9,6 +9,8 @@ import sys
 
 import click
 
+from harness.core.package import __version__
+
 COMMANDS = {
     "tournament": "Run the Levinson tournament.",
     "monitor": "Run the original Lisp call, e.g. \"(monitor '(.25 .1) '(10 50) '(...))\".",
@@ -56,7 +58,7 @@ class LazyGroup(click.Group):
 
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(package_name=None, version=__import__("harness").__version__)
+@click.version_option(package_name=None, version=__version__)
 def cli():
     """pdharness: the Levinson Prisoner's Dilemma tournament monitor."""
 

@@ -75,32 +75,35 @@ def _saying_sources(callback):
 
 def _load_into_context(ctx: click.Context, _param, value):
     from harness.core.errors import HarnessError
+    from harness.core.safe_text import line
 
     if value is not None and not os.path.lexists(value):
-        raise HarnessError(f"--config {value}: no such file")
+        raise HarnessError(f"--config {line(value)}: no such file")   # a name may hold a newline
     path = Path(value) if value is not None else Path(FILE_NAME)
     if value is None and not os.path.lexists(path):
         from harness.agents.llm.config import declare_course
 
         declare_course({})   # no course file: no models from an earlier one (one process)
         return None
-    course = read(path, ctx.command, ctx.info_name, named=value is not None)
+    course = read(path, ctx.find_root().command, ctx.info_name, named=value is not None)
     ctx.default_map = {**(ctx.default_map or {}), **course.values}
     ctx.meta[META_KEY] = course
     return None
 
 
 # -- reading -------------------------------------------------------------------------------
-def read(path: Path, command: click.Command, command_name: str | None,
+def read(path: Path, commands: click.Command, command_name: str | None,
          named: bool = False) -> CourseValues:
-    """The values of the course file at `path` that `command` takes, checked; `named`: the
-    user gave it with --config (else it was found in the current folder: see `guard`)."""
+    """The values of the course file at `path` that the command `command_name` of the group
+    `commands` (the `pdharness` group, passed down: this module is below it) takes, checked;
+    `named`: the user gave it with --config (else it was found in the current folder: see
+    `guard`)."""
     data = parse(path)
     from harness.agents.llm.config import declare_course, declared
 
     models = declared(data, path.resolve().parent, str(path), keys=named)   # [llm.NAME] tables
     declare_course(models)
-    known = known_keys()
+    known = known_keys(commands)
     chosen: dict[str, object] = {}
     for key, value in data.items():
         if key == "llm":
@@ -116,6 +119,7 @@ def read(path: Path, command: click.Command, command_name: str | None,
         _check_known(path, key, known["keys"])
         chosen.setdefault(key, value)
     course = CourseValues(path, models=sorted(models))
+    command = _command(commands, command_name)
     by_key = keys_of(command)
     for key, value in chosen.items():
         param = by_key.get(key)
@@ -206,18 +210,28 @@ def keys_of(command: click.Command) -> dict[str, click.Parameter]:
     return keys
 
 
-def known_keys() -> dict[str, set]:
-    """Every key some command takes, and the command names (for the `[command]` tables)."""
-    from . import COMMANDS, cli
-
+def known_keys(group: click.Command) -> dict[str, set]:
+    """Every key some listed command of `group` takes, and the command names (for the
+    `[command]` tables)."""
     keys: set[str] = set()
     commands = set()
-    for name in COMMANDS:
-        command = cli.get_command(None, name)
-        if command is not None:
-            commands.add(name)
-            keys |= set(keys_of(command))
+    if isinstance(group, click.Group):
+        context = click.Context(group)
+        for name in group.list_commands(context):
+            command = group.get_command(context, name)
+            if command is not None:
+                commands.add(name)
+                keys |= set(keys_of(command))
     return {"keys": keys, "commands": commands}
+
+
+def _command(group: click.Command, name: str | None) -> click.Command:
+    """The command NAME of `group` (`group` itself when it is a lone command)."""
+    if isinstance(group, click.Group) and name is not None:
+        command = group.get_command(click.Context(group), name)
+        if command is not None:
+            return command
+    return group
 
 
 def _check_known(path: Path, key: str, known: set, where: str = "") -> None:

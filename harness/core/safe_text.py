@@ -80,9 +80,20 @@ def csv_cell(value):
 
 
 def echo(text: str = "", err: bool = False) -> None:
-    """click.echo for text that holds anything untrusted: a last safety net that leaves
-    no control character but newline and tab, however the text was put together."""
-    import click
+    """Print text that holds anything untrusted, with a newline, flushed (as click.echo
+    does, without click: this is the bottom layer): a last safety net that leaves no control
+    character but newline and tab, however the text was put together. A character the
+    stream cannot encode goes out as its escape, never as an error."""
+    import sys
 
-    click.echo(block(text), err=err)
+    stream = sys.stderr if err else sys.stdout
+    if stream is None:   # no standard stream attached (a daemon's, pythonw's)
+        return
+    out = block(text) + "\n"
+    try:
+        stream.write(out)
+    except UnicodeEncodeError:
+        encoding = getattr(stream, "encoding", None) or "ascii"
+        stream.write(out.encode(encoding, "backslashreplace").decode(encoding))
+    stream.flush()
 

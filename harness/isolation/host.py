@@ -57,7 +57,7 @@ class Agent:
     def prepare(self) -> bytes:
         """The compiled code (marshal), after loading it once; LoadError if it does not."""
         if self.language is None:  # a built-in: a name or a strategy table's key
-            from harness.agents.builtins import strategy_for
+            from harness.agents.strategy_keys import strategy_for
 
             strategy_for(self.name)
             return b""
@@ -67,7 +67,7 @@ class Agent:
         from harness.agents.runtime import AgentRuntime, StrategyRuntime
 
         if self.language is None:
-            from harness.agents.builtins import strategy_for
+            from harness.agents.strategy_keys import strategy_for
 
             return StrategyRuntime(strategy_for(self.name))
         from harness.agents.pyload import code_factory

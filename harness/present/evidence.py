@@ -63,7 +63,7 @@ def _cut(row: str) -> str:
 def evidence(result) -> dict:
     """When the run started (the record's time, so a report made again from the record is
     the same file) and the harness version."""
-    from .. import __version__
+    from harness.core.package import __version__
 
     return {"started": getattr(result, "started_at", None),
             "version": getattr(result, "harness_version", None) or __version__}

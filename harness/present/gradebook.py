@@ -25,8 +25,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-import click
-
 GRADE_COLUMN = "PD Tournament"
 
 @dataclass(frozen=True)
@@ -157,7 +155,7 @@ def write_gradebook_or_grades(path, result, roster, options, provisional: bool =
     per-agent grades CSV. `provisional` (an unfinished record's, `show --provisional`):
     marked so in the file itself, the grade column's header or a column of its own."""
     from harness.core.errors import HarnessError
-    from harness.core.safe_text import line
+    from harness.core.safe_text import echo, line
 
     from .grades import write_grades
 
@@ -175,17 +173,17 @@ def write_gradebook_or_grades(path, result, roster, options, provisional: bool =
     except OSError as error:
         raise HarnessError(f"--grades {path}: cannot write: {error.strerror}") from error
     lms = students.layout.name if students.layout else "the roster's own"
-    click.echo(f"pdharness: gradebook {line(path)}: {len(students.students)} students, "
-               f"{lms} columns", err=True)
+    echo(f"pdharness: gradebook {line(path)}: {len(students.students)} students, "
+         f"{lms} columns", err=True)
     if ungraded:
         count = f"{len(ungraded)} student" + ("s" if len(ungraded) != 1 else "")
-        click.echo(f"pdharness: no agent in this run for {count}, grade left empty: "
-                   f"{line(', '.join(ungraded))}", err=True)
+        echo(f"pdharness: no agent in this run for {count}, grade left empty: "
+             f"{line(', '.join(ungraded))}", err=True)
     strays = unmatched_agents(result, roster)
     if strays:
         count = f"{len(strays)} agent" + ("s" if len(strays) != 1 else "")
-        click.echo(f"pdharness: {count} of this run match no team on the roster, so no "
-                   f"student gets their grade: {line(', '.join(strays))}", err=True)
+        echo(f"pdharness: {count} of this run match no team on the roster, so no "
+             f"student gets their grade: {line(', '.join(strays))}", err=True)
 
 
 def unmatched_agents(result, roster) -> list[str]:

@@ -211,29 +211,6 @@ def _shown(number: float) -> str:
     return f"{number:g}"
 
 
-def replay_handle(name: str, intended):
-    """An agent handle that intends what the record says the agent intended."""
-    from harness.isolation.handles.agent_handle import ReadyHandle, Reply
-
-    class Replay(ReadyHandle):
-        def __init__(self):
-            self.name, self.moves = name, iter(intended)
-
-        def start_game(self, start) -> None:
-            pass
-
-        def request(self, last) -> None:
-            pass
-
-        def collect(self) -> Reply:
-            return Reply(next(self.moves))
-
-        def end_game(self) -> None:
-            pass
-
-    return Replay()
-
-
 def check_games(record, games) -> None:
     """HarnessError unless every recorded game is what the recorded parameters and seed
     make of the moves the agents intended: the round robin of the agents that played each
@@ -267,6 +244,7 @@ def _replays(game, params) -> bool:
     """Whether the game's flips and score are what `params` and its seed make of the moves
     its agents intended (and its faulty turns played the default answer)."""
     from harness.engine.game import play_game
+    from harness.isolation.handles.replay import replay_handle
 
     for side, intended in (("a", game.intended_a), ("b", game.intended_b)):
         if any(intended[turn - 1] != params.default_moves for turn, _ in game.faults(side)):

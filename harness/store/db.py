@@ -237,7 +237,7 @@ def run_row(seed: int, settings, replicates: int, command: str | None,
             outputs: str | None = None, runtimes: dict | None = None) -> dict:
     import json
 
-    from .. import __version__
+    from harness.core.package import __version__
 
     written = settings.as_dict()   # the settings' one serialization, under these columns
     del written["cluster"]         # where a run plays is no part of its record

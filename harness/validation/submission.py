@@ -53,7 +53,7 @@ def submission_files(arguments, recursive: bool = False) -> list[Path]:
                                 or path.suffix in SUFFIXES):
             files.append(path)  # a link, FIFO or device: a load error says it is refused
         else:
-            from harness.agents.wording import unusable_path
+            from harness.agents.agent_files import unusable_path
 
             raise HarnessError(unusable_path(argument))
     unique, seen = [], set()

@@ -1,5 +1,6 @@
 """Declaring a language-model agent: `[llm.NAME]` in the course file, or `"llm": {"NAME":
-{...}}` in a population or experiment file, and the agent spec `llm:NAME` that plays it.
+{...}}` in a population or experiment file, and the model the agent spec `llm:NAME` plays
+(`declared_config`; harness/agents/specs.py's `llm_spec` makes the spec).
 
 A declaration names an endpoint and how to ask it; never a key: `api_key_env` names the
 environment variable that holds one, read when the model is asked, and recorded by name
@@ -66,12 +67,10 @@ def declare_course(configs: dict[str, LlmConfig]) -> None:
     _COURSE.update(configs)
 
 
-def spec(argument: str, declarations: dict[str, LlmConfig] | None = None,
-         name: str | None = None):
-    """The AgentSpec of `llm:NAME`, NAME looked up in `declarations` (a population's or
+def declared_config(argument: str, declarations: dict[str, LlmConfig] | None = None) \
+        -> LlmConfig:
+    """The model `llm:NAME` plays, NAME looked up in `declarations` (a population's or
     experiment's own, over the course file's)."""
-    from harness.agents.specs import AgentSpec, Kind
-
     wanted = argument[len(PREFIX):]
     known = {**_COURSE, **(declarations or {})}
     config = known.get(wanted)
@@ -80,7 +79,7 @@ def spec(argument: str, declarations: dict[str, LlmConfig] | None = None,
         raise HarnessError(f"{argument}: no language model {wanted!r} is declared (declare "
                            f"it as [llm.{wanted}] in the course file or \"llm\" in a "
                            f"population or experiment file; declared: {declared})")
-    return AgentSpec(name or argument, Kind.LLM.spelling, argument, llm=config)
+    return config
 
 
 def declared(content: dict, base: Path, where: str, keys: bool = False) -> dict[str, LlmConfig]:
@@ -172,10 +171,10 @@ def _framing(framing: str, base: Path, where: str) -> tuple[str, str]:
     if framing in SHIPPED:
         return framing, shipped_text(framing)
     path = Path(framing) if Path(framing).is_absolute() else base / framing
-    from harness.agents.population import read_bounded
+    from harness.agents.agent_files import read_input_file
 
     try:
-        data = read_bounded(path, MAX_TEMPLATE_BYTES, "a framing template")
+        data = read_input_file(path, MAX_TEMPLATE_BYTES, "a framing template")
         text = data.decode("utf-8")
     except HarnessError as error:
         raise HarnessError(f"{where}: framing {framing[:80]!r} is not a shipped framing "

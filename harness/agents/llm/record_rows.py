@@ -8,9 +8,8 @@ import json
 
 
 def agent_rows(specs):
-    from harness.agents.specs import Kind
-
-    return [(spec.name, spec.llm.as_json()) for spec in specs if spec.kind is Kind.LLM]
+    """Only a language model's spec carries its declaration (`AgentSpec.llm`)."""
+    return [(spec.name, spec.llm.as_json()) for spec in specs if spec.llm is not None]
 
 
 def call_rows(game_id: int, game):

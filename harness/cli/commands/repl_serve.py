@@ -64,8 +64,8 @@ def _builtin(name: str):
     """A name the REPL does not define: a built-in of that name (or a memory:/qtable: spec
     given as a string), never a file found somewhere."""
     from harness.agents.builtins import BUILTINS
-    from harness.agents.specs import builtin_spec
-    from harness.agents.strategy_specs import is_strategy, strategy_spec
+    from harness.agents.specs import builtin_spec, strategy_spec
+    from harness.agents.strategy_specs import is_strategy
     from harness.core.errors import AgentNotFound
     from harness.core.safe_text import line
 

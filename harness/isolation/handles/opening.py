@@ -53,7 +53,7 @@ def open_handle(spec: AgentSpec, isolation: Isolation) -> PollableHandle:
         check_agent_file(spec.path)
     if kind.strategy:
         if isolation.mode == "none":
-            from harness.agents.builtins import strategy_for
+            from harness.agents.strategy_keys import strategy_for
 
             from .inprocess import BuiltinHandle
 

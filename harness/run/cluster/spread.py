@@ -38,7 +38,7 @@ def play_units(experiment, seed: int, units, address: str, finished) -> None:
     gets each UnitResult as it comes back."""
     from harness.agents.population import type_of
 
-    from ..experiment.run import UnitResult, unit_seed
+    from ..cells import UnitResult, unit_seed
     from .connection import open_cluster
     from .shipment import pack
     from .worker import play_tournament

@@ -54,9 +54,7 @@ def game_in(data, job, params):
     """The GameRecord of `job` from a worker's `data`, played again here; BadAnswer
     unless it is that game, with moves that are moves and the score the worker found."""
     from harness.engine.game import play_game
-    from harness.run.tournament_session import (
-        replay_handle,  # the handle a resume replays a record with
-    )
+    from harness.isolation.handles.replay import replay_handle
 
     fields = _fields(data, ("round", "a", "b", "length", "seed", "score", "intended_a",
                             "intended_b", "faults", "warnings"), "a game")

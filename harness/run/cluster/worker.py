@@ -25,17 +25,16 @@ if TYPE_CHECKING:
 def fingerprint() -> str:
     """The pdharness version and a hash of its code; with the runtimes of the languages
     that play (`needs`), what two machines must share to play every game the same way."""
-    import harness
     import lisp_bridge
+    from harness.core.package import __version__, harness_folder
 
     digest = hashlib.sha256()
-    for package in (harness, lisp_bridge):
-        root = Path(str(package.__file__)).resolve().parent
+    for root in (harness_folder(), Path(str(lisp_bridge.__file__)).resolve().parent):
         for path in sorted(root.rglob("*")):
             if path.suffix in (".py", ".lisp", ".txt", ".html") and path.is_file():
                 digest.update(str(path.relative_to(root.parent)).encode())
                 digest.update(path.read_bytes())
-    return f"{harness.__version__}+{digest.hexdigest()[:12]}"
+    return f"{__version__}+{digest.hexdigest()[:12]}"
 
 
 def needs(isolation_mode: str, specs) -> dict:
@@ -201,7 +200,7 @@ def _tournament(shipment, seed, settings, with_counts) -> dict:
 
     result = run_tournament(unpack(shipment), seed, replace(settings, jobs=1, cluster=None))
     if with_counts:
-        from ..experiment.run import placings
+        from ..cells import placings
 
         rows = [[agent, rank, score, dropped_in, *counts]
                 for agent, _type, rank, score, dropped_in, *counts in placings(result)]

@@ -108,7 +108,7 @@ class ExperimentRecord:
     @classmethod
     def create(cls, path, experiment, seed: int, isolation: str | None,
                command: str | None) -> "ExperimentRecord":
-        from harness.agents.qtable import definition
+        from harness.agents.definitions import definition
         from harness.store import db
 
         connection = db.create(path, SCHEMA)
@@ -181,7 +181,7 @@ class ExperimentRecord:
                 self.connection.execute("SELECT condition, replicate FROM tournament")}
 
     def units(self) -> list:
-        from .run import UnitResult
+        from ..cells import UnitResult
 
         tournaments = self.connection.execute(
             "SELECT * FROM tournament ORDER BY condition, replicate").fetchall()
@@ -228,6 +228,6 @@ def params_of(condition) -> dict:
 
 
 def _version() -> str:
-    from harness import __version__
+    from harness.core.package import __version__
 
     return __version__

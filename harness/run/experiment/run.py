@@ -6,28 +6,9 @@ one, so the cores go to whole tournaments), and each is recorded as soon as it i
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 
-from harness.core import seeds
-
-
-@dataclass(frozen=True)
-class UnitResult:
-    condition: int          # 1, 2, ... in the file's order
-    replicate: int          # 1 .. replicates
-    seed: int
-    rounds: int
-    games: int
-    # (agent, type, rank, score, dropped_in, cooperated, moves, faults), best first
-    placings: list
-    # language models' requests and turns: llm_call / llm_turn rows from the game column on
-    llm_calls: list = field(default_factory=list)
-    llm_turns: list = field(default_factory=list)
-
-
-def unit_seed(experiment_seed: int, condition_name: str, replicate: int) -> int:
-    return seeds.derive(experiment_seed, "experiment", condition_name, replicate)
-
+from ..cells import UnitResult, placings, unit_seed
 
 _WORK: dict = {}
 
@@ -50,23 +31,6 @@ def play_unit(unit: tuple[int, int]) -> UnitResult:
             turns += turn_rows(number_played, game)
     return UnitResult(number, replicate, seed, len(result.rounds), len(result.games),
                       placings(result), calls, turns)
-
-
-def placings(result) -> list:
-    from harness.agents.population import type_of
-    from harness.engine.results import fault_counts
-
-    cooperated: dict[str, int] = {}
-    moves: dict[str, int] = {}
-    for game in result.games:
-        for name, intended in ((game.a, game.intended_a), (game.b, game.intended_b)):
-            text = "".join(intended)
-            cooperated[name] = cooperated.get(name, 0) + text.count("C")
-            moves[name] = moves.get(name, 0) + len(text)
-    return [(s.agent, type_of(s.agent), s.rank, s.score, s.dropped_in,
-             cooperated.get(s.agent, 0), moves.get(s.agent, 0),
-             sum(fault_counts(result.games, s.agent).values()))
-            for s in result.standings]
 
 
 def play(experiment, seed: int, record=None, jobs: int | None = None, on_done=None,
