@@ -8,6 +8,7 @@ import pytest
 from hypothesis import given, strategies as st
 
 from harness.core.rules import GameLength
+from harness.engine.parameters import TABLE
 from harness.engine.tournament import Settings
 from harness.isolation.handles.opening import Isolation
 from harness.present.formats import params_dict
@@ -144,6 +145,7 @@ def test_the_memory_limit_has_one_default():
 def test_every_option_of_a_declared_parameter_has_its_declared_bounds():
     """--seed, --jobs, --isolation, --timeout ... wherever a command takes them (experiment
     and train too), and --replicates wherever it is taken, are bounded by one declaration."""
+    from harness.cli.commands.options import click_type
     from harness.engine.parameters import BY_NAME, REPLICATES
 
     seen = set()
@@ -152,10 +154,10 @@ def test_every_option_of_a_declared_parameter_has_its_declared_bounds():
             if not isinstance(param, click.Option):
                 continue
             if param.name in BY_NAME and not BY_NAME[param.name].flag:
-                assert param.type is BY_NAME[param.name].type, (name, param.name)
+                assert param.type is click_type(BY_NAME[param.name].type), (name, param.name)
                 seen.add(param.name)
             if param.name == "replicates":
-                assert param.type is REPLICATES, name
+                assert param.type is click_type(REPLICATES), name
     assert {"seed", "jobs", "isolation", "timeout", "memory_limit"} <= seen
 
 
@@ -167,12 +169,12 @@ def test_an_experiment_file_holds_a_seed_and_replicates_within_the_options_bound
     from harness.run.experiment import plan
 
     minimal = json.loads((AGENTS / "experiments" / "minimal.json").read_text())
-    for field, value in (("seed", SEED.max), ("replicates", REPLICATES.max)):
+    for field, value in (("seed", SEED.high), ("replicates", REPLICATES.high)):
         path = tmp_path / "e.json"
         path.write_text(json.dumps(dict(minimal, **{field: value})), encoding="utf-8")
         assert getattr(plan.load(path, "none", {"timeout": 30}), field) == value
-    for field, value in (("seed", SEED.max + 1), ("seed", -1), ("replicates", 0),
-                         ("replicates", REPLICATES.max + 1), ("seed", True)):
+    for field, value in (("seed", SEED.high + 1), ("seed", -1), ("replicates", 0),
+                         ("replicates", REPLICATES.high + 1), ("seed", True)):
         path.write_text(json.dumps(dict(minimal, **{field: value})), encoding="utf-8")
         with pytest.raises(HarnessError, match=f"{field} must be a whole number from"):
             plan.load(path, "none", {"timeout": 30})
@@ -190,3 +192,31 @@ def test_experiment_and_train_refuse_what_tournament_refuses(words):
     status, out, err = run_cli(*words)
     assert status == 2 and out == ""
     assert "Traceback" not in err and len(err.strip().splitlines()) == 1 and words[-2] in err
+
+
+def _read(read, value):
+    from harness.engine.parameters import BadValue
+
+    try:
+        return "ok", read(value)
+    except (BadValue, click.BadParameter) as error:
+        return "bad", str(error) if isinstance(error, BadValue) else error.message
+    except (TypeError, AttributeError) as error:
+        return "not a value", type(error).__name__
+
+
+@given(st.sampled_from(TABLE),
+       st.one_of(st.text(max_size=12), st.integers(), st.floats(), st.booleans(),
+                 st.sampled_from(["1", " 7 ", "sandbox", "none", "yes", "Off", "nan",
+                                  "-1", "1e3", "2.5", "uniform", "defect"])))
+def test_a_declared_parameter_reads_a_value_as_its_option_does(parameter, value):
+    """The plain type (for a file and the API) and the click type built from it (for the
+    command line) take the same values to the same result and refuse the same ones in the
+    same words: there is one reading of each parameter, whoever gives it."""
+    from harness.cli.commands.options import click_type
+
+    if parameter.flag and not isinstance(value, (bool, str)):
+        return   # a flag's option never sees one: the file and the API refuse it first
+    plain = _read(parameter.type.convert, value)
+    given_here = _read(lambda v: click_type(parameter.type).convert(v, None, None), value)
+    assert plain == given_here

@@ -3,14 +3,14 @@ from __future__ import annotations
 
 import click
 
-from .options import JOBS, cluster_option, isolation_options
+from .options import cluster_option, isolation_options, option
 from .output_options import output_options, quiet_option, result_format_option
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
 @click.argument("record", type=click.Path(dir_okay=False))
-@click.option("--jobs", "-j", type=JOBS, default=None,
-              help="Games played at once (default: as recorded; the result is the same).")
+@option("jobs", default=None, show_default=False,
+        help="Games played at once (default: as recorded; the result is the same).")
 @isolation_options
 @cluster_option
 @click.option("--allow-weaker-isolation", is_flag=True,

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from harness.core.errors import HarnessError
-from harness.engine.parameters import REPLICATES, SEED, TABLE, whole_within
+from harness.engine.parameters import REPLICATES, SEED, TABLE
 
 if TYPE_CHECKING:
     from harness.engine.tournament import Settings
@@ -98,13 +98,13 @@ def plan(data: dict, content: bytes, path: Path, isolation: str | None,
         raise HarnessError(f"{where}: unknown field {unknown[0]!r} (fields: "
                            f"{', '.join(TOP_LEVEL)})")
     replicates = data.get("replicates", 1)
-    if not whole_within(REPLICATES, replicates):
+    if not REPLICATES.holds(replicates):
         raise HarnessError(f"{where}: replicates must be a whole number from "
-                           f"{REPLICATES.min} to {REPLICATES.max}")
+                           f"{REPLICATES.low} to {REPLICATES.high}")
     seed = data.get("seed")
-    if seed is not None and not whole_within(SEED, seed):
-        raise HarnessError(f"{where}: seed must be a whole number from {SEED.min} to "
-                           f"{SEED.max}")
+    if seed is not None and not SEED.holds(seed):
+        raise HarnessError(f"{where}: seed must be a whole number from {SEED.low} to "
+                           f"{SEED.high}")
     title = data.get("title")
     base = dict(most, **_overrides(data.get("parameters", {}), f"{where}: parameters", most))
     if isolation:
