@@ -70,7 +70,8 @@ class Number:
 @dataclass(frozen=True)
 class Whole:
     """A whole number in [low, high]. Read as the command line reads one (int(): "12",
-    2.5 is 2); a list or other thing that is no number at all is a TypeError."""
+    2.5 is 2); a list or other thing that is no number at all is a TypeError. An infinite
+    number (a file's Infinity) is refused like a word."""
 
     low: int
     high: int = SQLITE_INTEGER
@@ -79,7 +80,7 @@ class Whole:
     def convert(self, value) -> int:
         try:
             number = int(value)
-        except ValueError:
+        except (ValueError, OverflowError):
             raise BadValue(f"{value!r} is not a valid {self.name}.") from None
         if not self.low <= number <= self.high:
             raise BadValue(f"{number} is not in the range {self.low}<=x<={self.high}.")
