@@ -46,6 +46,41 @@ def test_every_format_option_offers_one_of_the_declared_lists():
     assert seen >= 5
 
 
+@pytest.mark.parametrize("keyword", ["max_rounds", "moves_per_turn", "jobs", "seed"])
+def test_an_infinite_whole_number_is_a_bad_value_not_a_crash(keyword):
+    from harness.api import monitor
+    from harness.core.errors import HarnessError
+
+    with pytest.raises(HarnessError, match=f"^{keyword}: Invalid value: inf is not a valid"):
+        monitor((0.1, 0.1), (5, 5), ["titfortat", "defect"], isolation="none",
+                **{keyword: float("inf")})
+
+
+def test_a_result_format_is_one_registered_function(capsys):
+    """--format offers the registered forms in their order, and printing a result goes
+    through the registry alone: a form registered once is printed, with no other change."""
+    from harness.agents.specs import resolve
+    from harness.cli.commands.options import RESULT_FORMATS
+    from harness.engine.tournament import run_tournament
+    from harness.present import formats, outputs
+
+    assert RESULT_FORMATS == tuple(formats.FORMATS) == ("table", "json", "lisp", "csv")
+    result = run_tournament(resolve(["titfortat", "defect"]), 1,
+                            Settings(isolation=Isolation("none")))
+
+    @formats.result_format("names", seed_on_stderr=True)
+    def names(result, roster, incomplete):
+        return " ".join(name for name, _score in result.pairs())
+
+    try:
+        outputs.deliver(result, outputs.Outputs(format="names"))
+    finally:
+        del formats.FORMATS["names"]
+    printed = capsys.readouterr()
+    assert printed.out.split() == [name for name, _score in result.pairs()]
+    assert printed.err == "seed 1\n"
+
+
 def test_every_declared_parameter_is_an_option_a_keyword_and_json_with_one_default():
     from harness.api import monitor
     from harness.engine.parameters import TABLE, defaults, settings
@@ -206,17 +241,15 @@ def _read(read, value):
 
 
 @given(st.sampled_from(TABLE),
-       st.one_of(st.text(max_size=12), st.integers(), st.floats(), st.booleans(),
+       st.one_of(st.text(max_size=12), st.integers().map(str), st.floats().map(str),
                  st.sampled_from(["1", " 7 ", "sandbox", "none", "yes", "Off", "nan",
                                   "-1", "1e3", "2.5", "uniform", "defect"])))
-def test_a_declared_parameter_reads_a_value_as_its_option_does(parameter, value):
+def test_a_declared_parameter_reads_a_word_as_its_option_does(parameter, value):
     """The plain type (for a file and the API) and the click type built from it (for the
-    command line) take the same values to the same result and refuse the same ones in the
-    same words: there is one reading of each parameter, whoever gives it."""
+    command line, which reads words) take the same words to the same value and refuse the
+    same ones in the same words: one reading of each parameter, whoever gives it."""
     from harness.cli.commands.options import click_type
 
-    if parameter.flag and not isinstance(value, (bool, str)):
-        return   # a flag's option never sees one: the file and the API refuse it first
     plain = _read(parameter.type.convert, value)
     given_here = _read(lambda v: click_type(parameter.type).convert(v, None, None), value)
     assert plain == given_here

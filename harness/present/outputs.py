@@ -102,21 +102,13 @@ def deliver(result, outputs: Outputs, roster=None, command: str | None = None,
             incomplete: str | None = None) -> None:
     from harness.core.safe_text import echo
 
-    from .formats import FORMATTERS, as_table
-    from .grades import as_grades_csv
+    from .formats import FORMATS
     from .tournament_report import write_report
 
-    chosen = outputs.format
-    if chosen in ("lisp", "csv"):
+    chosen = FORMATS[outputs.format]
+    if chosen.seed_on_stderr:
         click.echo(f"seed {result.seed}", err=True)
-    if chosen == "csv":
-        text = as_grades_csv(result, roster)
-    else:
-        text = (FORMATTERS[chosen](result) if chosen != "table"
-                else as_table(result, incomplete=incomplete))
-        replicates = getattr(result, "replicates", None)
-        if chosen == "table" and replicates is not None:
-            text += "\n\n" + replicates.as_table()
+    text = chosen.write(result, roster, incomplete)
     echo(text.rstrip("\n"))  # json and csv have no control character left to escape
     if outputs.report:
         replaced = _replacing(outputs.report)

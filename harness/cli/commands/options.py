@@ -13,6 +13,7 @@ import click
 
 from harness.engine import parameters
 from harness.engine.parameters import MAX_GAME_LENGTH as MAX_GAME_LENGTH
+from harness.present.formats import FORMATS
 
 
 class FiniteFloat(click.ParamType):
@@ -52,10 +53,10 @@ def bounded(low: int, high: int = parameters.SQLITE_INTEGER) -> click.ParamType:
     return click_type(parameters.bounded(low, high))
 
 
-# what --format prints: a tournament's result in every form; other commands as people's
-# table or JSON only
-RESULT_FORMATS = ("table", "json", "lisp", "csv")
-PLAIN_FORMATS = RESULT_FORMATS[:2]
+# what --format prints: a tournament's result in every registered form (present/formats.py,
+# the first the default); other commands as people's table or JSON only
+RESULT_FORMATS = tuple(FORMATS)
+PLAIN_FORMATS = ("table", "json")
 
 
 def format_option(formats=PLAIN_FORMATS, help: str | None = None):
