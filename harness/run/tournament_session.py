@@ -189,29 +189,6 @@ def _shown(number: float) -> str:
     return f"{number:g}"
 
 
-def replay_handle(name: str, intended):
-    """An agent handle that intends what the record says the agent intended."""
-    from harness.isolation.handles.agent_handle import ReadyHandle, Reply
-
-    class Replay(ReadyHandle):
-        def __init__(self):
-            self.name, self.moves = name, iter(intended)
-
-        def start_game(self, start) -> None:
-            pass
-
-        def request(self, last) -> None:
-            pass
-
-        def collect(self) -> Reply:
-            return Reply(next(self.moves))
-
-        def end_game(self) -> None:
-            pass
-
-    return Replay()
-
-
 def check_games(record, games) -> None:
     """HarnessError unless every recorded game is what the recorded parameters and seed
     make of the moves the agents intended: the round robin of the agents that played each
@@ -244,18 +221,16 @@ def check_games(record, games) -> None:
 def _replays(game, params) -> bool:
     """Whether the game's flips and score are what `params` and its seed make of the moves
     its agents intended (and its faulty turns played the default answer)."""
-    from harness.engine.game import play_game
+    from harness.engine.replay import NotMoves, check_turns, replay
 
-    for side, intended in (("a", game.intended_a), ("b", game.intended_b)):
-        if any(intended[turn - 1] != params.default_moves for turn, _ in game.faults(side)):
-            return False
-        if any(len(moves) != params.moves_per_turn for moves in intended):
-            return False   # turns of another length than the recorded moves per turn
+    intended = {"a": game.intended_a, "b": game.intended_b}
+    faulty = [(side, turn - 1) for side in "ab" for turn, _ in game.faults(side)]
     try:
-        again = play_game(replay_handle(game.a, game.intended_a), replay_handle(game.b, game.intended_b),
-                          game.length, game.seed, params, game.round)
-    except (KeyError, ValueError, TypeError, StopIteration):
-        return False  # moves that are not moves
+        check_turns(intended, game.length, params)
+        again = replay(game.a, game.b, intended, faulty, game.length, game.seed, params,
+                       game.round)
+    except NotMoves:
+        return False
     return (again.played_a, again.played_b, again.score) == (
         game.played_a, game.played_b, game.score)
 
