@@ -512,7 +512,8 @@ def test_nothing_from_an_agent_is_unpickled_or_evaluated(run):
 MONITOR_SIDE = ["harness/isolation/handles/process.py", "harness/isolation/handles/agent_handle.py",
                 "harness/isolation/handles/opening.py", "harness/engine/game.py",
                 "harness/engine/rounds.py", "harness/engine/tournament.py",
-                "harness/engine/results.py", "harness/present/formats.py",
+                "harness/engine/results.py", "harness/engine/replay.py",
+                "harness/present/formats.py",
                 "harness/isolation/sandbox.py", "harness/isolation/limits.py",
                 "harness/isolation/cgroups.py", "harness/isolation/confinement.py",
                 "harness/isolation/seccomp.py"]

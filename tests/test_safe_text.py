@@ -99,10 +99,10 @@ def test_formula_cells_get_a_quote_and_numbers_stay_numbers():
 
 
 def test_every_csv_is_written_in_one_place():
-    """A new CSV writer that bypasses formats.write_csv would bypass the neutralizing."""
+    """A new CSV writer that bypasses csv_table.write_csv would bypass the neutralizing."""
     writers = [str(path.relative_to(ROOT)) for path in (ROOT / "harness").rglob("*.py")
                if re.search(r"csv\.(writer|DictWriter)\(", path.read_text(encoding="utf-8"))]
-    assert writers == ["harness/present/formats.py"]  # write_csv
+    assert writers == ["harness/present/csv_table.py"]  # write_csv
 
 
 # -- a real terminal --------------------------------------------------------------------------

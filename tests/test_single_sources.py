@@ -8,6 +8,7 @@ import pytest
 from hypothesis import given, strategies as st
 
 from harness.core.rules import GameLength
+from harness.engine.parameters import TABLE
 from harness.engine.tournament import Settings
 from harness.isolation.handles.opening import Isolation
 from harness.present.formats import params_dict
@@ -43,6 +44,41 @@ def test_every_format_option_offers_one_of_the_declared_lists():
                 assert tuple(param.type.choices) in (RESULT_FORMATS, PLAIN_FORMATS)
                 assert param.default == param.type.choices[0]
     assert seen >= 5
+
+
+@pytest.mark.parametrize("keyword", ["max_rounds", "moves_per_turn", "jobs", "seed"])
+def test_an_infinite_whole_number_is_a_bad_value_not_a_crash(keyword):
+    from harness.api import monitor
+    from harness.core.errors import HarnessError
+
+    with pytest.raises(HarnessError, match=f"^{keyword}: Invalid value: inf is not a valid"):
+        monitor((0.1, 0.1), (5, 5), ["titfortat", "defect"], isolation="none",
+                **{keyword: float("inf")})
+
+
+def test_a_result_format_is_one_registered_function(capsys):
+    """--format offers the registered forms in their order, and printing a result goes
+    through the registry alone: a form registered once is printed, with no other change."""
+    from harness.agents.specs import resolve
+    from harness.cli.commands.options import RESULT_FORMATS
+    from harness.engine.tournament import run_tournament
+    from harness.present import formats, outputs
+
+    assert RESULT_FORMATS == tuple(formats.FORMATS) == ("table", "json", "lisp", "csv")
+    result = run_tournament(resolve(["titfortat", "defect"]), 1,
+                            Settings(isolation=Isolation("none")))
+
+    @formats.result_format("names", seed_on_stderr=True)
+    def names(result, roster, incomplete):
+        return " ".join(name for name, _score in result.pairs())
+
+    try:
+        outputs.deliver(result, outputs.Outputs(format="names"))
+    finally:
+        del formats.FORMATS["names"]
+    printed = capsys.readouterr()
+    assert printed.out.split() == [name for name, _score in result.pairs()]
+    assert printed.err == "seed 1\n"
 
 
 def test_every_declared_parameter_is_an_option_a_keyword_and_json_with_one_default():
@@ -144,6 +180,7 @@ def test_the_memory_limit_has_one_default():
 def test_every_option_of_a_declared_parameter_has_its_declared_bounds():
     """--seed, --jobs, --isolation, --timeout ... wherever a command takes them (experiment
     and train too), and --replicates wherever it is taken, are bounded by one declaration."""
+    from harness.cli.commands.options import click_type
     from harness.engine.parameters import BY_NAME, REPLICATES
 
     seen = set()
@@ -152,10 +189,10 @@ def test_every_option_of_a_declared_parameter_has_its_declared_bounds():
             if not isinstance(param, click.Option):
                 continue
             if param.name in BY_NAME and not BY_NAME[param.name].flag:
-                assert param.type is BY_NAME[param.name].type, (name, param.name)
+                assert param.type is click_type(BY_NAME[param.name].type), (name, param.name)
                 seen.add(param.name)
             if param.name == "replicates":
-                assert param.type is REPLICATES, name
+                assert param.type is click_type(REPLICATES), name
     assert {"seed", "jobs", "isolation", "timeout", "memory_limit"} <= seen
 
 
@@ -167,12 +204,12 @@ def test_an_experiment_file_holds_a_seed_and_replicates_within_the_options_bound
     from harness.run.experiment import plan
 
     minimal = json.loads((AGENTS / "experiments" / "minimal.json").read_text())
-    for field, value in (("seed", SEED.max), ("replicates", REPLICATES.max)):
+    for field, value in (("seed", SEED.high), ("replicates", REPLICATES.high)):
         path = tmp_path / "e.json"
         path.write_text(json.dumps(dict(minimal, **{field: value})), encoding="utf-8")
         assert getattr(plan.load(path, "none", {"timeout": 30}), field) == value
-    for field, value in (("seed", SEED.max + 1), ("seed", -1), ("replicates", 0),
-                         ("replicates", REPLICATES.max + 1), ("seed", True)):
+    for field, value in (("seed", SEED.high + 1), ("seed", -1), ("replicates", 0),
+                         ("replicates", REPLICATES.high + 1), ("seed", True)):
         path.write_text(json.dumps(dict(minimal, **{field: value})), encoding="utf-8")
         with pytest.raises(HarnessError, match=f"{field} must be a whole number from"):
             plan.load(path, "none", {"timeout": 30})
@@ -190,3 +227,31 @@ def test_experiment_and_train_refuse_what_tournament_refuses(words):
     status, out, err = run_cli(*words)
     assert status == 2 and out == ""
     assert "Traceback" not in err and len(err.strip().splitlines()) == 1 and words[-2] in err
+
+
+def _read(read, value):
+    from harness.engine.parameters import BadValue
+
+    try:
+        return "ok", read(value)
+    except (BadValue, click.BadParameter):
+        # refused alike; the words are not compared: click's are a third party's wording,
+        # which may change with any release (what ours say is pinned by the CLI tests)
+        return "bad", None
+    except (TypeError, AttributeError) as error:
+        return "not a value", type(error).__name__
+
+
+@given(st.sampled_from(TABLE),
+       st.one_of(st.text(max_size=12), st.integers().map(str), st.floats().map(str),
+                 st.sampled_from(["1", " 7 ", "sandbox", "none", "yes", "Off", "nan",
+                                  "-1", "1e3", "2.5", "uniform", "defect"])))
+def test_a_declared_parameter_reads_a_word_as_its_option_does(parameter, value):
+    """The plain type (for a file and the API) and the click type built from it (for the
+    command line, which reads words) take the same words to the same value and refuse the
+    same ones: one reading of each parameter, whoever gives it."""
+    from harness.cli.commands.options import click_type
+
+    plain = _read(parameter.type.convert, value)
+    given_here = _read(lambda v: click_type(parameter.type).convert(v, None, None), value)
+    assert plain == given_here

@@ -145,14 +145,18 @@ def _pass_on_users_ctrl_c(error: BaseException) -> None:
 
 class StrategyRuntime:
     """The same service for a built-in strategy: told the played moves directly, no hist to
-    build and no answer to check (it is our own code)."""
+    build and no answer to check (it is our own code). The one wrapper of a built-in: its
+    host process runs it through this, and so does its in-monitor handle
+    (harness/isolation/handles/inprocess.py, BuiltinHandle)."""
 
     def __init__(self, builtin):
         self.builtin = builtin
         self.strategy: Strategy | None = None
 
-    def start_game(self, seed: int, moves_per_turn: int, payoffs: Payoffs) -> None:
+    def start_game(self, seed: int, moves_per_turn: int, payoffs: Payoffs) -> Strategy:
+        """The game's strategy, fresh, with its own seeded `random`."""
         self.strategy = self.builtin.strategy(random.Random(seed), moves_per_turn)
+        return self.strategy
 
     def record(self, mine: str, theirs: str) -> None:
         assert self.strategy is not None  # start_game comes first

@@ -273,12 +273,12 @@ def practice_games(verdict, isolation, settings) -> tuple[dict, int]:
     """A game against each of a few built-ins with the tournament's default noise, scores
     only: what the agent does, not a grade (by the function the file defines, as the
     checks played it). (The test, the agent's total score.)"""
-    from harness.agents.specs import builtin_spec, defined_spec
+    from harness.agents.specs import defined_spec
     from harness.core import seeds
     from harness.core.errors import HarnessError
     from harness.core.rules import GameParams
-    from harness.engine.game import play_game
-    from harness.isolation.handles.opening import Isolation, open_handle
+    from harness.isolation.handles.opening import open_handle
+    from harness.validation.contract import against_builtins
 
     spec = defined_spec(verdict.path, verdict.agent)
     params = GameParams(moves_per_turn=settings["moves_per_turn"])
@@ -294,12 +294,10 @@ def practice_games(verdict, isolation, settings) -> tuple[dict, int]:
         return _practice(lines), 0
     total = 0
     try:
-        for name in PRACTICE:
-            opponent = open_handle(builtin_spec(name), Isolation("none"))
-            first, second = sorted([agent, opponent], key=lambda handle: handle.name)
-            game = play_game(first, second, turns,
-                             seeds.game_seed(PRACTICE_SEED, 1, first.name, second.name), params)
-            mine, theirs = game.score if first is agent else reversed(game.score)
+        for name, game, side in against_builtins(
+                agent, [(builtin, turns) for builtin in PRACTICE], params,
+                lambda number, a, b: seeds.game_seed(PRACTICE_SEED, 1, a, b)):
+            mine, theirs = game.score if side == "a" else reversed(game.score)
             total += mine
             lines.append(f"  vs {name:<10} {mine:>4} : {theirs:<4}")
     finally:

@@ -1,16 +1,19 @@
-"""The tournament's parameters, declared once: each one's name, type and bounds, help,
-default, key in the JSON "params" object and keyword in the Python API.
+"""The tournament's parameters, declared once as plain data: each one's name, type and
+bounds, help, default, key in the JSON "params" object and keyword in the Python API.
 
-The table feeds the command line (cli/commands/options.py builds the options from it, and the
-course file reads those options: its keys are the options' names without the dashes), the
-Python API (api.py takes the same values under the same checks), experiment conditions and
-the JSON. A default is not written here: it is read from the settings a run makes by
-default (`Settings()`: the rules' own defaults in rules.py, the confinement's in
-handles/opening.py), so there is one place that says it.
+The table feeds the command line (harness/cli/commands/options.py builds the click options
+from it, and the course file reads those options: its keys are the options' names without
+the dashes), the Python API (api.py takes the same values under the same checks),
+experiment conditions (harness/run/experiment/plan.py) and the JSON. A default is not
+written here: it is read from the settings a run makes by default (`Settings()`: the rules'
+own defaults in rules.py, the confinement's in handles/opening.py), so there is one place
+that says it.
 
-Every number is read by one of the types below: finite, within bounds the harness can
+Every value is read by one of the types below: finite, within bounds the harness can
 honour (a poll, an rlimit, an SQLite integer), so that a bad value is a one-line usage
-error, never an overflow deep inside a run.
+error, never an overflow deep inside a run. They are plain values (click is the command
+line's alone); a bad value is said in the command line's own words, so the command line, a
+file and the API say the same thing about it.
 """
 from __future__ import annotations
 
@@ -18,8 +21,6 @@ import math
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Callable
-
-import click
 
 from harness.agents.specs import ISOLATION_MODES
 from harness.core.horizons import HORIZONS
@@ -38,43 +39,111 @@ SQLITE_INTEGER = 2 ** 63 - 1  # seeds, ids and counts are stored in SQLite integ
 ON_FAULT = {"cooperate": "C", "defect": "D"}   # --on-fault -> the default answer's move
 
 
-class FiniteFloat(click.ParamType):
+class BadValue(ValueError):
+    """A value its type refuses; str() says why, as the command line says it."""
+
+
+@dataclass(frozen=True)
+class Number:
     """A real number in [low, high] (low excluded when `low_open`): never nan or inf."""
 
+    low: float = -math.inf
+    high: float = math.inf
+    low_open: bool = False
     name = "number"
 
-    def __init__(self, low: float = -math.inf, high: float = math.inf,
-                 low_open: bool = False):
-        self.low, self.high, self.low_open = low, high, low_open
-
-    def convert(self, value, param, ctx):
+    def convert(self, value) -> float:
         try:
             number = float(value if isinstance(value, (int, float)) else str(value).strip())
         except (ValueError, OverflowError):
-            self.fail(f"{_shown(value)} is not a number", param, ctx)
+            raise BadValue(f"{_shown(value)} is not a number") from None
         if not math.isfinite(number):
-            self.fail(f"{_shown(value)} is not a finite number", param, ctx)
+            raise BadValue(f"{_shown(value)} is not a finite number")
         too_low = number <= self.low if self.low_open else number < self.low
         if too_low or number > self.high:
             bound = ">" if self.low_open else ">="
-            self.fail(f"{_shown(value)} is not a number {bound} {self.low:g} and <= "
-                      f"{self.high:g}", param, ctx)
+            raise BadValue(f"{_shown(value)} is not a number {bound} {self.low:g} and <= "
+                           f"{self.high:g}")
         return number
 
 
-def bounded(low: int, high: int = SQLITE_INTEGER) -> click.IntRange:
+@dataclass(frozen=True)
+class Whole:
+    """A whole number in [low, high]. Read as the command line reads one (int(): "12",
+    2.5 is 2); a list or other thing that is no number at all is a TypeError. An infinite
+    number (a file's Infinity) is refused like a word."""
+
+    low: int
+    high: int = SQLITE_INTEGER
+    name = "integer range"
+
+    def convert(self, value) -> int:
+        try:
+            number = int(value)
+        except (ValueError, OverflowError):
+            raise BadValue(f"{value!r} is not a valid {self.name}.") from None
+        if not self.low <= number <= self.high:
+            raise BadValue(f"{number} is not in the range {self.low}<=x<={self.high}.")
+        return number
+
+    def holds(self, value) -> bool:
+        """Whether `value` is a whole number (not a bool) within these bounds: for the
+        bounded values a file holds (an experiment's seed and replicates, a training
+        seed), checked against the same bounds as the option."""
+        return (not isinstance(value, bool) and isinstance(value, int)
+                and self.low <= value <= self.high)
+
+
+@dataclass(frozen=True)
+class Choice:
+    """One of `choices`, compared as text."""
+
+    choices: tuple[str, ...]
+
+    def convert(self, value) -> str:
+        for choice in self.choices:
+            if str(choice) == str(value):
+                return choice
+        listed = ", ".join(map(repr, self.choices))
+        one = len(self.choices) == 1
+        raise BadValue(f"{value!r} is not {listed}." if one
+                       else f"{value!r} is not one of {listed}.")
+
+
+# the words the command line takes for true and false
+BOOLEAN_WORDS = {"1": True, "0": False, "yes": True, "no": False, "true": True,
+                 "false": False, "on": True, "off": False, "t": True, "f": False, "y": True,
+                 "n": False, "": False}
+
+
+@dataclass(frozen=True)
+class Flag:
+    """True or false (a bool, or one of BOOLEAN_WORDS)."""
+
+    def convert(self, value) -> bool:
+        if isinstance(value, bool):
+            return value
+        found = BOOLEAN_WORDS.get(value.strip().lower()) if isinstance(value, str) else None
+        if found is None:
+            raise BadValue(f"{value!r} is not a valid boolean. Recognized values: "
+                           f"{', '.join(sorted(BOOLEAN_WORDS))}")
+        return found
+
+
+@dataclass(frozen=True)
+class Text:
+    """Any text."""
+
+    def convert(self, value) -> str:
+        return str(value)
+
+
+Kind = Number | Whole | Choice | Flag | Text
+
+
+def bounded(low: int, high: int = SQLITE_INTEGER) -> Whole:
     """A whole number in [low, high]."""
-    return click.IntRange(min=low, max=high)
-
-
-def whole_within(bounds: click.IntRange, value) -> bool:
-    """Whether `value` is a whole number (not a bool) within `bounds`: for the bounded
-    values a file holds (an experiment's seed and replicates, a training seed), checked
-    against the same bounds as the option."""
-    if isinstance(value, bool) or not isinstance(value, int):
-        return False
-    return ((bounds.min is None or bounds.min <= value)
-            and (bounds.max is None or value <= bounds.max))
+    return Whole(low, high)
 
 
 def _shown(value) -> str:
@@ -82,7 +151,12 @@ def _shown(value) -> str:
     return repr(text if len(text) <= 40 else text[:40] + "...")
 
 
-SECONDS = FiniteFloat(0.0, MAX_TIMEOUT, low_open=True)
+def invalid(error: BadValue, option: str | None = None) -> str:
+    """A refused value in the command line's words, naming its option when there is one."""
+    return f"Invalid value for '{option}': {error}" if option else f"Invalid value: {error}"
+
+
+SECONDS = Number(0.0, MAX_TIMEOUT, low_open=True)
 MOVES_PER_TURN = bounded(1, MAX_MOVES_PER_TURN)
 JOBS = bounded(1, MAX_JOBS)
 SEED = bounded(0, SEED_LIMIT - 1)   # every seed: a tournament's, an experiment's, training's
@@ -101,7 +175,7 @@ class Parameter:
     (0.25, 0.1), `--memory-limit` is MiB); `read` finds that value in a Settings."""
 
     name: str                               # options key; --name-with-dashes; course key
-    type: click.ParamType                   # with its bounds
+    type: Kind                              # with its bounds
     help: str
     read: Callable[[Any], Any] | None       # Settings -> value (None: not in Settings)
     nargs: int = 1
@@ -126,16 +200,21 @@ class Parameter:
     def default(self):
         return None if self.read is None else self.read(_default_settings())
 
+    @property
+    def flags(self) -> tuple[str, ...]:
+        """How the command line spells it: --name, and its short form if any."""
+        return (self.option,) + ((self.short,) if self.short else ())
+
     def convert(self, value):
-        """The value checked as the command line checks it (click.BadParameter if bad)."""
+        """The value checked as the command line checks it (BadValue if bad)."""
         if value is None or self.flag and isinstance(value, bool):
             return value
         if self.nargs > 1:
             values = tuple(value)
             if len(values) != self.nargs:
-                raise click.BadParameter(f"expected {self.nargs} values, not {len(values)}")
-            return tuple(self.type.convert(v, None, None) for v in values)
-        return self.type.convert(value, None, None)
+                raise BadValue(f"expected {self.nargs} values, not {len(values)}")
+            return tuple(self.type.convert(v) for v in values)
+        return self.type.convert(value)
 
 
 @lru_cache(maxsize=1)
@@ -153,7 +232,7 @@ def _uncommon_horizon(settings) -> bool:
 
 # In the JSON's order. Which command takes which is said where the options are built.
 TABLE = (
-    Parameter("flip", FiniteFloat(), "Flip chance F1 and its decay I.",
+    Parameter("flip", Number(), "Flip chance F1 and its decay I.",
               lambda s: (s.game.flip.start, s.game.flip.decay), nargs=2, metavar="F1 I",
               api=None, json="flip", to_json=list),
     Parameter("length", GAME_LENGTH, "Game length drawn per round, inclusive (the fixed "
@@ -163,7 +242,7 @@ TABLE = (
     Parameter("moves_per_turn", MOVES_PER_TURN,
               "Moves an agent returns per call (1: the classic game).",
               lambda s: s.game.moves_per_turn, json="moves_per_turn"),
-    Parameter("decay", click.Choice(DECAY_MODES),
+    Parameter("decay", Choice(DECAY_MODES),
               "How the flip chance decays (see README, Rules).",
               lambda s: s.game.flip.mode, json="decay"),
     Parameter("timeout", SECONDS, "Seconds an agent may take per call.",
@@ -172,11 +251,11 @@ TABLE = (
               "Payoff table; must keep T>R>P>S and 2R>T+S.",
               lambda s: s.game.payoffs.as_tuple(), nargs=4, metavar="T R P S",
               json="payoffs", to_json=lambda v: dict(zip("TRPS", v, strict=True))),
-    Parameter("on_fault", click.Choice(list(ON_FAULT)),
+    Parameter("on_fault", Choice(tuple(ON_FAULT)),
               "The answer played for an agent's faulty turn.",
               lambda s: next(k for k, v in ON_FAULT.items() if v == s.game.default_answer),
               json="default_answer", to_json=ON_FAULT.get),
-    Parameter("isolation", click.Choice(ISOLATION_MODES),
+    Parameter("isolation", Choice(ISOLATION_MODES),
               "sandbox: own process in bubblewrap; process: own process; "
               "none: inside the monitor (trusted code only).",
               lambda s: s.isolation.mode, json="isolation"),
@@ -184,11 +263,11 @@ TABLE = (
               lambda s: s.max_rounds, json="max_rounds"),
     Parameter("max_faults", bounded(1), "Disqualify an agent once it has this many faults.",
               lambda s: s.max_faults, json="max_faults"),
-    Parameter("horizon", click.Choice(HORIZONS),
+    Parameter("horizon", Choice(HORIZONS),
               "Game lengths: one per round from --length (the Levinson rule), every game "
               "--length L L, or ending after each turn with --stop-prob.",
               lambda s: s.length.horizon, json="horizon", in_json=_uncommon_horizon),
-    Parameter("stop_prob", FiniteFloat(0.0, 1.0),
+    Parameter("stop_prob", Number(0.0, 1.0),
               "--horizon geometric: the chance a game ends after each turn.",
               lambda s: s.length.stop_prob, metavar="P", json="stop_prob",
               in_json=_uncommon_horizon),
@@ -202,10 +281,10 @@ TABLE = (
               "thread plays every game whose two agents are free (up to half the agents' "
               "games at once, one host process per agent), whatever the number. Same "
               "results either way.", lambda s: s.jobs, short="-j"),
-    Parameter("disqualify_broken", click.BOOL,
+    Parameter("disqualify_broken", Flag(),
               "Agents that do not load leave before round 1 (default: they play the "
               "default answer).", lambda s: s.disqualify_broken, flag=True),
-    Parameter("cluster", click.STRING,
+    Parameter("cluster", Text(),
               "Play on the workers of this Dask scheduler (e.g. tcp://lab1:8786; needs "
               "pip install 'pdharness[cluster]'); the result is the same.",
               lambda s: s.cluster, metavar="ADDRESS"),
@@ -289,8 +368,8 @@ def checked(parameter: Parameter, value, where: str):
 
     try:
         return parameter.convert(value)
-    except click.BadParameter as error:
-        message = " ".join(error.format_message().split())[:200]
+    except BadValue as error:
+        message = " ".join(invalid(error).split())[:200]
         raise HarnessError(f"{where}: {message}") from None
     except (TypeError, ValueError):
         raise HarnessError(f"{where}: not a value {where} takes: {_shown(value)}") from None

@@ -1,12 +1,39 @@
-"""A tournament result as people and programs read it: table, json, lisp, csv."""
+"""A tournament result as people and programs read it: table, json, lisp, csv.
+
+Each form is registered where it is written (`@result_format(name)`, as Hy's reader
+registers each form's handler beside it): FORMATS is the one list of them, which --format
+offers in this order (the first is the default) and outputs.deliver prints by. A new form
+is one registered function here."""
 from __future__ import annotations
 
-import csv
-import io
 import json
+from dataclasses import dataclass
+from typing import Any, Callable
 
 from harness.core.safe_text import line
-from harness.core.verdicts import FAULT_KINDS, Status
+from harness.core.verdicts import Status
+
+
+@dataclass(frozen=True)
+class ResultFormat:
+    """One way to print a tournament's result: `--format NAME`."""
+
+    name: str
+    write: Callable[[Any, Any, str | None], str]   # (result, roster, incomplete) -> text
+    seed_on_stderr: bool = False   # the text has no place for the seed: stderr says it
+
+
+FORMATS: dict[str, ResultFormat] = {}
+
+
+def result_format(name: str, seed_on_stderr: bool = False):
+    """Register the decorated `(result, roster, incomplete) -> text` as --format NAME: the
+    roster (team members, or None) and whether the record is unfinished (its note, or
+    None) are there for the forms that show them."""
+    def register(write):
+        FORMATS[name] = ResultFormat(name, write, seed_on_stderr)
+        return write
+    return register
 
 
 def params_dict(settings) -> dict:
@@ -19,79 +46,6 @@ def game_dict(game) -> dict:
     return {"round": game.round, "a": game.a, "b": game.b, "length": game.length,
             "score": list(game.score),
             "faults": {"a": game.fault_count("a"), "b": game.fault_count("b")}}
-
-
-def result_dict(result) -> dict:
-    return {
-        "seed": result.seed,
-        "params": params_dict(result.settings),
-        # {language: the runtime that played its agents}; null from a record made before
-        "runtimes": getattr(result, "runtimes", None),
-        "agents": [{"name": e.name, "source": e.spec.source, "language": e.spec.language,
-                    "status": e.status, "message": e.message} for e in result.entrants],
-        "rounds": [{"round": r.number, "game_length": r.game_length, "scores": r.scores,
-                    "dropped": r.dropped} for r in result.rounds],
-        "games": [game_dict(game) for game in result.games],
-        "standings": [{"rank": s.rank, "agent": s.agent, "score": s.score,
-                       "dropped_in": s.dropped_in, "faults": s.faults}
-                      for s in result.standings],
-        "outcome": _outcome(result),
-    }
-
-
-def _outcome(result) -> dict:
-    """How the run ended (winner, co-winners, stopped by --max-rounds) and the notes on
-    agents that played the default answer (harness/present/outcome.py)."""
-    from .outcome import default_answer_notes, ending
-
-    end = ending(result)
-    return {"ending": end.kind, "after_round": end.last_round, "still_in": list(end.still_in),
-            "notes": default_answer_notes(result)}
-
-
-def as_json(result) -> str:
-    from harness.store.metrics import json_extras  # "metrics", and "replicates" when run
-
-    return json.dumps({**result_dict(result), **json_extras(result)}, indent=2)
-
-
-def as_lisp(result) -> str:
-    from lisp_bridge.sexpr import dumps, symbol
-
-    return dumps([[symbol(name), score] for name, score in result.pairs()])
-
-
-CSV_COLUMNS = ["rank", "agent", "score", "dropped_in", *(f"faults_{k}" for k in FAULT_KINDS),
-               "status", "language", "source"]
-
-
-def csv_rows(result) -> list[dict]:
-    entrants = {e.name: e for e in result.entrants}
-    rows = []
-    for s in result.standings:
-        entrant = entrants[s.agent]
-        row = {"rank": s.rank, "agent": s.agent, "score": s.score,
-               "dropped_in": "" if s.dropped_in is None else s.dropped_in,
-               "status": entrant.status, "language": entrant.spec.language,
-               "source": entrant.spec.source}
-        row.update({f"faults_{kind}": s.faults[kind] for kind in FAULT_KINDS})
-        rows.append(row)
-    return rows
-
-
-def write_csv(columns, rows, line_end: str = "\n") -> str:
-    """Every CSV pdharness writes goes through here: `rows` are dicts (by column) or
-    sequences, and each cell is escaped and neutralized (safe_text.csv_cell), so no
-    spreadsheet runs an agent's name, a path or a message."""
-    from harness.core.safe_text import csv_cell
-
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator=line_end)
-    writer.writerow([csv_cell(column) for column in columns])
-    for row in rows:
-        cells = [row.get(column, "") for column in columns] if isinstance(row, dict) else row
-        writer.writerow([csv_cell(cell) for cell in cells])
-    return out.getvalue()
 
 
 def _dropped_text(dropped_in, still_in: str = "winner") -> str:
@@ -168,5 +122,68 @@ def as_table(result, incomplete=None) -> str:
     return "\n".join(lines)
 
 
-# csv is written by records.grades.as_grades_csv (the standings with the roster's columns)
-FORMATTERS = {"table": as_table, "json": as_json, "lisp": as_lisp}
+@result_format("table")
+def _table(result, roster, incomplete) -> str:
+    text = as_table(result, incomplete=incomplete)
+    replicates = getattr(result, "replicates", None)   # tournament --replicates N
+    if replicates is not None:
+        text += "\n\n" + replicates.as_table()
+    return text
+
+
+def result_dict(result) -> dict:
+    return {
+        "seed": result.seed,
+        "params": params_dict(result.settings),
+        # {language: the runtime that played its agents}; null from a record made before
+        "runtimes": getattr(result, "runtimes", None),
+        "agents": [{"name": e.name, "source": e.spec.source, "language": e.spec.language,
+                    "status": e.status, "message": e.message} for e in result.entrants],
+        "rounds": [{"round": r.number, "game_length": r.game_length, "scores": r.scores,
+                    "dropped": r.dropped} for r in result.rounds],
+        "games": [game_dict(game) for game in result.games],
+        "standings": [{"rank": s.rank, "agent": s.agent, "score": s.score,
+                       "dropped_in": s.dropped_in, "faults": s.faults}
+                      for s in result.standings],
+        "outcome": _outcome(result),
+    }
+
+
+def _outcome(result) -> dict:
+    """How the run ended (winner, co-winners, stopped by --max-rounds) and the notes on
+    agents that played the default answer (harness/present/outcome.py)."""
+    from .outcome import default_answer_notes, ending
+
+    end = ending(result)
+    return {"ending": end.kind, "after_round": end.last_round, "still_in": list(end.still_in),
+            "notes": default_answer_notes(result)}
+
+
+def as_json(result) -> str:
+    from harness.store.metrics import json_extras  # "metrics", and "replicates" when run
+
+    return json.dumps({**result_dict(result), **json_extras(result)}, indent=2)
+
+
+@result_format("json")
+def _json(result, roster, incomplete) -> str:
+    return as_json(result)
+
+
+def as_lisp(result) -> str:
+    from lisp_bridge.sexpr import dumps, symbol
+
+    return dumps([[symbol(name), score] for name, score in result.pairs()])
+
+
+@result_format("lisp", seed_on_stderr=True)
+def _lisp(result, roster, incomplete) -> str:
+    return as_lisp(result)
+
+
+@result_format("csv", seed_on_stderr=True)
+def _grades_csv(result, roster, incomplete) -> str:
+    """The standings with the roster's columns, as --grades writes them (grades.py)."""
+    from .grades import as_grades_csv
+
+    return as_grades_csv(result, roster)

@@ -96,12 +96,10 @@ def grade_for(rank: int, ranks: int, top: float, bottom: float) -> float:
     return round(top - (rank - 1) * (top - bottom) / (ranks - 1), 2)
 
 
-def gradebook_rows(result, students: StudentRoster, course_roster, options
-                   ) -> tuple[list[str], list[list], list[str]]:
-    """(header, rows, the students left without a grade)."""
-    top = options.get("grade_top", 100.0)
-    bottom = options.get("grade_bottom", 60.0)
-    column = options.get("grade_column") or GRADE_COLUMN
+def gradebook_rows(result, students: StudentRoster, course_roster, top: float,
+                   bottom: float, column: str) -> tuple[list[str], list[list], list[str]]:
+    """(header, rows, the students left without a grade): rank 1 graded `top`, the last
+    rank `bottom`, under the grade column's header `column`."""
     ranks = max((s.rank for s in result.standings), default=1)
     by_team = {}
     for standing in result.standings:
@@ -144,29 +142,31 @@ def _number(value) -> str:
 
 
 def as_gradebook_csv(header, rows) -> str:
-    from .formats import write_csv
+    from .csv_table import write_csv
 
     return write_csv(header, rows, line_end="\r\n")
 
 
-def write_gradebook_or_grades(path, result, roster, options, provisional: bool = False
+def write_gradebook_or_grades(path, result, roster, outputs, provisional: bool = False
                               ) -> None:
     """--grades FILE: the per-student gradebook when the roster lists students, else the
-    per-agent grades CSV. `provisional` (an unfinished record's, `show --provisional`):
-    marked so in the file itself, the grade column's header or a column of its own."""
+    per-agent grades CSV. `outputs` (present.outputs.Outputs): the roster file and the
+    grades' scale. `provisional` (an unfinished record's, `show --provisional`): marked so
+    in the file itself, the grade column's header or a column of its own."""
     from harness.core.errors import HarnessError
     from harness.core.safe_text import echo, line
 
     from .grades import write_grades
 
-    students = read_students(options["roster"]) if roster is not None else None
+    students = read_students(outputs.roster) if roster is not None else None
     if students is None:
         write_grades(path, result, roster, provisional)
         return
+    column = outputs.grade_column or GRADE_COLUMN
     if provisional:
-        column = options.get("grade_column") or GRADE_COLUMN
-        options = dict(options, grade_column=f"{column} (provisional)")
-    header, rows, ungraded = gradebook_rows(result, students, roster, options)
+        column = f"{column} (provisional)"
+    header, rows, ungraded = gradebook_rows(result, students, roster, outputs.grade_top,
+                                            outputs.grade_bottom, column)
     try:
         with open(path, "w", encoding="utf-8", newline="") as handle:
             handle.write(as_gradebook_csv(header, rows))

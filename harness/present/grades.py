@@ -7,7 +7,7 @@ from __future__ import annotations
 def grade_rows(result, roster=None) -> tuple[list[str], list[dict]]:
     from harness.store.metrics import of_result
 
-    from .formats import CSV_COLUMNS, csv_rows
+    from .csv_table import CSV_COLUMNS, csv_rows
 
     columns = list(CSV_COLUMNS)
     rows = csv_rows(result)
@@ -43,7 +43,7 @@ def _number(value) -> str:
 def as_grades_csv(result, roster=None, provisional: bool = False) -> str:
     """The grades CSV; `provisional` (from an unfinished record) adds a `provisional`
     column saying so on every row."""
-    from .formats import write_csv
+    from .csv_table import write_csv
 
     columns, rows = grade_rows(result, roster)
     if provisional:

@@ -2,21 +2,41 @@
 result (--format), the HTML report (--report), the grades CSV (--grades, --roster)."""
 from __future__ import annotations
 
+from dataclasses import dataclass, replace
+from typing import Any
+
 import click
 
+from .gradebook import GRADE_COLUMN
 
-def check_outputs(options) -> object:
+
+@dataclass(frozen=True)
+class Outputs:
+    """The outputs a run was asked for (the command line builds it from its options:
+    harness/cli/commands/output_options.py); the defaults are the options' own."""
+
+    format: str = "table"
+    report: str | None = None        # FILE.html
+    grades: str | None = None        # FILE.csv
+    roster: str | None = None        # the course roster, for the grades' team members
+    grade_top: float = 100.0         # the gradebook's grade of rank 1
+    grade_bottom: float = 60.0       # ... and of the last rank
+    grade_column: str = GRADE_COLUMN
+    provisional: bool = False        # grades of an unfinished record, marked as such
+
+
+def check_outputs(outputs: Outputs) -> object:
     """Fail on unusable output paths before a long run, not after; the roster, read."""
     from harness.core.output_paths import make_parent
 
     for option in ("report", "grades"):
-        target = options.get(option)
+        target = getattr(outputs, option)
         if target:
             make_parent(target, f"--{option} {target}")
-    if options.get("roster"):
+    if outputs.roster:
         from .team_members import load_roster
 
-        return load_roster(options["roster"])
+        return load_roster(outputs.roster)
     return None
 
 
@@ -26,27 +46,27 @@ KEPT = ("report", "grades", "roster", "grade_top", "grade_bottom", "grade_column
 _PATHS = ("report", "grades", "roster")
 
 
-def asked_for(options) -> str | None:
+def asked_for(outputs: Outputs) -> str | None:
     """The run's outputs as the record keeps them (JSON, absolute paths), or None."""
     import json
     import os
 
-    if not (options.get("report") or options.get("grades")):
+    if not (outputs.report or outputs.grades):
         return None
-    kept = {name: (os.path.abspath(options[name]) if name in _PATHS else options[name])
-            for name in KEPT if options.get(name) is not None}
+    asked = {name: getattr(outputs, name) for name in KEPT}
+    kept = {name: (os.path.abspath(value) if name in _PATHS else value)
+            for name, value in asked.items() if value is not None}
     return json.dumps(kept, sort_keys=True)
 
 
-def recorded_outputs(record, options) -> None:
-    """Into `options` (resume's), the outputs the run asked for that this command line does
-    not set itself. A record is a file anyone may have edited: only those names, only
-    text or numbers, and a recorded report or grades file that already exists is not
-    replaced (another run may have written it): it is named on stderr instead."""
+def recorded_outputs(record, outputs: Outputs, given_here) -> Outputs:
+    """`outputs` (resume's) with the outputs the run asked for that this command line does
+    not set itself (`given_here(name)`: whether it does). A record is a file anyone may
+    have edited: only those names, only text or numbers, and a recorded report or grades
+    file that already exists is not replaced (another run may have written it): it is
+    named on stderr instead."""
     import json
     import os
-
-    from click.core import ParameterSource
 
     from harness.core.safe_text import line
 
@@ -57,12 +77,7 @@ def recorded_outputs(record, options) -> None:
         kept = {}
     if not isinstance(kept, dict):
         kept = {}
-    context = click.get_current_context(silent=True)
-
-    def given_here(name):
-        return context is not None and context.get_parameter_source(name) not in (
-            ParameterSource.DEFAULT, ParameterSource.DEFAULT_MAP, None)
-
+    options: dict[str, Any] = {}
     for name in ("report", "grades"):  # a course file's: the record says what the run asked
         if not given_here(name):
             options[name] = None
@@ -80,39 +95,32 @@ def recorded_outputs(record, options) -> None:
         if name in ("report", "grades"):
             click.echo(f"pdharness: the run asked for --{name} {line(value)}: written when "
                        "it finishes", err=True)
+    return replace(outputs, **options)
 
 
-def deliver(result, options, roster=None, command: str | None = None,
+def deliver(result, outputs: Outputs, roster=None, command: str | None = None,
             incomplete: str | None = None) -> None:
     from harness.core.safe_text import echo
 
-    from .formats import FORMATTERS, as_table
-    from .grades import as_grades_csv
+    from .formats import FORMATS
     from .tournament_report import write_report
 
-    chosen = options.get("format") or "table"
-    if chosen in ("lisp", "csv"):
+    chosen = FORMATS[outputs.format]
+    if chosen.seed_on_stderr:
         click.echo(f"seed {result.seed}", err=True)
-    if chosen == "csv":
-        text = as_grades_csv(result, roster)
-    else:
-        text = (FORMATTERS[chosen](result) if chosen != "table"
-                else as_table(result, incomplete=incomplete))
-        replicates = getattr(result, "replicates", None)
-        if chosen == "table" and replicates is not None:
-            text += "\n\n" + replicates.as_table()
+    text = chosen.write(result, roster, incomplete)
     echo(text.rstrip("\n"))  # json and csv have no control character left to escape
-    if options.get("report"):
-        replaced = _replacing(options["report"])
-        write_report(options["report"], result, command=command, incomplete=incomplete)
-        _say_replaced("report", options["report"], replaced)
-    if options.get("grades"):
+    if outputs.report:
+        replaced = _replacing(outputs.report)
+        write_report(outputs.report, result, command=command, incomplete=incomplete)
+        _say_replaced("report", outputs.report, replaced)
+    if outputs.grades:
         from .gradebook import write_gradebook_or_grades
 
-        replaced = _replacing(options["grades"])
-        write_gradebook_or_grades(options["grades"], result, roster, options,
-                                  provisional=bool(incomplete and options.get("provisional")))
-        _say_replaced("grades", options["grades"], replaced)
+        replaced = _replacing(outputs.grades)
+        write_gradebook_or_grades(outputs.grades, result, roster, outputs,
+                                  provisional=bool(incomplete and outputs.provisional))
+        _say_replaced("grades", outputs.grades, replaced)
 
 
 def _replacing(path) -> bool:

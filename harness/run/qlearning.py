@@ -53,14 +53,14 @@ class Training:
     def check(self) -> None:
         from harness.agents.memory_agents import MAX_MEMORY
         from harness.core.errors import ParameterError
-        from harness.engine.parameters import SEED, whole_within
+        from harness.engine.parameters import SEED
 
         if not 1 <= self.memory <= MAX_MEMORY:
             raise ParameterError(f"memory {self.memory} must be 1 to {MAX_MEMORY}")
         if self.games < 1:
             raise ParameterError(f"games {self.games} must be at least 1")
-        if not whole_within(SEED, self.seed):   # the bounds of every seed
-            raise ParameterError(f"seed {self.seed} must be {SEED.min} to {SEED.max}")
+        if not SEED.holds(self.seed):   # the bounds of every seed
+            raise ParameterError(f"seed {self.seed} must be {SEED.low} to {SEED.high}")
         for name in ("alpha", "gamma", "epsilon"):
             if not 0.0 <= getattr(self, name) <= 1.0:
                 raise ParameterError(f"{name} {getattr(self, name)} must be from 0 to 1")

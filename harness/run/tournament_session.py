@@ -243,19 +243,16 @@ def check_games(record, games) -> None:
 def _replays(game, params) -> bool:
     """Whether the game's flips and score are what `params` and its seed make of the moves
     its agents intended (and its faulty turns played the default answer)."""
-    from harness.engine.game import play_game
-    from harness.isolation.handles.replay import replay_handle
+    from harness.engine.replay import NotMoves, check_turns, replay
 
-    for side, intended in (("a", game.intended_a), ("b", game.intended_b)):
-        if any(intended[turn - 1] != params.default_moves for turn, _ in game.faults(side)):
-            return False
-        if any(len(moves) != params.moves_per_turn for moves in intended):
-            return False   # turns of another length than the recorded moves per turn
+    intended = {"a": game.intended_a, "b": game.intended_b}
+    faulty = [(side, turn - 1) for side in "ab" for turn, _ in game.faults(side)]
     try:
-        again = play_game(replay_handle(game.a, game.intended_a), replay_handle(game.b, game.intended_b),
-                          game.length, game.seed, params, game.round)
-    except (KeyError, ValueError, TypeError, StopIteration):
-        return False  # moves that are not moves
+        check_turns(intended, game.length, params)
+        again = replay(game.a, game.b, intended, faulty, game.length, game.seed, params,
+                       game.round)
+    except NotMoves:
+        return False
     return (again.played_a, again.played_b, again.score) == (
         game.played_a, game.played_b, game.score)
 

@@ -46,13 +46,30 @@ class ContractParams:
         return GameParams(moves_per_turn=self.moves_per_turn)
 
 
+def against_builtins(agent, opponents, params, seed_of):
+    """One game of the open handle `agent` against each built-in of `opponents` ((name,
+    turns), in order), each a fresh in-monitor handle, through the tournament's own game
+    loop, side "a" the name that sorts first (as in a tournament): yields (the built-in's
+    name, the game, the agent's side). `seed_of(number, a, b)` is the seed of game
+    `number` (from 0) between agents named a and b. The caller closes `agent`. Validation
+    plays its contract games so, and the autograder its practice games."""
+    from harness.agents.specs import builtin_spec
+    from harness.engine.game import play_game
+    from harness.isolation.handles.opening import Isolation, open_handle
+
+    for number, (name, turns) in enumerate(opponents):
+        opponent = open_handle(builtin_spec(name), Isolation("none"))
+        agent_first = agent.name < opponent.name
+        a, b = (agent, opponent) if agent_first else (opponent, agent)
+        game = play_game(a, b, turns, seed_of(number, a.name, b.name), params)
+        yield name, game, "a" if agent_first else "b"
+
+
 def play_contract(spec, isolation, params: ContractParams | None = None
                   ) -> tuple[list[Problem], list[str]]:
     """Problems and warnings from playing the agent, through the tournament's own code."""
-    from harness.agents.specs import builtin_spec
     from harness.core.errors import LoadError
-    from harness.engine.game import play_game
-    from harness.isolation.handles.opening import Isolation, open_handle
+    from harness.isolation.handles.opening import open_handle
 
     params = (params or ContractParams()).seeded()
     try:
@@ -63,12 +80,9 @@ def play_contract(spec, isolation, params: ContractParams | None = None
     warnings: list[str] = []
     game_params = params.game_params()
     try:
-        for number, (opponent_name, turns) in enumerate(OPPONENTS):
-            opponent = open_handle(builtin_spec(opponent_name), Isolation("none"))
-            agent_first = spec.name < opponent_name  # side "a" is the name that sorts first
-            a, b = (agent, opponent) if agent_first else (opponent, agent)
-            game = play_game(a, b, turns, params.game_seed(number), game_params)
-            _note(game, "a" if agent_first else "b", spec, opponent_name, problems, warnings)
+        for opponent_name, game, side in against_builtins(   # seeds by the game's number
+                agent, OPPONENTS, game_params, lambda number, a, b: params.game_seed(number)):
+            _note(game, side, spec, opponent_name, problems, warnings)
             if STOP_AFTER & set(problems):
                 break
     finally:

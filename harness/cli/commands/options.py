@@ -1,28 +1,62 @@
 """Options shared by tournament, monitor and play, and turning them into settings.
 
-The options are built from the declared parameters (harness/engine/parameters.py): their names,
-types and bounds, help and defaults are written there once, for the command line, the
-course file, the Python API and the JSON alike."""
+The options are built from the declared parameters (harness/engine/parameters.py): their
+names, types and bounds, help and defaults are written there once, as plain values, for the
+command line, the course file, the Python API and the JSON alike; here each plain type
+becomes the click type that reads it (`click_type`)."""
 from __future__ import annotations
+
+import math
+from functools import lru_cache
 
 import click
 
 from harness.engine import parameters
-from harness.engine.parameters import (
-    GAME_LENGTH as GAME_LENGTH,
-    JOBS as JOBS,
-    MAX_GAME_LENGTH as MAX_GAME_LENGTH,
-    MEMORY_MIB as MEMORY_MIB,
-    MOVES_PER_TURN as MOVES_PER_TURN,
-    SECONDS as SECONDS,
-    FiniteFloat as FiniteFloat,
-    bounded as bounded,
-)
+from harness.engine.parameters import MAX_GAME_LENGTH as MAX_GAME_LENGTH
+from harness.present.formats import FORMATS
 
-# what --format prints: a tournament's result in every form; other commands as people's
-# table or JSON only
-RESULT_FORMATS = ("table", "json", "lisp", "csv")
-PLAIN_FORMATS = RESULT_FORMATS[:2]
+
+class FiniteFloat(click.ParamType):
+    """click's reading of a parameters.Number: a real number in [low, high], never nan or
+    inf (its check and words are the Number's)."""
+
+    name = "number"
+
+    def __init__(self, low: float = -math.inf, high: float = math.inf,
+                 low_open: bool = False):
+        self.number = parameters.Number(low, high, low_open)
+
+    def convert(self, value, param, ctx):
+        try:
+            return self.number.convert(value)
+        except parameters.BadValue as error:
+            self.fail(str(error), param, ctx)
+
+
+@lru_cache(maxsize=None)
+def click_type(kind: parameters.Kind) -> click.ParamType:
+    """The click type that reads a declared parameter's plain type, under its bounds: one
+    per plain type, so every option of a parameter has the very same one."""
+    if isinstance(kind, parameters.Whole):
+        return click.IntRange(min=kind.low, max=kind.high)
+    if isinstance(kind, parameters.Number):
+        return FiniteFloat(kind.low, kind.high, kind.low_open)
+    if isinstance(kind, parameters.Choice):
+        return click.Choice(kind.choices)
+    if isinstance(kind, parameters.Flag):
+        return click.BOOL
+    return click.STRING
+
+
+def bounded(low: int, high: int = parameters.SQLITE_INTEGER) -> click.ParamType:
+    """A whole number in [low, high], for an option that is no declared parameter."""
+    return click_type(parameters.bounded(low, high))
+
+
+# what --format prints: a tournament's result in every registered form (present/formats.py,
+# the first the default); other commands as people's table or JSON only
+RESULT_FORMATS = tuple(FORMATS)
+PLAIN_FORMATS = ("table", "json")
 
 
 def format_option(formats=PLAIN_FORMATS, help: str | None = None):
@@ -44,7 +78,7 @@ def option(name: str, **changes):
     """The command-line option of a declared parameter (`changes`: e.g. another help)."""
     parameter = parameters.BY_NAME[name]
     default = parameter.default
-    declared = dict(type=parameter.type, default=default, help=parameter.help,
+    declared = dict(type=click_type(parameter.type), default=default, help=parameter.help,
                     show_default=default is not None and not parameter.flag)
     if parameter.flag:  # click 8.5 leaves a flag without a default unset, not False
         declared = dict(is_flag=True, default=bool(default), help=parameter.help)
@@ -52,8 +86,7 @@ def option(name: str, **changes):
         declared["nargs"] = parameter.nargs
     if parameter.metavar:
         declared["metavar"] = parameter.metavar
-    flags = [parameter.option] + ([parameter.short] if parameter.short else [])
-    return click.option(*flags, **{**declared, **changes})
+    return click.option(*parameter.flags, **{**declared, **changes})
 
 
 def options(*names: str):
@@ -75,7 +108,7 @@ cluster_option = option("cluster")
 def replicates_option(help: str):
     """`--replicates N` (tournament, monitor), bounded by parameters.REPLICATES as an
     experiment file's "replicates" is."""
-    return click.option("--replicates", type=parameters.REPLICATES, default=None,
+    return click.option("--replicates", type=click_type(parameters.REPLICATES), default=None,
                         metavar="N", help=help)
 
 

@@ -1,6 +1,7 @@
 """The options of what a finished run goes out as (tournament, monitor, show, resume): the
 printed result (--format), the HTML report, the grades CSV and the LMS gradebook's columns,
-and --quiet. What they do is harness/present/outputs.py's, which takes their values."""
+and --quiet. What they do is harness/present/outputs.py's, which takes their values as one
+typed value (`outputs_of`: present.outputs.Outputs), never click's option dict."""
 from __future__ import annotations
 
 import click
@@ -41,3 +42,23 @@ output_options = compose(
 quiet_option = click.option("--quiet", "-q", is_flag=True,
                             help="No progress bar (there is none when stderr is not a "
                                  "terminal either).")
+
+
+def outputs_of(options: dict):
+    """The outputs a command's option values ask for (present.outputs.Outputs; those it
+    does not take at their defaults)."""
+    from dataclasses import fields
+
+    from harness.present.outputs import Outputs
+
+    return Outputs(**{field.name: options[field.name] for field in fields(Outputs)
+                      if options.get(field.name) is not None})
+
+
+def given_here(name: str) -> bool:
+    """Whether this command line (not a default, nor the course file) gives option `name`."""
+    from click.core import ParameterSource
+
+    context = click.get_current_context(silent=True)
+    return context is not None and context.get_parameter_source(name) not in (
+        ParameterSource.DEFAULT, ParameterSource.DEFAULT_MAP, None)

@@ -51,7 +51,7 @@ def command(builtins, requests_fd, served, result, **options):
     chosen = settings(options)
     outcome = session.run(specs, seed_of(options), chosen, quiet=True,
                           command="(monitor ...) in a Lisp REPL")
-    outputs.deliver(outcome, dict(options, format="table"))
+    outputs.deliver(outcome, outputs.Outputs(format="table"))
     lines = "".join(f"{score} {name}\n" for name, score in outcome.pairs())
     try:
         with open(result, "w", encoding="utf-8") as out:

@@ -3,14 +3,14 @@ from __future__ import annotations
 
 import click
 
-from .options import JOBS, cluster_option, isolation_options
+from .options import cluster_option, isolation_options, option
 from .output_options import output_options, quiet_option, result_format_option
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
 @click.argument("record", type=click.Path(dir_okay=False))
-@click.option("--jobs", "-j", type=JOBS, default=None,
-              help="Games played at once (default: as recorded; the result is the same).")
+@option("jobs", default=None, show_default=False,
+        help="Games played at once (default: as recorded; the result is the same).")
 @isolation_options
 @cluster_option
 @click.option("--allow-weaker-isolation", is_flag=True,
@@ -42,10 +42,11 @@ def command(record, jobs, allow_weaker_isolation, cluster, **options):
     from harness.store.reader import Record
 
     from .options import isolation
+    from .output_options import given_here, outputs_of
 
     with Record(record) as opened:
-        outputs.recorded_outputs(opened, options)
-    roster = outputs.check_outputs(options)
+        asked = outputs.recorded_outputs(opened, outputs_of(options), given_here)
+    roster = outputs.check_outputs(asked)
     try:
         result, note = session.resume(record, isolation(options), jobs=jobs,
                                       quiet=options["quiet"],
@@ -59,4 +60,4 @@ def command(record, jobs, allow_weaker_isolation, cluster, **options):
         click.echo(f"pdharness: {line(note)}", err=True)
     with Record(record) as opened:
         command_line = opened.run["command"]
-    outputs.deliver(result, options, roster, command=command_line)
+    outputs.deliver(result, asked, roster, command=command_line)

@@ -87,7 +87,10 @@ def _show_run(opened, options) -> None:
                            "such")
     if not note:
         options["provisional"] = False  # a finished record's grades are final
-    roster = outputs.check_outputs(options)
+    from .output_options import outputs_of
+
+    asked = outputs_of(options)
+    roster = outputs.check_outputs(asked)
     if note:
         if options["format"] == "table":
             echo(line(note) + "\n")
@@ -96,7 +99,7 @@ def _show_run(opened, options) -> None:
     command = opened.run["command"]
     if command and "  # from " in command:   # values a course file gave: say which
         echo(f"pdharness: recorded as: {line(command)}", err=True)
-    outputs.deliver(opened.result(), options, roster, command=command, incomplete=note)
+    outputs.deliver(opened.result(), asked, roster, command=command, incomplete=note)
 
 
 def _find_agent(opened, name):

@@ -14,19 +14,21 @@ def run_and_print(specs, options) -> None:
 
     from ..course import as_options
     from .options import seed_of, settings
+    from .output_options import outputs_of
 
     chosen = settings(options)
     seed = seed_of(options, graded=True)
-    roster = outputs.check_outputs(options)
+    asked = outputs_of(options)
+    roster = outputs.check_outputs(asked)
     command_line = " ".join(filter(None, [outputs.command_line(), as_options()]))
     try:
         result = session.run(specs, seed, chosen, db=options.get("db"),
                              quiet=options.get("quiet", False),
                              replicates=options.get("replicates") or 0, command=command_line,
-                             outputs=outputs.asked_for(options))
+                             outputs=outputs.asked_for(asked))
     except session.RecordInterrupted as stopped:
         outputs.exit_interrupted(stopped)
-    outputs.deliver(result, options, roster, command=command_line)
+    outputs.deliver(result, asked, roster, command=command_line)
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})

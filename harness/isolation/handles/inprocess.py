@@ -7,17 +7,12 @@ in the process modes (rules.TIMEOUTS_IN_A_ROW, applied by harness/engine/game.py
 """
 from __future__ import annotations
 
-import random
 import time
-from typing import TYPE_CHECKING
 
-from harness.agents.runtime import ERROR_REPLY, MOVES_REPLY, AgentRuntime
+from harness.agents.runtime import ERROR_REPLY, MOVES_REPLY, AgentRuntime, StrategyRuntime
 from harness.core.verdicts import FaultKind
 
 from .agent_handle import SILENT_DEFAULT, Fault, GameStart, Last, ReadyHandle, Reply, plain_reply
-
-if TYPE_CHECKING:
-    from harness.agents.builtins import Strategy
 
 
 class _InMonitor(ReadyHandle):
@@ -61,18 +56,18 @@ class InProcessHandle(_InMonitor):
 
 class BuiltinHandle(_InMonitor):
     """A built-in strategy inside the monitor: told the played moves directly, with no hist
-    to build and no answer to check (it is our own code). Plays exactly as the same built-in
-    does in a host process, where it is wrapped as an ordinary `(hist, score)` agent."""
+    to build and no answer to check (it is our own code). The strategy is started by the
+    same StrategyRuntime a host process runs a built-in with, so it plays alike in both."""
 
     def __init__(self, name: str, builtin):
         self.name = name
-        self.builtin = builtin
-        self.strategy: Strategy | None = None
+        self.runtime = StrategyRuntime(builtin)
 
     def start_game(self, start: GameStart) -> None:
-        self.strategy = self.builtin.strategy(random.Random(start.agent_seed),
-                                              start.moves_per_turn)
-        self._observe, self._answer = self.strategy.observe, self.strategy.answer
+        strategy = self.runtime.start_game(start.agent_seed, start.moves_per_turn,
+                                           start.payoffs)
+        # bound once a game: a built-in's turn is the hot path of a --isolation none run
+        self._observe, self._answer = strategy.observe, strategy.answer
 
     def request(self, last: Last) -> None:
         if last is not None:

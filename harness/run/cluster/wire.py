@@ -8,7 +8,6 @@ resume checks a record, so nothing a worker says decides a score unchecked.
 from __future__ import annotations
 
 import json
-import re
 
 from harness.core.verdicts import FAULT_KINDS, FaultKind
 from harness.isolation.handles.agent_handle import Fault
@@ -53,8 +52,7 @@ def loads(text) -> dict:
 def game_in(data, job, params):
     """The GameRecord of `job` from a worker's `data`, played again here; BadAnswer
     unless it is that game, with moves that are moves and the score the worker found."""
-    from harness.engine.game import play_game
-    from harness.isolation.handles.replay import replay_handle
+    from harness.engine.replay import NotMoves, check_turns, replay
 
     fields = _fields(data, ("round", "a", "b", "length", "seed", "score", "intended_a",
                             "intended_b", "faults", "warnings"), "a game")
@@ -62,20 +60,17 @@ def game_in(data, job, params):
             [job.round, job.a, job.b, job.length, job.seed] or \
             any(type(fields[key]) is not int for key in ("round", "length", "seed")):
         raise BadAnswer("a game that was not asked for")
-    pattern = re.compile(f"[CD]{{{params.moves_per_turn}}}")
-    intended = {}
-    for side in "ab":
-        moves = fields["intended_" + side]
-        if not isinstance(moves, list) or len(moves) != job.length or not all(
-                isinstance(m, str) and pattern.fullmatch(m) for m in moves):
-            raise BadAnswer(f"{job.a} vs {job.b}: moves that are not {job.length} turns")
-        intended[side] = moves
+    intended = {side: fields["intended_" + side] for side in "ab"}
+    try:
+        check_turns(intended, job.length, params)
+    except NotMoves:
+        raise BadAnswer(f"{job.a} vs {job.b}: moves that are not {job.length} turns") from None
     faults = _faults(fields["faults"], job.length)
-    for (side, index) in faults:
-        if intended[side][index] != params.default_moves:
-            raise BadAnswer(f"{job.a} vs {job.b}: a faulty turn without the default answer")
-    game = play_game(replay_handle(job.a, intended["a"]), replay_handle(job.b, intended["b"]),
-                     job.length, job.seed, params, job.round)
+    try:
+        game = replay(job.a, job.b, intended, faults, job.length, job.seed, params, job.round)
+    except NotMoves:
+        raise BadAnswer(f"{job.a} vs {job.b}: a faulty turn without the default answer"
+                        ) from None
     if fields["score"] != list(game.score):
         raise BadAnswer(f"{job.a} vs {job.b}: a score the moves do not give")
     game.fault_at.update(faults)

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from harness.core.errors import HarnessError
-from harness.engine.parameters import REPLICATES, SEED, TABLE, whole_within
+from harness.engine.parameters import REPLICATES, SEED, TABLE
 
 if TYPE_CHECKING:
     from harness.engine.tournament import Settings
@@ -98,13 +98,13 @@ def plan(data: dict, content: bytes, path: Path, isolation: str | None,
         raise HarnessError(f"{where}: unknown field {unknown[0]!r} (fields: "
                            f"{', '.join(TOP_LEVEL)})")
     replicates = data.get("replicates", 1)
-    if not whole_within(REPLICATES, replicates):
+    if not REPLICATES.holds(replicates):
         raise HarnessError(f"{where}: replicates must be a whole number from "
-                           f"{REPLICATES.min} to {REPLICATES.max}")
+                           f"{REPLICATES.low} to {REPLICATES.high}")
     seed = data.get("seed")
-    if seed is not None and not whole_within(SEED, seed):
-        raise HarnessError(f"{where}: seed must be a whole number from {SEED.min} to "
-                           f"{SEED.max}")
+    if seed is not None and not SEED.holds(seed):
+        raise HarnessError(f"{where}: seed must be a whole number from {SEED.low} to "
+                           f"{SEED.high}")
     title = data.get("title")
     base = dict(most, **_overrides(data.get("parameters", {}), f"{where}: parameters", most))
     if isolation:
@@ -161,39 +161,33 @@ def _chatting(types, chat, where) -> list:
 
 
 def default_options() -> dict:
-    """Every tournament option at its command-line default."""
-    from harness.cli.commands.tournament import command
+    """Every tournament option at its command-line default (the declared parameters')."""
+    from harness.engine.parameters import BY_NAME
 
-    return {param.name: param.default for param in command.params
-            if param.name in PARAMETERS or param.name in ("isolation", "seed", "jobs")}
-
-
-def _option_params() -> dict:
-    from harness.cli.commands.tournament import command
-
-    return {param.name: param for param in command.params}
+    return {name: BY_NAME[name].default
+            for name in (*PARAMETERS, "isolation", "seed", "jobs")}
 
 
 def _overrides(given, where, most: dict) -> dict:
     """{"moves-per-turn": 1, ...} -> {"moves_per_turn": 1, ...}, each value checked as the
-    command line checks it, and each limit at most `most` (the command line's)."""
-    import click
+    command line checks it (the declared parameter's type and bounds), and each limit at
+    most `most` (the command line's)."""
+    from harness.engine.parameters import BY_NAME, BadValue, invalid
 
     if not isinstance(given, dict):
         raise HarnessError(f"{where}: expected an object of parameters")
-    params = _option_params()
     options = {}
     for key, value in given.items():
         name = str(key).replace("-", "_")
         if name not in PARAMETERS and not (name == "isolation" and "parameters" in where):
             raise HarnessError(f"{where}: unknown parameter {str(key)[:40]!r} (parameters: "
                                f"{', '.join(p.replace('_', '-') for p in PARAMETERS)})")
-        param = params[name]
+        parameter = BY_NAME[name]
         try:
-            options[name] = _converted(param, value)
-        except (click.BadParameter, TypeError, ValueError) as error:
-            message = error.format_message() if isinstance(error, click.BadParameter) \
-                else str(error)
+            options[name] = _converted(parameter, value)
+        except (BadValue, TypeError, ValueError) as error:
+            message = invalid(error, " / ".join(parameter.flags)) \
+                if isinstance(error, BadValue) else str(error)
             raise HarnessError(f"{where}: {key}: {' '.join(message.split())[:200]}") from error
         if name == "isolation" and options[name] != "sandbox":
             # the person at the command line chooses it, never a file (issue 21)
@@ -220,18 +214,18 @@ def _within(options: dict, name: str, key, most, where: str) -> None:
                            "line")
 
 
-def _converted(param, value):
+def _converted(parameter, value):
     if value is None:
         return None
-    if param.nargs > 1:
-        if not isinstance(value, list) or len(value) != param.nargs:
-            raise ValueError(f"expected a list of {param.nargs} values")
-        return tuple(param.type.convert(v, param, None) for v in value)
-    if param.is_flag and not isinstance(value, bool):
+    if parameter.nargs > 1:
+        if not isinstance(value, list) or len(value) != parameter.nargs:
+            raise ValueError(f"expected a list of {parameter.nargs} values")
+        return tuple(parameter.type.convert(v) for v in value)
+    if parameter.flag and not isinstance(value, bool):
         raise ValueError("expected true or false")
     if isinstance(value, (list, dict)):
         raise ValueError("expected one value")
-    return param.type.convert(value, param, None)
+    return parameter.type.convert(value)
 
 
 def _settings(options, where):
