@@ -55,6 +55,7 @@ COMMANDS = [("show",), ("show", "--agent", "titfortat"), ("show", "--game", "1")
     ("UPDATE run SET flip_start = 'high'", "run.flip_start"),
     ("UPDATE fault SET agent = 'Nobody'", "fault.agent"),
     ("UPDATE replicate SET rank = X'00ff' WHERE replicate = 1", "replicate.rank"),
+    ("UPDATE replicate SET rank = -4 WHERE replicate = 1", "replicate.rank"),   # no place
     ("ALTER TABLE agent DROP COLUMN output", "agent has no column output"),
     ("UPDATE run SET isolation = 'trusted'", "run.isolation"),
     ("UPDATE run SET flip_start = 5.0", "flip chance"),

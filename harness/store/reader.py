@@ -23,6 +23,7 @@ class Record:
         self.connection = db.connect(path)
         try:
             check_types(self.connection, path)
+            _check_replicate_ranks(self.connection, path)
             self.connection.row_factory = sqlite3.Row
             self.run = self.connection.execute("SELECT * FROM run").fetchone()
             self.seed = int(self.run["seed"])
@@ -146,6 +147,24 @@ def _recorded_settings(row, path):
         return db.settings_of(row)
     except HarnessError as error:
         raise HarnessError(f"{path}: not a record pdharness wrote: {error}") from None
+
+
+def _check_replicate_ranks(connection, path) -> None:
+    """Each replicate ranks its agents from 1 to how many they are: a one-line HarnessError
+    for a rank no tournament gives (the replicates' summary counts places by rank)."""
+    from harness.core.errors import HarnessError
+
+    if not connection.execute("SELECT count(*) FROM sqlite_master WHERE type = 'table' "
+                              "AND name = 'replicate'").fetchone()[0]:
+        return   # an older record
+    found = connection.execute(
+        "SELECT quote(rank), (SELECT count(*) FROM replicate AS same "
+        "WHERE same.replicate = r.replicate) FROM replicate AS r WHERE rank < 1 OR rank > "
+        "(SELECT count(*) FROM replicate AS same WHERE same.replicate = r.replicate) "
+        "LIMIT 1").fetchone()
+    if found:
+        raise HarnessError(f"{path}: not a record pdharness wrote: replicate.rank holds "
+                           f"{_shown(found[0])} in a replicate of {found[1]} agents")
 
 
 MAX_RUNTIME_TEXT = 200   # a runtime's version, as pdharness writes it, is a short line
