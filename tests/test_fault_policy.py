@@ -18,7 +18,7 @@ from harness.core.fault_policy import (
     GradeCheck,
     Process,
 )
-from harness.core.verdicts import FAULT_KINDS, STATUSES, FaultKind, Status
+from harness.core.verdicts import FAULT_KINDS, STATUSES, Status
 
 KEPT, REPLACED, ENDED = Process.KEPT, Process.REPLACED, Process.ENDED
 INVALID, EXCEPTION, TIMEOUT, CRASH = FAULT_KINDS
