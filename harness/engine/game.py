@@ -151,13 +151,14 @@ def game_steps(handle_a: AgentHandle, handle_b: AgentHandle, length: int, seed: 
     handle_b.start_game(GameStart(seeds.agent_seed(seed, "b"), per_turn, payoffs))
     last_a = last_b = None
     score_a = score_b = 0
-    timeouts_a = timeouts_b = 0   # in a row
-    policy = FAULT_POLICY
-    asks, timeouts_after = policy.asks, policy.timeouts_after
+    # timeouts in a row, and whether the policy still has the game ask each agent: both
+    # change only on a fault (an agent not asked has one every turn), off the hot path
+    timeouts_a = timeouts_b = 0
+    asks_a = asks_b = True
+    asks, timeouts_after = FAULT_POLICY.asks, FAULT_POLICY.timeouts_after
     chat = _both_chat(handle_a, handle_b)
     talks = isinstance(handle_a, Chatter) or isinstance(handle_b, Chatter)  # a model plays
     for turn in range(length):
-        asks_a, asks_b = asks(timeouts_a), asks(timeouts_b)
         if chat is not None and asks_a and asks_b:
             # the chat phase: A speaks first on odd turns (counting from 1), B on even ones;
             # the second is asked once the first has answered, and hears its chat only
@@ -204,11 +205,13 @@ def game_steps(handle_a: AgentHandle, handle_b: AgentHandle, length: int, seed: 
         else:
             fault_at["a", turn] = reply_a.fault
             timeouts_a = timeouts_after(timeouts_a, reply_a.fault.kind)
+            asks_a = asks(timeouts_a)
         if reply_b.fault is None:
             timeouts_b = 0
         else:
             fault_at["b", turn] = reply_b.fault
             timeouts_b = timeouts_after(timeouts_b, reply_b.fault.kind)
+            asks_b = asks(timeouts_b)
         if reply_a.warning or reply_b.warning:
             _note_warning(record, "a", reply_a)
             _note_warning(record, "b", reply_b)
