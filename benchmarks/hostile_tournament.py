@@ -19,7 +19,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from harness.agents.specs import resolve  # noqa: E402
-from harness.core.rules import NOT_ASKED, GameLength, GameParams  # noqa: E402
+from harness.core.fault_policy import FAULT_POLICY  # noqa: E402
+from harness.core.rules import GameLength, GameParams  # noqa: E402
 from harness.core.verdicts import FaultKind  # noqa: E402
 from harness.engine.tournament import Settings, run_tournament  # noqa: E402
 from harness.isolation.handles.opening import Isolation  # noqa: E402
@@ -71,7 +72,7 @@ def _waited_timeouts(result) -> dict[str, int]:
         for side, name in (("a", game.a), ("b", game.b)):
             waited[name] = waited.get(name, 0) + sum(
                 1 for _turn, fault in game.faults(side)
-                if fault.kind == FaultKind.TIMEOUT and fault.message != NOT_ASKED)
+                if fault.kind == FaultKind.TIMEOUT and fault.message != FAULT_POLICY.not_asked)
     return waited
 
 

@@ -159,7 +159,7 @@ def test_a_model_past_its_time_limit_times_out_and_is_not_asked_after_three():
         game = _game(server, turns=5, timeout=0.2, retries=0)
         asked = len(server.calls())
     assert [game.fault_at["a", t].kind for t in range(5)] == ["timeout"] * 5
-    assert asked == 3                       # rules.TIMEOUTS_IN_A_ROW, as for any agent
+    assert asked == 3                       # FAULT_POLICY.timeouts_in_a_row, as for any agent
     assert game.intended_a == ["C"] * 5
 
 

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from harness.agents.lang import listed_suffixes
+from harness.core.fault_policy import FAULT_POLICY, GradeCheck
 
 SETTINGS_FILE = "pdharness-autograder.json"   # the instructor's settings, written by bundle.py
 ROOT_VARIABLE = "AUTOGRADER_ROOT"
@@ -56,11 +57,12 @@ CHECKS = (
         "name-format", "name-order", "file-name-mismatch", "not-on-roster",
         "duplicate-name"}), needs=ONE_FILE),
     Check("Loads: one agent function, helpers prefixed", 3, frozenset({
-        "no-agent", "several-agents", "helper-not-prefixed", "syntax-error", "load-error"}),
-        needs=ONE_FILE),
-    Check("Plays: legal answers, in time, no errors", 3, frozenset({
-        "bad-answer", "timeout", "exception"}),
-        needs="Loads: one agent function, helpers prefixed"),
+        "no-agent", "several-agents", "helper-not-prefixed", "syntax-error",
+        *FAULT_POLICY.codes_failing(GradeCheck.LOADS)}), needs=ONE_FILE),
+    # the fault policy says which of validate's fault codes fail which check
+    Check("Plays: legal answers, in time, no errors", 3,
+          FAULT_POLICY.codes_failing(GradeCheck.PLAYS),
+          needs="Loads: one agent function, helpers prefixed"),
 )
 
 

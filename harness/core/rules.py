@@ -87,15 +87,8 @@ def score_pairs(pairs, payoffs: Payoffs = Payoffs()) -> tuple[int, int]:
     return mine, theirs
 
 
-# An agent whose calls time out this many times in a row in one game is not asked again in
-# that game: each remaining turn is a `timeout` fault played as the default answer (a hung
-# agent would otherwise cost the time limit on every turn); it is asked again from its next
-# game. The game applies it to every agent alike (harness/engine/game.py), whatever runs it: in a
-# process of its own a late call is killed at the time limit; in the monitor's process
-# (`--isolation none`), where a call cannot be interrupted, a call that returns after the
-# limit is the timeout.
-TIMEOUTS_IN_A_ROW = 3
-NOT_ASKED = f"not asked: {TIMEOUTS_IN_A_ROW} timeouts in a row this game"
+# What a fault does to the game (the default answer, timeouts in a row) is
+# harness/core/fault_policy.py's.
 
 
 @dataclass(frozen=True)

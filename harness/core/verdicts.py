@@ -6,9 +6,9 @@ Each word is a `str` whose value is the word itself, so the JSON, CSV, SQLite re
 cluster wire carry exactly the text they always did, and a word read back from any of them
 (plain text) compares and hashes equal to its member. Code writes and compares the members,
 never the spelled words; readers of a record or a worker's answer check a word against
-`STATUSES` or `FAULT_KINDS` before they take it. What a fault means for the game (the default
-answer, out for the game, disqualification) is harness/engine/game.py's and
-harness/engine/results.py's.
+`STATUSES` or `FAULT_KINDS` before they take it. What a fault means (the kind recorded for
+what happened, out for the game, timeouts in a row, disqualification, which status, validate's
+verdict) is harness/core/fault_policy.py's.
 """
 from __future__ import annotations
 

@@ -12,8 +12,8 @@ from functools import lru_cache
 from typing import Any, Generator, NamedTuple
 
 from harness.core import seeds
-from harness.core.rules import FLIPPED, NOT_ASKED, TIMEOUTS_IN_A_ROW, GameParams, Scorer
-from harness.core.verdicts import FaultKind
+from harness.core.fault_policy import FAULT_POLICY, Event
+from harness.core.rules import FLIPPED, GameParams, Scorer
 from harness.isolation.handles.agent_handle import AgentHandle, Chatter, Fault, GameStart, Reply
 
 
@@ -136,8 +136,8 @@ def game_steps(handle_a: AgentHandle, handle_b: AgentHandle, length: int, seed: 
                on_turn=None) -> Generator[None, None, GameRecord]:
     """The game as a generator: it pauses after asking both agents for a turn, so a runner
     can wait on many games' agents at once; its return value is the GameRecord. An agent
-    that timed out TIMEOUTS_IN_A_ROW times in a row is not asked again (rules.py): its
-    handle gets no request until the game ends."""
+    the fault policy gives up on (timeouts in a row: harness/core/fault_policy.py) is not
+    asked again: its handle gets no request until the game ends."""
     record = GameRecord(round_number, handle_a.name, handle_b.name, length, seed)
     per_turn, payoffs = params.moves_per_turn, params.payoffs
     score = Scorer(payoffs)
@@ -151,11 +151,14 @@ def game_steps(handle_a: AgentHandle, handle_b: AgentHandle, length: int, seed: 
     handle_b.start_game(GameStart(seeds.agent_seed(seed, "b"), per_turn, payoffs))
     last_a = last_b = None
     score_a = score_b = 0
-    timeouts_a = timeouts_b = 0   # in a row
+    # timeouts in a row, and whether the policy still has the game ask each agent: both
+    # change only on a fault (an agent not asked has one every turn), off the hot path
+    timeouts_a = timeouts_b = 0
+    asks_a = asks_b = True
+    asks, timeouts_after = FAULT_POLICY.asks, FAULT_POLICY.timeouts_after
     chat = _both_chat(handle_a, handle_b)
     talks = isinstance(handle_a, Chatter) or isinstance(handle_b, Chatter)  # a model plays
     for turn in range(length):
-        asks_a, asks_b = timeouts_a < TIMEOUTS_IN_A_ROW, timeouts_b < TIMEOUTS_IN_A_ROW
         if chat is not None and asks_a and asks_b:
             # the chat phase: A speaks first on odd turns (counting from 1), B on even ones;
             # the second is asked once the first has answered, and hears its chat only
@@ -201,12 +204,14 @@ def game_steps(handle_a: AgentHandle, handle_b: AgentHandle, length: int, seed: 
             timeouts_a = 0
         else:
             fault_at["a", turn] = reply_a.fault
-            timeouts_a = timeouts_a + 1 if reply_a.fault.kind == FaultKind.TIMEOUT else 0
+            timeouts_a = timeouts_after(timeouts_a, reply_a.fault.kind)
+            asks_a = asks(timeouts_a)
         if reply_b.fault is None:
             timeouts_b = 0
         else:
             fault_at["b", turn] = reply_b.fault
-            timeouts_b = timeouts_b + 1 if reply_b.fault.kind == FaultKind.TIMEOUT else 0
+            timeouts_b = timeouts_after(timeouts_b, reply_b.fault.kind)
+            asks_b = asks(timeouts_b)
         if reply_a.warning or reply_b.warning:
             _note_warning(record, "a", reply_a)
             _note_warning(record, "b", reply_b)
@@ -219,7 +224,7 @@ def game_steps(handle_a: AgentHandle, handle_b: AgentHandle, length: int, seed: 
     return record
 
 
-_NOT_ASKED = Reply(None, Fault(FaultKind.TIMEOUT, NOT_ASKED))
+_NOT_ASKED = Reply(None, Fault(FAULT_POLICY.kind(Event.NOT_ASKED), FAULT_POLICY.not_asked))
 
 
 def _both_chat(a: AgentHandle, b: AgentHandle) -> tuple[Any, Any] | None:

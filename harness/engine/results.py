@@ -4,7 +4,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from harness.agents.specs import AgentSpec
-from harness.core.verdicts import FAULT_KINDS, FaultKind, Status
+from harness.core.fault_policy import FAULT_POLICY
+from harness.core.verdicts import FAULT_KINDS, Status
 
 from .game import GameRecord
 
@@ -63,29 +64,25 @@ class TournamentResult:
 def settle_statuses(entrants: list[Entrant], games, disqualified: dict[str, str],
                     dropped_in: dict[str, int | None]) -> None:
     """Each agent's final status, from what was recorded and nothing else, so that a run
-    and its resumption say the same: disqualified (by the fault limit, or for not loading
-    with --disqualify-broken: out before round 1), else a load error as found when it was
-    opened, else crashed if any of its games recorded a crash (the first one says why)."""
+    and its resumption say the same (the fault policy decides it: FaultPolicy.status)."""
     crashes = first_crashes(games)
     for entrant in entrants:
         name = entrant.name
-        if name in disqualified:
-            entrant.status, entrant.message = Status.DISQUALIFIED, disqualified[name]
-        elif entrant.status == Status.LOAD_ERROR and dropped_in.get(name) == 0:
-            entrant.status = Status.DISQUALIFIED
-            entrant.message = f"does not load: {entrant.message}"
-        elif entrant.status != Status.LOAD_ERROR and name in crashes:
-            entrant.status, entrant.message = Status.CRASHED, f"crashed: {crashes[name]}"
+        entrant.status, entrant.message = FAULT_POLICY.status(
+            entrant.status, entrant.message, disqualified.get(name),
+            dropped_in.get(name) == 0, crashes.get(name))
 
 
 def first_crashes(games) -> dict[str, str]:
-    """The message of each agent's first crash, in the order the games are recorded."""
+    """The message of each agent's first fault that marks it crashed, in the order the
+    games are recorded."""
+    marks_crashed = FAULT_POLICY.marks_crashed
     first: dict[str, str] = {}
     for game in games:
         for side, name in (("a", game.a), ("b", game.b)):
             if name not in first:
                 for _turn, fault in game.faults(side):
-                    if fault.kind == FaultKind.CRASH:
+                    if marks_crashed(fault.kind):
                         first[name] = fault.message
                         break
     return first

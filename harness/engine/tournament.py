@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
+from harness.core.fault_policy import FAULT_POLICY
 from harness.core.rules import FlipParams, GameLength, GameParams, Payoffs
 from harness.core.verdicts import Status
 from harness.isolation.handles.opening import Isolation
@@ -139,7 +140,7 @@ def _local_runner(pool, settings):
 
 def _first_state(entrants, settings) -> TournamentState:
     playing = [e.name for e in entrants
-               if not (settings.disqualify_broken and e.status == Status.LOAD_ERROR)]
+               if FAULT_POLICY.plays_from_start(e.status, settings.disqualify_broken)]
     dropped: dict[str, int | None] = {e.name: 0 for e in entrants if e.name not in playing}
     dropped.update({name: None for name in playing})
     return TournamentState(sorted(playing), dropped)
@@ -173,7 +174,8 @@ def _play_round(state, seed, settings, runner, observer) -> None:
 
 
 def _over_fault_limit(state, games, settings) -> list[str]:
-    """Agents whose faults so far reach --max-faults: disqualified at the end of this round."""
+    """Agents the fault policy disqualifies for their faults so far (--max-faults): out at
+    the end of this round."""
     if settings.max_faults is None:
         return []
     from .results import fault_counts
@@ -181,7 +183,8 @@ def _over_fault_limit(state, games, settings) -> list[str]:
     out = []
     for name in state.remaining:
         total = sum(fault_counts(state.games + list(games), name).values())
-        if total >= settings.max_faults:
-            state.disqualified[name] = f"{total} faults (limit {settings.max_faults})"
+        reason = FAULT_POLICY.over_fault_limit(total, settings.max_faults)
+        if reason is not None:
+            state.disqualified[name] = reason
             out.append(name)
     return out

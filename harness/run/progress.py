@@ -10,7 +10,7 @@ from __future__ import annotations
 import sys
 import time
 
-from harness.core.verdicts import Status
+from harness.core.fault_policy import FAULT_POLICY
 from harness.engine.tournament import Observer
 
 
@@ -85,7 +85,7 @@ class TournamentProgress(Observer):
     def tournament_started(self, result) -> None:
         out = {name for r in result.rounds for name in r.dropped}
         skipped = {e.name for e in result.entrants
-                   if self.settings.disqualify_broken and e.status == Status.LOAD_ERROR}
+                   if not FAULT_POLICY.plays_from_start(e.status, self.settings.disqualify_broken)}
         self.remaining = len([e for e in result.entrants
                               if e.name not in out and e.name not in skipped])
         self.round = self.first_round = len(result.rounds) + 1

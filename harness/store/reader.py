@@ -6,6 +6,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from harness.agents.specs import ISOLATION_MODES, AgentSpec
+from harness.core.fault_policy import FAULT_POLICY
 from harness.core.rules import Scorer
 from harness.core.verdicts import FAULT_KINDS, STATUSES, FaultKind, Status
 from harness.engine.game import GameRecord, Turn
@@ -121,7 +122,7 @@ class Record:
                                   self.games())
         result.standings = rank([e.name for e in entrants], result.rounds, self.dropped_in(),
                                 result.games,
-                                {e.name for e in entrants if e.status == Status.DISQUALIFIED})
+                                {e.name for e in entrants if FAULT_POLICY.disqualified(e.status)})
         replicates = self.replicates()
         if replicates is not None:
             result.replicates = replicates

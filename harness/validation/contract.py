@@ -2,24 +2,21 @@
 agent handle, isolation mode and game loop, so a file that validates plays, and one that
 would fault does not validate.
 
-Each fault kind the game records becomes a problem code, quoting the first call that
-produced it (the hist and score the agent was given) and what went wrong.
+Each fault the game records becomes a problem code (the fault policy says which, and
+whether to play on), quoting the first call that produced it (the hist and score the agent
+was given) and what went wrong.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from harness.core.verdicts import FaultKind
+from harness.core.fault_policy import FAULT_POLICY, FaultCode
 
 from .problems import Problem
 
 # (opponent, turns): `random` for a hist with every pair in it and a game as long as the
 # tournament's longest by default; `defect` and `titfortat` for the hists students forget
 OPPONENTS = (("random", 50), ("defect", 20), ("titfortat", 20))
-# a fault's kind -> the problem code (problems.CODES) validate reports for it
-FAULT_CODES = {FaultKind.INVALID: "bad-answer", FaultKind.EXCEPTION: "exception",
-               FaultKind.CRASH: "exception", FaultKind.TIMEOUT: "timeout"}
-STOP_AFTER = {"timeout"}     # (a problem code) another game would only wait for the same loop
 SHOWN_PAIRS = 4              # a long hist is quoted by its last few pairs
 
 
@@ -75,7 +72,7 @@ def play_contract(spec, isolation, params: ContractParams | None = None
     try:
         agent = open_handle(spec, isolation)
     except LoadError as error:
-        return [Problem("load-error", str(error))], []
+        return [Problem(FaultCode.LOAD_ERROR, str(error))], []
     problems: dict[str, Problem] = {}
     warnings: list[str] = []
     game_params = params.game_params()
@@ -83,7 +80,7 @@ def play_contract(spec, isolation, params: ContractParams | None = None
         for opponent_name, game, side in against_builtins(   # seeds by the game's number
                 agent, OPPONENTS, game_params, lambda number, a, b: params.game_seed(number)):
             _note(game, side, spec, opponent_name, problems, warnings)
-            if STOP_AFTER & set(problems):
+            if any(FAULT_POLICY.stops_validation(code) for code in problems):
                 break
     finally:
         agent.close()
@@ -92,22 +89,14 @@ def play_contract(spec, isolation, params: ContractParams | None = None
 
 def _note(game, side, spec, opponent, problems, warnings) -> None:
     for turn, fault in game.faults(side):
-        code = FAULT_CODES.get(fault.kind, "exception")
+        code = FAULT_POLICY.problem_code(fault.kind)
         if code not in problems:
             call = quote_call(spec, game, side, turn)
             problems[code] = Problem(code, f"call {turn} against {opponent}, {call}: "
-                                     f"{_readable(fault)}")
+                                     f"{FAULT_POLICY.problem_text(fault.kind, fault.message)}")
     warning = game.warnings.get(side)
     if warning and warning not in warnings:
         warnings.append(warning)
-
-
-def _readable(fault) -> str:
-    if fault.kind == FaultKind.INVALID:
-        return f"bad answer: {fault.message}"
-    if fault.kind == FaultKind.CRASH:
-        return f"the agent's process died: {fault.message}"
-    return fault.message
 
 
 def quote_call(spec, game, side: str, turn: int) -> str:

@@ -4,10 +4,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from harness.agents.lang import LANGUAGES, listed_suffixes
+from harness.core.fault_policy import FaultCode
 
+# the codes for an agent that does not load or faults while playing are the fault policy's
 CODES = ("name-format", "name-order", "file-name-mismatch", "no-agent", "several-agents",
-         "helper-not-prefixed", "syntax-error", "load-error", "bad-answer", "timeout",
-         "exception", "duplicate-name", "not-on-roster")
+         "helper-not-prefixed", "syntax-error", FaultCode.LOAD_ERROR, FaultCode.BAD_ANSWER,
+         FaultCode.TIMEOUT, FaultCode.EXCEPTION, "duplicate-name", "not-on-roster")
 
 # A hint per code; a language's own hint for a code (Language.hints) comes first
 HINTS: dict[str, str] = {
@@ -30,12 +32,12 @@ HINTS: dict[str, str] = {
                            "same name would replace yours.",
     "syntax-error": "Fix the syntax at the line shown (often a missing bracket or quote "
                     "further up); the file must load as written.",
-    "load-error": "Make the file load on its own, with no other files and no input: fix "
+    FaultCode.LOAD_ERROR: "Make the file load on its own, with no other files and no input: fix "
                   "the error at the line shown.",
-    "bad-answer": "Return exactly 3 moves, each C or D.",
-    "timeout": "Answer every call within the time limit: look for a loop that does not end "
+    FaultCode.BAD_ANSWER: "Return exactly 3 moves, each C or D.",
+    FaultCode.TIMEOUT: "Answer every call within the time limit: look for a loop that does not end "
                "or work that grows with the history.",
-    "exception": "Your agent raised an error during a game, on the call shown: handle that "
+    FaultCode.EXCEPTION: "Your agent raised an error during a game, on the call shown: handle that "
                  "hist (the first call's is empty) and fix the error.",
     "duplicate-name": "Every agent needs a name of its own: a team submits one file, named "
                       "for its members. A name shared with a built-in agent (pavlov, "

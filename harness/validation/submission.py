@@ -13,6 +13,7 @@ from itertools import permutations
 from pathlib import Path
 
 from harness.agents.lang import SUFFIXES, listed_suffixes, meant_suffix
+from harness.core.fault_policy import FaultCode
 
 from .problems import Problem
 
@@ -115,7 +116,7 @@ def read_submission(path: Path, roster=None) -> Verdict:
     try:
         source = read_text(path, spec.language, verdict.warnings)
     except LoadError as error:
-        verdict.problems.append(Problem("load-error", str(error)))
+        verdict.problems.append(Problem(FaultCode.LOAD_ERROR, str(error)))
         return verdict
     problems, agent = check_file(path, spec.language, source, verdict.warnings)
     verdict.problems += problems
@@ -180,8 +181,9 @@ def play_submission(verdict: Verdict, isolation, params) -> None:
 
 def _already_said(verdict: Verdict, problem: Problem) -> bool:
     """A load error that only repeats what no-agent/file-name-mismatch already said."""
-    return problem.code == "load-error" and "defines no function" in problem.message and any(
-        p.code in ("no-agent", "file-name-mismatch", "several-agents") for p in verdict.problems)
+    return (problem.code == FaultCode.LOAD_ERROR and "defines no function" in problem.message
+            and any(p.code in ("no-agent", "file-name-mismatch", "several-agents")
+                    for p in verdict.problems))
 
 
 # -- the name -------------------------------------------------------------------------------

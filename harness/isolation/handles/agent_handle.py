@@ -20,7 +20,8 @@ from harness.core.rules import Payoffs
 from harness.core.verdicts import FaultKind
 
 # the fault kinds under the names the execution core (handles/process.py, being rewritten)
-# imports from here; harness/core/verdicts.py owns them, and new code names FaultKind
+# imports from here; harness/core/verdicts.py owns them, and new code asks the fault policy
+# (harness/core/fault_policy.py) which kind an event records
 INVALID, EXCEPTION, TIMEOUT, CRASH = (FaultKind.INVALID, FaultKind.EXCEPTION,
                                       FaultKind.TIMEOUT, FaultKind.CRASH)
 

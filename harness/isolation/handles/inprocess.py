@@ -3,14 +3,14 @@
 A call that returns after the time limit is a `timeout` fault (its answer is discarded),
 but a call that never returns cannot be stopped here: that is what the process modes are for.
 Three such late calls in a row and the game stops asking the agent until its next game, as
-in the process modes (rules.TIMEOUTS_IN_A_ROW, applied by harness/engine/game.py).
+in the process modes (harness/core/fault_policy.py, applied by harness/engine/game.py).
 """
 from __future__ import annotations
 
 import time
 
 from harness.agents.runtime import ERROR_REPLY, MOVES_REPLY, AgentRuntime, StrategyRuntime
-from harness.core.verdicts import FaultKind
+from harness.core.fault_policy import FAULT_POLICY, Event
 
 from .agent_handle import SILENT_DEFAULT, Fault, GameStart, Last, ReadyHandle, Reply, plain_reply
 
@@ -44,14 +44,14 @@ class InProcessHandle(_InMonitor):
         kind, text, warning = runtime.call()
         elapsed = time.perf_counter() - began
         if elapsed > self.timeout:
-            self.reply = Reply(None, Fault(FaultKind.TIMEOUT,
+            self.reply = Reply(None, Fault(FAULT_POLICY.kind(Event.LATE),
                                            f"answered after {elapsed:.2f} s "
                                            f"(limit {self.timeout:g} s)"))
         elif kind == MOVES_REPLY:
             self.reply = plain_reply(text) if warning is None else Reply(text, None, warning)
         else:
-            fault = FaultKind.EXCEPTION if kind == ERROR_REPLY else FaultKind.INVALID
-            self.reply = Reply(None, Fault(fault, text))
+            event = Event.RAISED if kind == ERROR_REPLY else Event.BAD_ANSWER
+            self.reply = Reply(None, Fault(FAULT_POLICY.kind(event), text))
 
 
 class BuiltinHandle(_InMonitor):

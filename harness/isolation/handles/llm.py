@@ -22,8 +22,8 @@ from harness.agents.llm import journal, prompts
 from harness.agents.llm.client import MAX_RESPONSE, Answer, ModelClient
 from harness.agents.llm.config import LlmConfig
 from harness.agents.llm.parse import chat_problem, parse_chat, parse_moves
+from harness.core.fault_policy import FAULT_POLICY, Event
 from harness.core.rules import Scorer
-from harness.core.verdicts import FaultKind
 from harness.isolation.handles.agent_handle import Chatter, Fault, GameStart, Last, Reply
 
 PARSE_RETRIES = 2            # corrective prompts after an answer that cannot be read
@@ -119,7 +119,7 @@ class LlmHandle(Chatter):
     def collect(self) -> Reply:
         self._finish()
         reply, self._reply = self._reply, None
-        return reply if reply is not None else Reply(None, Fault(FaultKind.EXCEPTION,
+        return reply if reply is not None else Reply(None, Fault(FAULT_POLICY.kind(Event.RAISED),
                                                                  "no answer"))
 
     def said(self) -> str | None:
@@ -156,7 +156,7 @@ class LlmHandle(Chatter):
         try:
             self._reply = self._turn(message, chatting, first, heard)
         except Exception as error:   # noqa: BLE001 - a bug of ours must not hang the game
-            self._reply = Reply(None, Fault(FaultKind.EXCEPTION,
+            self._reply = Reply(None, Fault(FAULT_POLICY.kind(Event.RAISED),
                                             f"{type(error).__name__}: {error}"))
         finally:
             self._last_talk = self._reply.talk if self._reply is not None else None
@@ -180,7 +180,9 @@ class LlmHandle(Chatter):
                                   "error": answer.error, "latency": round(answer.latency, 4),
                                   "tries": answer.tries})
             if answer.text is None:
-                kind = FaultKind.TIMEOUT if answer.timed_out else FaultKind.EXCEPTION
+                # the client stops a call at its limit, as a REPL does
+                kind = FAULT_POLICY.kind(Event.STOPPED if answer.timed_out
+                                         else Event.RAISED)
                 return Reply(None, Fault(kind, f"model call failed: {answer.error}"), None,
                              talk)
             moves, reason = parse_moves(answer.text, self.per_turn)
@@ -197,5 +199,5 @@ class LlmHandle(Chatter):
                     {"role": "user", "content": prompts.corrective_message(
                         reason or "", self.per_turn, chatting)}]
         talk["parse_error"] = reason
-        return Reply(None, Fault(FaultKind.INVALID, f"parse error: {reason} "
+        return Reply(None, Fault(FAULT_POLICY.kind(Event.BAD_ANSWER), f"parse error: {reason} "
                                           f"({PARSE_RETRIES + 1} answers)"), None, talk)

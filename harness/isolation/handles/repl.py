@@ -22,6 +22,7 @@ import select
 from collections import deque
 
 from harness.core.errors import HarnessError, LoadError
+from harness.core.fault_policy import FAULT_POLICY, Event
 from harness.core.verdicts import FaultKind
 
 from .agent_handle import Fault, Reply
@@ -157,7 +158,7 @@ class ReplHandle(ProcessHandle):
         if fault is not None and fault.kind == FaultKind.TIMEOUT \
                 and "process killed" in fault.message:
             # the process handle's words for a host it kills; here the REPL lives on
-            return Reply(None, Fault(FaultKind.TIMEOUT,
+            return Reply(None, Fault(FAULT_POLICY.kind(Event.NO_ANSWER),
                                      f"no answer within {self.timeout:g} s, though "
                                      f"the REPL stops a call after {self.limit:g} s; "
                                      "the monitor stops asking this REPL"))
