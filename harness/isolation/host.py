@@ -18,6 +18,8 @@ import select
 import sys
 from pathlib import Path
 
+from harness.core import protocol
+
 from . import process_tree as zygote, world as worlds
 from .seccomp import game_filter
 
@@ -94,8 +96,8 @@ class Zygote:
         self.serial = 1           # the game the next child waits for (the monitor counts too)
         self.child: tuple[int, int] | None = None   # the next or current game's (pid, pidfd)
 
-    def send(self, text: bytes) -> None:
-        os.write(self.replies, self.token + text + b"\n")
+    def send(self, verb: protocol.Verb, *values: object) -> None:
+        os.write(self.replies, self.token + verb.line(*values).encode("utf-8", "replace"))
 
     # the agent is prepared once, in a child that then dies with whatever it started
     def prepare(self) -> bytes | None:
@@ -118,7 +120,7 @@ class Zygote:
         if result[:1] == CODE:
             return result[1:]
         if result[:1] == FAILED:
-            self.send(b"LOADERR " + one_line(result[1:].decode("utf-8", "replace")).encode())
+            self.send(protocol.LOADERR, one_line(result[1:].decode("utf-8", "replace")))
             return None
         worlds.end_like(status)  # it died without a word: this process says how, as it would
 
@@ -143,7 +145,7 @@ class Zygote:
             poller.register(self.game_requests, select.POLLIN)
         else:   # forked before READY: its cost is never part of an agent's first call
             self._spawn(poller)
-        self.send(b"READY")
+        self.send(protocol.READY)
         while True:
             if not requests.has_line():
                 ready = dict(poller.poll())
@@ -154,9 +156,10 @@ class Zygote:
                 if self.requests not in ready:
                     continue
             line = requests.next_line()
-            if line is None or line == b"QUIT":
+            verb = None if line is None else _request(line, protocol.ZYGOTE_READS)[0]
+            if line is None or verb is protocol.QUIT:
                 break
-            if line == b"END":
+            if verb is protocol.END:
                 self._renew(poller, games)
         self._clean_up()
 
@@ -171,7 +174,7 @@ class Zygote:
             games.serial = self.serial
         else:   # forked before ENDED: its cost is never part of an agent's first call
             self._spawn(poller)
-        self.send(b"ENDED")   # every process of the game is dead: the next may begin
+        self.send(protocol.ENDED)   # every process of the game is dead: the next may begin
 
     def _child_died(self, poller) -> None:
         """The game's child ended before its END: this game is over for the agent."""
@@ -182,7 +185,7 @@ class Zygote:
         self.child = None
         status = _exit_status(pid)
         self._clean_up()
-        self.send(b"DIED %d" % status)
+        self.send(protocol.DIED, status)
 
     def _spawn(self, poller) -> None:
         pid = self._fork()
@@ -200,20 +203,19 @@ class Zygote:
         reader = zygote.LineReader(self.game_requests)
         runtime = None
         while (line := reader.next_line()) is not None:
-            words = line.decode("ascii", "replace").split()
+            verb, values = _request(line, protocol.GAME_PROCESS_READS)
             if runtime is None:
-                if words[:2] == ["GAME", str(serial)]:
-                    seed, per_turn, t, r, p, s = map(int, words[2:8])
+                if verb is protocol.GAME and values[0] == serial:
+                    seed, per_turn, t, r, p, s = values[1:]
                     runtime = self.agent.runtime(self.compiled)
                     runtime.start_game(seed, per_turn, Payoffs(t, r, p, s))
                 continue
-            if len(words) == 3:
-                runtime.record(words[1], words[2])
-            if words and words[0] == "TURN":
+            if len(values) == 2:   # SYNC, or a TURN after the first: the turn played
+                runtime.record(*values)
+            if verb is protocol.TURN:
                 kind, text, warning = runtime.call()
-                reply = f"{kind} {text} WARN {warning}" if warning else f"{kind} {text}"
-                _write_all(self.game_replies,
-                           self.token + reply.encode("utf-8", "replace") + b"\n")
+                reply = kind.line(text, warning) if warning else kind.line(text)
+                _write_all(self.game_replies, self.token + reply.encode("utf-8", "replace"))
 
     def _clean_up(self) -> None:
         if self.world is not None:
@@ -262,21 +264,26 @@ class BuiltinGames:
 
         line = self.reader.next_line()
         while line is not None:
-            words = line.decode("ascii", "replace").split()
-            command = words[0] if words else ""
-            if command == "GAME":
-                self.playing = words[1:2] == [str(self.serial)]
+            verb, values = _request(line, protocol.GAME_PROCESS_READS)
+            if verb is protocol.GAME:
+                self.playing = values[0] == self.serial
                 if self.playing:
-                    seed, per_turn, t, r, p, s = map(int, words[2:8])
+                    seed, per_turn, t, r, p, s = values[1:]
                     self.runtime.start_game(seed, per_turn, Payoffs(t, r, p, s))
-            elif command in ("TURN", "SYNC") and self.playing:
-                if len(words) == 3:
-                    self.runtime.record(words[1], words[2])
-                if command == "TURN":
+            elif verb is not None and self.playing:   # TURN or SYNC
+                if len(values) == 2:
+                    self.runtime.record(*values)
+                if verb is protocol.TURN:
                     kind, text, _warning = self.runtime.call()
                     _write_all(self.host.game_replies,
-                               self.host.token + f"{kind} {text}".encode("ascii") + b"\n")
+                               self.host.token + kind.line(text).encode("ascii"))
             line = self.reader.next_line() if self.reader.has_line() else None
+
+
+def _request(line: bytes, verbs: dict[str, protocol.Verb]):
+    """(verb, values) of a request line from the monitor; (None, ()) if it is none of
+    `verbs` (a line cut short, meant for a game whose process died first)."""
+    return protocol.parse(line.decode("ascii", "replace"), verbs)
 
 
 def _write_all(fd: int, data: bytes) -> None:
@@ -325,7 +332,8 @@ def main(argv: list[str]) -> int:
     def refuse(reason: str) -> int:
         from harness.agents.runtime import one_line
 
-        os.write(replies, f"{token} LOADERR {one_line(reason)}\n".encode("utf-8", "replace"))
+        os.write(replies, f"{token} {protocol.LOADERR.line(one_line(reason))}".encode(
+            "utf-8", "replace"))
         return 1
 
     kind, source, name = argv
