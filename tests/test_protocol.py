@@ -315,3 +315,9 @@ def test_the_monitors_shortcut_agrees_with_the_table(per_turn, rest):
         assert reply.warning == (values[1] if len(values) == 2 else None)
     else:
         assert reply.moves is None and reply.fault.kind == FaultKind.INVALID
+
+
+def test_design_writes_every_verb_as_the_table_does():
+    """docs/DESIGN.md's summary of the protocol spells each verb's grammar as `repr` does."""
+    design = (ROOT / "docs" / "DESIGN.md").read_text()
+    assert [repr(verb) for verb in protocol.VERBS if f"`{verb!r}`" not in design] == []
