@@ -25,6 +25,17 @@ from .seccomp import game_filter
 
 CODE, FAILED = b"C", b"E"   # the first byte of what the preparing child sends back
 
+# The protocol's words (harness/core/protocol.py), bound once. What runs once a game (the
+# zygote's END and ENDED, a game's child reading its requests and writing its replies)
+# compares and writes them directly rather than through protocol.parse and Verb.line: a
+# game's child, forked from the zygote, copies every page whose objects it touches (their
+# reference counts are written), and the table's reader and writer touch about 26 more
+# pages a game than these (590 -> 627 minor faults a game start, benchmarks/game_start.py's
+# workload). The monitor reads everything through the table; tests/test_protocol.py checks
+# that what this writes is what the table writes.
+_GAME, _TURN, _WARN = protocol.GAME.word, protocol.TURN.word, protocol.WARN
+_END, _QUIT = protocol.END.word.encode("ascii"), protocol.QUIT.word.encode("ascii")
+
 
 def _take_protocol_streams() -> tuple[int, int]:
     """(request fd, reply fd) private to the host; fd 0 -> /dev/null, fd 1 -> fd 2."""
@@ -90,6 +101,7 @@ class Zygote:
         self.requests, self.replies = requests, replies
         self.game_requests, self.game_replies = game_pipes
         self.token = token.encode("ascii", "replace") + b" "
+        self.ended = self.token + protocol.ENDED.line().encode("ascii")   # once a game
         self.world = world        # None: games are plain forks (no user namespaces here)
         self.filter = game_filter()   # what every process running agent code runs under
         self.compiled = b""
@@ -156,10 +168,9 @@ class Zygote:
                 if self.requests not in ready:
                     continue
             line = requests.next_line()
-            verb = None if line is None else _request(line, protocol.ZYGOTE_READS)[0]
-            if line is None or verb is protocol.QUIT:
+            if line is None or line == _QUIT:
                 break
-            if verb is protocol.END:
+            if line == _END:
                 self._renew(poller, games)
         self._clean_up()
 
@@ -174,7 +185,7 @@ class Zygote:
             games.serial = self.serial
         else:   # forked before ENDED: its cost is never part of an agent's first call
             self._spawn(poller)
-        self.send(protocol.ENDED)   # every process of the game is dead: the next may begin
+        os.write(self.replies, self.ended)   # every process of the game is dead: the next begins
 
     def _child_died(self, poller) -> None:
         """The game's child ended before its END: this game is over for the agent."""
@@ -203,19 +214,18 @@ class Zygote:
         reader = zygote.LineReader(self.game_requests)
         runtime = None
         while (line := reader.next_line()) is not None:
-            verb, values = _request(line, protocol.GAME_PROCESS_READS)
+            words = line.decode("ascii", "replace").split()
             if runtime is None:
-                if verb is protocol.GAME and values[0] == serial:
-                    seed, per_turn, t, r, p, s = values[1:]
+                if words[:2] == [_GAME, str(serial)]:
+                    seed, per_turn, t, r, p, s = map(int, words[2:8])
                     runtime = self.agent.runtime(self.compiled)
                     runtime.start_game(seed, per_turn, Payoffs(t, r, p, s))
                 continue
-            if len(values) == 2:   # SYNC, or a TURN after the first: the turn played
-                runtime.record(*values)
-            if verb is protocol.TURN:
+            if len(words) == 3:   # SYNC, or a TURN after the first: the turn played
+                runtime.record(words[1], words[2])
+            if words and words[0] == _TURN:
                 kind, text, warning = runtime.call()
-                reply = kind.line(text, warning) if warning else kind.line(text)
-                _write_all(self.game_replies, self.token + reply.encode("utf-8", "replace"))
+                _write_all(self.game_replies, self.token + reply_line(kind, text, warning))
 
     def _clean_up(self) -> None:
         if self.world is not None:
@@ -274,10 +284,17 @@ class BuiltinGames:
                 if len(values) == 2:
                     self.runtime.record(*values)
                 if verb is protocol.TURN:
-                    kind, text, _warning = self.runtime.call()
+                    kind, text, warning = self.runtime.call()
                     _write_all(self.host.game_replies,
-                               self.host.token + kind.line(text).encode("ascii"))
+                               self.host.token + reply_line(kind, text, warning))
             line = self.reader.next_line() if self.reader.has_line() else None
+
+
+def reply_line(kind: protocol.Verb, text: str, warning: str | None) -> bytes:
+    """A call's reply, newline-ended, as `kind.line` writes it (tests/test_protocol.py)."""
+    if warning:
+        return f"{kind.word} {text} {_WARN} {warning}\n".encode("utf-8", "replace")
+    return f"{kind.word} {text}\n".encode("utf-8", "replace")
 
 
 def _request(line: bytes, verbs: dict[str, protocol.Verb]):
