@@ -2,9 +2,10 @@
 receiver and arguments with their grammar, as plain data, and the one way to write a line
 (`Verb.line`) and to read one (`parse`).
 
-The Python host (harness/isolation/host.py) and the in-process runtime write their lines and
-read the monitor's with these; the monitor (harness/isolation/handles/process.py, repl.py)
-writes its requests and reads every reply with them. The Lisp hosts cannot import Python:
+The monitor (harness/isolation/handles/process.py, repl.py) writes its requests and reads
+every reply with these; the Python host (harness/isolation/host.py) and the in-process
+runtime take their words from here (a game's child writes and splits its lines itself:
+fewer pages to copy after the fork; tests/test_protocol.py checks it writes the same). The Lisp hosts cannot import Python:
 tests/test_protocol.py holds lisp_bridge/sbcl_host.lisp (and the REPL's
 lisp_bridge/repl_monitor.lisp) to exactly the verbs of `HOST` (and `REPL`) below.
 docs/DESIGN.md ("Host line protocol") says how the channels work; this says what is on them.
