@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import random
 
+from harness.core import protocol
 from harness.core.errors import LoadError
 from harness.core.rules import Payoffs, Scorer
 
@@ -20,7 +21,8 @@ if TYPE_CHECKING:
 
     from .builtins import Strategy
 
-MOVES_REPLY, INVALID_REPLY, ERROR_REPLY = "MOVES", "INVALID", "ERROR"
+# what a call answers, in the protocol's reply verbs (a host writes them as they are)
+MOVES_REPLY, INVALID_REPLY, ERROR_REPLY = protocol.MOVES, protocol.INVALID, protocol.ERROR
 
 
 def one_line(text: str, limit: int = 500) -> str:
@@ -102,7 +104,7 @@ class AgentRuntime:
         else:
             self.hist.extend(pair(m, t) for m, t in zip(mine, theirs, strict=False))
 
-    def call(self) -> tuple[str, str, str | None]:
+    def call(self) -> tuple[protocol.Verb, str, str | None]:
         """(MOVES, "CCD", warning) or (INVALID|ERROR, message, None)."""
         function = self.function
         if isinstance(function, LoadError):
@@ -162,6 +164,6 @@ class StrategyRuntime:
         assert self.strategy is not None  # start_game comes first
         self.strategy.observe(mine, theirs)
 
-    def call(self) -> tuple[str, str, None]:
+    def call(self) -> tuple[protocol.Verb, str, None]:
         assert self.strategy is not None
         return MOVES_REPLY, self.strategy.answer(), None

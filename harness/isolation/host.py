@@ -18,10 +18,23 @@ import select
 import sys
 from pathlib import Path
 
+from harness.core import protocol
+
 from . import process_tree as zygote, world as worlds
 from .seccomp import game_filter
 
 CODE, FAILED = b"C", b"E"   # the first byte of what the preparing child sends back
+
+# The protocol's words (harness/core/protocol.py), bound once. What runs once a game (the
+# zygote's END and ENDED, a game's child reading its requests and writing its replies)
+# compares and writes them directly rather than through protocol.parse and Verb.line: a
+# game's child, forked from the zygote, copies every page whose objects it touches (their
+# reference counts are written), and the table's reader and writer touch about 26 more
+# pages a game than these (590 -> 627 minor faults a game start, benchmarks/game_start.py's
+# workload). The monitor reads everything through the table; tests/test_protocol.py checks
+# that what this writes is what the table writes.
+_GAME, _TURN, _WARN = protocol.GAME.word, protocol.TURN.word, protocol.WARN
+_END, _QUIT = protocol.END.word.encode("ascii"), protocol.QUIT.word.encode("ascii")
 
 
 def _take_protocol_streams() -> tuple[int, int]:
@@ -88,14 +101,15 @@ class Zygote:
         self.requests, self.replies = requests, replies
         self.game_requests, self.game_replies = game_pipes
         self.token = token.encode("ascii", "replace") + b" "
+        self.ended = self.token + protocol.ENDED.line().encode("ascii")   # once a game
         self.world = world        # None: games are plain forks (no user namespaces here)
         self.filter = game_filter()   # what every process running agent code runs under
         self.compiled = b""
         self.serial = 1           # the game the next child waits for (the monitor counts too)
         self.child: tuple[int, int] | None = None   # the next or current game's (pid, pidfd)
 
-    def send(self, text: bytes) -> None:
-        os.write(self.replies, self.token + text + b"\n")
+    def send(self, verb: protocol.Verb, *values: object) -> None:
+        os.write(self.replies, self.token + verb.line(*values).encode("utf-8", "replace"))
 
     # the agent is prepared once, in a child that then dies with whatever it started
     def prepare(self) -> bytes | None:
@@ -118,7 +132,7 @@ class Zygote:
         if result[:1] == CODE:
             return result[1:]
         if result[:1] == FAILED:
-            self.send(b"LOADERR " + one_line(result[1:].decode("utf-8", "replace")).encode())
+            self.send(protocol.LOADERR, one_line(result[1:].decode("utf-8", "replace")))
             return None
         worlds.end_like(status)  # it died without a word: this process says how, as it would
 
@@ -143,7 +157,7 @@ class Zygote:
             poller.register(self.game_requests, select.POLLIN)
         else:   # forked before READY: its cost is never part of an agent's first call
             self._spawn(poller)
-        self.send(b"READY")
+        self.send(protocol.READY)
         while True:
             if not requests.has_line():
                 ready = dict(poller.poll())
@@ -154,9 +168,9 @@ class Zygote:
                 if self.requests not in ready:
                     continue
             line = requests.next_line()
-            if line is None or line == b"QUIT":
+            if line is None or line == _QUIT:
                 break
-            if line == b"END":
+            if line == _END:
                 self._renew(poller, games)
         self._clean_up()
 
@@ -171,7 +185,7 @@ class Zygote:
             games.serial = self.serial
         else:   # forked before ENDED: its cost is never part of an agent's first call
             self._spawn(poller)
-        self.send(b"ENDED")   # every process of the game is dead: the next may begin
+        os.write(self.replies, self.ended)   # every process of the game is dead: the next begins
 
     def _child_died(self, poller) -> None:
         """The game's child ended before its END: this game is over for the agent."""
@@ -182,7 +196,7 @@ class Zygote:
         self.child = None
         status = _exit_status(pid)
         self._clean_up()
-        self.send(b"DIED %d" % status)
+        self.send(protocol.DIED, status)
 
     def _spawn(self, poller) -> None:
         pid = self._fork()
@@ -202,18 +216,16 @@ class Zygote:
         while (line := reader.next_line()) is not None:
             words = line.decode("ascii", "replace").split()
             if runtime is None:
-                if words[:2] == ["GAME", str(serial)]:
+                if words[:2] == [_GAME, str(serial)]:
                     seed, per_turn, t, r, p, s = map(int, words[2:8])
                     runtime = self.agent.runtime(self.compiled)
                     runtime.start_game(seed, per_turn, Payoffs(t, r, p, s))
                 continue
-            if len(words) == 3:
+            if len(words) == 3:   # SYNC, or a TURN after the first: the turn played
                 runtime.record(words[1], words[2])
-            if words and words[0] == "TURN":
+            if words and words[0] == _TURN:
                 kind, text, warning = runtime.call()
-                reply = f"{kind} {text} WARN {warning}" if warning else f"{kind} {text}"
-                _write_all(self.game_replies,
-                           self.token + reply.encode("utf-8", "replace") + b"\n")
+                _write_all(self.game_replies, self.token + reply_line(kind, text, warning))
 
     def _clean_up(self) -> None:
         if self.world is not None:
@@ -262,21 +274,33 @@ class BuiltinGames:
 
         line = self.reader.next_line()
         while line is not None:
-            words = line.decode("ascii", "replace").split()
-            command = words[0] if words else ""
-            if command == "GAME":
-                self.playing = words[1:2] == [str(self.serial)]
+            verb, values = _request(line, protocol.GAME_PROCESS_READS)
+            if verb is protocol.GAME:
+                self.playing = values[0] == self.serial
                 if self.playing:
-                    seed, per_turn, t, r, p, s = map(int, words[2:8])
+                    seed, per_turn, t, r, p, s = values[1:]
                     self.runtime.start_game(seed, per_turn, Payoffs(t, r, p, s))
-            elif command in ("TURN", "SYNC") and self.playing:
-                if len(words) == 3:
-                    self.runtime.record(words[1], words[2])
-                if command == "TURN":
-                    kind, text, _warning = self.runtime.call()
+            elif verb is not None and self.playing:   # TURN or SYNC
+                if len(values) == 2:
+                    self.runtime.record(*values)
+                if verb is protocol.TURN:
+                    kind, text, warning = self.runtime.call()
                     _write_all(self.host.game_replies,
-                               self.host.token + f"{kind} {text}".encode("ascii") + b"\n")
+                               self.host.token + reply_line(kind, text, warning))
             line = self.reader.next_line() if self.reader.has_line() else None
+
+
+def reply_line(kind: protocol.Verb, text: str, warning: str | None) -> bytes:
+    """A call's reply, newline-ended, as `kind.line` writes it (tests/test_protocol.py)."""
+    if warning:
+        return f"{kind.word} {text} {_WARN} {warning}\n".encode("utf-8", "replace")
+    return f"{kind.word} {text}\n".encode("utf-8", "replace")
+
+
+def _request(line: bytes, verbs: dict[str, protocol.Verb]):
+    """(verb, values) of a request line from the monitor; (None, ()) if it is none of
+    `verbs` (a line cut short, meant for a game whose process died first)."""
+    return protocol.parse(line.decode("ascii", "replace"), verbs)
 
 
 def _write_all(fd: int, data: bytes) -> None:
@@ -325,7 +349,8 @@ def main(argv: list[str]) -> int:
     def refuse(reason: str) -> int:
         from harness.agents.runtime import one_line
 
-        os.write(replies, f"{token} LOADERR {one_line(reason)}\n".encode("utf-8", "replace"))
+        os.write(replies, f"{token} {protocol.LOADERR.line(one_line(reason))}".encode(
+            "utf-8", "replace"))
         return 1
 
     kind, source, name = argv

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import errno
 import os
-import re
 import secrets
 import select
 import signal
@@ -19,6 +18,7 @@ import time
 from collections import deque
 
 from harness.agents.runtime import one_line
+from harness.core import protocol
 from harness.core.errors import LoadError, OutOfFiles
 
 from .agent_handle import (
@@ -33,7 +33,7 @@ from .agent_handle import (
     Reply,
     plain_reply,
 )
-from .replies import LINE_LIMIT, ReplyReader
+from .replies import ReplyReader
 
 OUTPUT_CAP = 64 * 1024
 READ_CHUNK = 65536
@@ -201,7 +201,7 @@ class HostProcess:
         self.serial += 1
         self.ending = True
         self.end_deadline = time.monotonic() + self.end_allowance
-        self._tell_zygote(b"END\n")
+        self._tell_zygote(protocol.END.line().encode("ascii"))
 
     def _tell_zygote(self, line: bytes) -> None:
         """A few bytes to a process that reads nothing else: they fit in the pipe, or the
@@ -227,19 +227,20 @@ class HostProcess:
         *lines, rest = self.from_zygote.split(b"\n")
         self.from_zygote = bytearray(rest)
         for line in lines:
-            if not line.startswith(self.token) or len(line) > LINE_LIMIT:
+            if not line.startswith(self.token) or len(line) > protocol.LINE_LIMIT:
                 self.zygote_broken = "a line that is not the zygote's on its control pipe"
                 return
             self._heard(line[len(self.token):].decode("utf-8", "replace"))
-        if len(rest) > LINE_LIMIT:
-            self.zygote_broken = f"a line over {LINE_LIMIT} bytes on its control pipe"
+        if len(rest) > protocol.LINE_LIMIT:
+            self.zygote_broken = f"a line over {protocol.LINE_LIMIT} bytes on its control pipe"
 
     def _heard(self, line: str) -> None:
-        if line == "ENDED" and self.ending:
+        verb, values = protocol.parse(line, protocol.MONITOR_READS_CONTROL)
+        if verb is protocol.ENDED and self.ending:
             self._last_game_ended()
-        elif line.startswith("DIED ") and line[5:].isdigit():
+        elif verb is protocol.DIED:
             if not self.ending:     # a death before ENDED was the last game's: ENDED says it
-                self.died = describe_status(int(line[5:]))
+                self.died = describe_status(values[0])
         else:
             self.said.append(line)
 
@@ -263,12 +264,12 @@ class HostProcess:
         self._flush()
 
     # -- requests ---------------------------------------------------------------------------
-    def start_game(self, line: str) -> None:
-        """GAME <serial> ...: held while the last game is ending."""
+    def start_game(self, values: tuple[int, ...]) -> None:
+        """GAME <serial> <values>: held while the last game is ending."""
         if self.in_game:   # a game not ended: it ends first
             self.end_game()
         self.in_game = True
-        self.send(f"\nGAME {self.serial} {line}\n")
+        self.send("\n" + protocol.GAME.line(self.serial, *values))
 
     def send(self, text: str) -> None:
         """Queue a message that has no reply (GAME, SYNC) and write what fits now."""
@@ -465,7 +466,7 @@ class HostProcess:
             pass
 
     def quit(self) -> None:
-        self._tell_zygote(b"QUIT\n")
+        self._tell_zygote(protocol.QUIT.line().encode("ascii"))
         try:
             self.process.wait(timeout=0.2)
         except subprocess.TimeoutExpired:
@@ -511,7 +512,10 @@ def _as_is(argv, env):
     return Launch(list(argv), env)
 
 
-_MOVES = re.compile(r"MOVES ([CD]+)(?: WARN (.*))?")
+_MOVES_ALONE = protocol.MOVES.word + " "   # the start of the reply of nearly every call
+_FIRST_TURN = protocol.TURN.line()
+_FAULT_OF = {protocol.TIMEOUT: TIMEOUT,   # the REPL stopped the call itself
+             protocol.ERROR: EXCEPTION, protocol.INVALID: INVALID}
 
 
 class ProcessHandle:
@@ -579,10 +583,11 @@ class ProcessHandle:
         except _Violation as violation:
             host.kill()
             raise LoadError(f"broke the host protocol while loading: {violation}") from violation
-        if line.startswith("LOADERR "):
+        verb, values = protocol.parse(line, protocol.MONITOR_READS_CONTROL)
+        if verb is protocol.LOADERR:
             host.kill()
-            raise LoadError(line[len("LOADERR "):])
-        if line != "READY":
+            raise LoadError(values[0])
+        if verb is not protocol.READY:
             host.kill()
             raise LoadError(f"host answered {one_line(line, 80)!r} instead of READY")
         return host
@@ -642,7 +647,7 @@ class ProcessHandle:
         self._send_game()
         assert self.host is not None
         for mine, theirs in played:
-            self.host.send(f"SYNC {mine} {theirs}\n")
+            self.host.send(protocol.SYNC.line(mine, theirs))
 
     def _end_its_process(self) -> None:
         """The game's process (and all it started) is killed; a fresh one, from the same
@@ -654,8 +659,7 @@ class ProcessHandle:
     def _send_game(self) -> None:
         start, host = self.start, self.host
         assert start is not None and host is not None  # a game has started, on a live host
-        t, r, p, s = start.payoffs.as_tuple()
-        host.start_game(f"{start.agent_seed} {start.moves_per_turn} {t} {r} {p} {s}")
+        host.start_game((start.agent_seed, start.moves_per_turn, *start.payoffs.as_tuple()))
 
     def _lose_host(self) -> None:
         if self.host is not None:
@@ -689,7 +693,7 @@ class ProcessHandle:
         if self.stale:
             self._catch_up(self.turns[:-1] if last else [])
         assert self.host is not None  # it was there or _replace started one
-        self.host.ask(f"TURN {last[0]} {last[1]}\n" if last is not None else "TURN\n")
+        self.host.ask(protocol.TURN.line(*last) if last is not None else _FIRST_TURN)
         self.asked_until = time.monotonic() + self.timeout
         self.credit = 0.0
         self.asked = True
@@ -765,19 +769,15 @@ class ProcessHandle:
     def _parse(self, line: str) -> Reply:
         assert self.start is not None  # replies come within a game
         per_turn = self.start.moves_per_turn
-        if line.startswith("MOVES "):  # by far the most common reply: no regex for it
-            moves = line[6:]
+        if line.startswith(_MOVES_ALONE):  # by far the most common reply: read here at once
+            moves = line[len(_MOVES_ALONE):]
             if len(moves) == per_turn and not moves.strip("CD"):
                 return plain_reply(moves)
-        match = _MOVES.fullmatch(line)
-        if match and len(match.group(1)) == per_turn:
-            return Reply(match.group(1), None, match.group(2))
-        if line.startswith("TIMEOUT "):  # the REPL stopped the call itself
-            return Reply(None, Fault(TIMEOUT, one_line(line[len("TIMEOUT "):])))
-        if line.startswith("ERROR "):
-            return Reply(None, Fault(EXCEPTION, one_line(line[len("ERROR "):])))
-        if line.startswith("INVALID "):
-            return Reply(None, Fault(INVALID, one_line(line[len("INVALID "):])))
+        verb, values = protocol.parse(line, protocol.MONITOR_READS_GAME)
+        if verb is protocol.MOVES and len(values[0]) == per_turn:
+            return Reply(values[0], None, values[1] if len(values) == 2 else None)
+        if verb in _FAULT_OF:
+            return Reply(None, Fault(_FAULT_OF[verb], one_line(values[0])))
         return Reply(None, Fault(INVALID, f"unreadable reply {one_line(line, 80)!r}"))
 
     def end_game(self) -> None:

@@ -21,6 +21,7 @@ import os
 import select
 from collections import deque
 
+from harness.core import protocol
 from harness.core.errors import HarnessError, LoadError
 from harness.core.fault_policy import FAULT_POLICY, Event
 from harness.core.verdicts import FaultKind
@@ -96,11 +97,11 @@ class ReplHost(HostProcess):
     def first_words(self, deadline: float) -> str:
         return self.read_line(deadline)
 
-    def start_game(self, line: str) -> None:
-        self.send(f"GAME {line}\n")
+    def start_game(self, values: tuple[int, ...]) -> None:
+        self.send(protocol.REPL_GAME.line(*values))
 
     def end_game(self) -> None:
-        self.send("END\n")
+        self.send(protocol.END.line())
 
     def close_pipes(self) -> None:
         self.kill()
@@ -143,7 +144,7 @@ class ReplHandle(ProcessHandle):
         except Exception as error:    # TimeoutError, _Dead, _Violation: one reason each
             host.kill()
             raise LoadError(f"the REPL did not say READY ({type(error).__name__})") from None
-        if line != "READY":
+        if line != protocol.READY.word:
             host.kill()
             raise LoadError(f"the REPL answered {line[:80]!r} instead of READY")
         return host

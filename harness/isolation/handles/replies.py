@@ -14,8 +14,7 @@ A violation is final: the process is not to be trusted with another request.
 """
 from __future__ import annotations
 
-LINE_LIMIT = 4096
-JUNK_ALLOWANCE = 16
+from harness.core.protocol import JUNK_ALLOWANCE, LINE_LIMIT
 
 
 class ReplyReader:
