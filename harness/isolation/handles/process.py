@@ -20,19 +20,9 @@ from collections import deque
 from harness.agents.runtime import one_line
 from harness.core import protocol
 from harness.core.errors import LoadError, OutOfFiles
+from harness.core.fault_policy import FAULT_POLICY, Event
 
-from .agent_handle import (
-    CRASH,
-    EXCEPTION,
-    INVALID,
-    SILENT_DEFAULT,
-    TIMEOUT,
-    Fault,
-    GameStart,
-    Last,
-    Reply,
-    plain_reply,
-)
+from .agent_handle import SILENT_DEFAULT, Fault, GameStart, Last, Reply, plain_reply
 from .replies import ReplyReader
 
 OUTPUT_CAP = 64 * 1024
@@ -514,8 +504,8 @@ def _as_is(argv, env):
 
 _MOVES_ALONE = protocol.MOVES.word + " "   # the start of the reply of nearly every call
 _FIRST_TURN = protocol.TURN.line()
-_FAULT_OF = {protocol.TIMEOUT: TIMEOUT,   # the REPL stopped the call itself
-             protocol.ERROR: EXCEPTION, protocol.INVALID: INVALID}
+_EVENT_OF = {protocol.TIMEOUT: Event.STOPPED,   # the REPL stopped the call itself
+             protocol.ERROR: Event.RAISED, protocol.INVALID: Event.BAD_ANSWER}
 
 
 class ProcessHandle:
@@ -635,7 +625,8 @@ class ProcessHandle:
         except LoadError as error:
             if not self.restart_failed:  # recorded, so its status says crashed, and why
                 self.restart_failed = True
-                self.unreported = Fault(CRASH, f"could not be restarted: {error}")
+                self.unreported = Fault(FAULT_POLICY.kind(Event.NOT_RESTARTED),
+                                        f"could not be restarted: {error}")
             self.host = None
             return False
         self._catch_up(played)
@@ -728,25 +719,28 @@ class ProcessHandle:
                 self._lose_host()
             else:
                 self._end_its_process()
-            return Reply(None, Fault(TIMEOUT, f"{what} within {self._time_allowed()}; "
-                                              "process killed and replaced"))
+            return Reply(None, Fault(FAULT_POLICY.kind(Event.NO_ANSWER),
+                                     f"{what} within {self._time_allowed()}; "
+                                     "process killed and replaced"))
         except _GameDied as death:   # the host lives on: the next game forks from it
             self.out_for_game = True
             host.drain_output()   # its last words, which say why
-            return Reply(None, Fault(CRASH, f"{death}{self._output_hint()}"))
+            return Reply(None, Fault(FAULT_POLICY.kind(Event.DIED),
+                                     f"{death}{self._output_hint()}"))
         except _Dead as death:
             reason = f"{death}{self._output_hint()}"
             self._lose_host()
             self.out_for_game = True
-            return Reply(None, Fault(CRASH, reason))
+            return Reply(None, Fault(FAULT_POLICY.kind(Event.DIED), reason))
         except _Violation as violation:
             if host.zygote_broken is None:   # the game's process broke it: it alone goes
                 self._end_its_process()
             else:
                 self._lose_host()
             self.out_for_game = True
-            return Reply(None, Fault(INVALID, f"protocol violation: {violation}; process "
-                                              "killed, default answer for the rest of the game"))
+            return Reply(None, Fault(FAULT_POLICY.kind(Event.BROKE_PROTOCOL),
+                                     f"protocol violation: {violation}; process killed, "
+                                     "default answer for the rest of the game"))
         host.busy += time.monotonic() - (self.deadline - self.timeout - self.credit)
         return self._parse(line)
 
@@ -776,9 +770,9 @@ class ProcessHandle:
         verb, values = protocol.parse(line, protocol.MONITOR_READS_GAME)
         if verb is protocol.MOVES and len(values[0]) == per_turn:
             return Reply(values[0], None, values[1] if len(values) == 2 else None)
-        if verb in _FAULT_OF:
-            return Reply(None, Fault(_FAULT_OF[verb], one_line(values[0])))
-        return Reply(None, Fault(INVALID, f"unreadable reply {one_line(line, 80)!r}"))
+        if verb in _EVENT_OF:
+            return Reply(None, Fault(FAULT_POLICY.kind(_EVENT_OF[verb]), one_line(values[0])))
+        return Reply(None, Fault(FAULT_POLICY.kind(Event.BAD_ANSWER), f"unreadable reply {one_line(line, 80)!r}"))
 
     def end_game(self) -> None:
         """The host kills this game's agent process and all it started (docs/DESIGN.md)."""
