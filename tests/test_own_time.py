@@ -189,10 +189,43 @@ def test_the_time_given_back_is_capped():
         ending = ended = False
         released_at = 0.0
 
-        def cpu_wait(self):
-            return 3600.0
+        def at_deadline(self):
+            return 3600.0, None
 
     handle.host = Starved()
     handle.asked_until = 0.0
     handle._time_given_back()
     assert handle.credit == pytest.approx((OWN_TIME_CAP - 1) * LIMIT)
+
+
+def test_a_death_is_seen_at_the_deadline_though_the_zygote_never_reports_it(tmp_path, mode):
+    """The zygote, stopped here, cannot reap the game's process or say DIED (on a crowded
+    machine it may not get a CPU for longer than the cap): the monitor reads the death
+    from /proc at the deadline, and the call is the crash it was, with its status."""
+    import signal
+
+    from harness.isolation.own_time import _children_below, game_process
+
+    name, text = AGENTS["python", "dies"]
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    handle = open_handle(file_spec(path), Isolation(mode, LIMIT))
+    try:
+        handle.start_game(GameStart(1, 3, Payoffs()))
+        game = game_process(_children_below(handle.host.process.pid))
+        zygote = _parent_of(game)
+        os.kill(zygote, signal.SIGSTOP)
+        try:
+            handle.request(None)
+            reply = handle.collect()
+        finally:
+            os.kill(zygote, signal.SIGCONT)
+        assert reply.fault is not None and reply.fault.kind == "crash", reply.fault
+        assert "status 3" in reply.fault.message
+    finally:
+        handle.close()
+
+
+def _parent_of(pid):
+    with open(f"/proc/{pid}/stat", "rb") as stat:
+        return int(stat.read().rpartition(b")")[2].split()[1])

@@ -22,11 +22,13 @@ longer). Such a wait is its own doing: when any other task of the game is runnin
 runnable as the deadline passes, nothing is given back.
 
 A game's process that died is not reaped by the zygote until the zygote gets a CPU, and
-only then does the monitor hear of it (DIED): until the cap, that wait is not the agent's.
+only then would the monitor hear of it (DIED); on a crowded machine that can take longer
+than the cap. So a deadline that finds the game's process dead (a zombie with no thread
+left) reads its wait status from /proc itself: the call is the crash it was, whenever the
+zygote gets to say so.
 """
 from __future__ import annotations
 
-import math
 import os
 
 # A call's wall time never exceeds this many times the limit. It bounds what an agent that
@@ -36,26 +38,39 @@ OWN_TIME_CAP = 5
 _NS_PER_SECOND = 1e9
 
 
-def seconds_waiting_for_cpu(host_pid: int) -> float:
-    """How long the current game's process below `host_pid` was runnable but not
-    running, in seconds; 0.0 when it cannot be told; infinite when it is dead (the cap
-    then bounds the wait for the zygote to say so)."""
+def at_deadline(host_pid: int) -> tuple[float, int | None]:
+    """(how long the current game's process below `host_pid` was runnable but not
+    running, in seconds; its wait status if it is dead). The seconds are 0.0 when they
+    cannot be told, or when the game competes with itself."""
     below = _children_below(host_pid)
     pid = game_process(below)
     if pid is None:
-        return 0.0
-    if _task_state(pid, str(pid)) == b"Z":
-        # dead, not yet reaped: what the call waits for now is the zygote's DIED, our own
-        # code's report, however long a loaded machine keeps it from a CPU
-        return math.inf
+        return 0.0, None
+    status = _wait_status_if_dead(pid)
+    if status is not None:
+        return 0.0, status
     if _competes_with_itself(pid, below):
-        return 0.0
+        return 0.0, None
     try:
         with open(f"/proc/{pid}/schedstat", "rb") as stats:
             fields = stats.read().split()
-        return int(fields[1]) / _NS_PER_SECOND
+        return int(fields[1]) / _NS_PER_SECOND, None
     except (OSError, IndexError, ValueError):
-        return 0.0
+        return 0.0, None
+
+
+def _wait_status_if_dead(pid: int) -> int | None:
+    """The wait(2) status of a process that has ended and is not reaped yet (a zombie whose
+    every thread is gone: a leader alone in state Z may still have live threads), read
+    from /proc/PID/stat's exit_code (field 52); None while it lives or cannot be read."""
+    try:
+        if len(os.listdir(f"/proc/{pid}/task")) != 1:
+            return None
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            fields = stat.read().rpartition(b")")[2].split()
+        return int(fields[49]) if fields[0] == b"Z" else None   # fields from the 3rd on
+    except (OSError, IndexError, ValueError):
+        return None
 
 
 def _children_below(root: int) -> dict[int, list[int]]:

@@ -160,11 +160,12 @@ class HostProcess:
         is not counted here, and meets the limit)."""
         return self.cpu_budget is not None and self.busy > self.cpu_budget / 2
 
-    def cpu_wait(self) -> float:
-        """Seconds its current game's process waited for a CPU (harness/isolation/own_time.py)."""
-        from ..own_time import seconds_waiting_for_cpu
+    def at_deadline(self) -> tuple[float, int | None]:
+        """Its current game's process, as a call's deadline passes: seconds it waited for
+        a CPU, and its wait status if it died (harness/isolation/own_time.py)."""
+        from ..own_time import at_deadline
 
-        return seconds_waiting_for_cpu(self.process.pid)
+        return at_deadline(self.process.pid)
 
     # -- the control channel ----------------------------------------------------------------
     def first_words(self, deadline: float) -> str:
@@ -603,13 +604,19 @@ class ProcessHandle:
 
     def _time_given_back(self) -> bool:
         """Its deadline has passed: move it on by the time the game's process waited for
-        a CPU (harness/isolation/own_time.py); True if the call still has time then."""
+        a CPU (harness/isolation/own_time.py); True if the call still has time then, or if
+        the process is found dead (the reply is then that death, whenever the zygote,
+        which may wait for a CPU too, gets to report it)."""
         host = self.host
         if host is None or host.ending or host.ended:
             return False
         from ..own_time import OWN_TIME_CAP
 
-        waited = min(host.cpu_wait(), (OWN_TIME_CAP - 1) * self.timeout)
+        waited, status = host.at_deadline()
+        if status is not None:
+            host.died = host.died or describe_status(status)
+            return True
+        waited = min(waited, (OWN_TIME_CAP - 1) * self.timeout)
         if waited <= self.credit:
             return False
         self.credit = waited
@@ -697,7 +704,7 @@ class ProcessHandle:
             return {}
         if time.monotonic() >= self.deadline and not self._time_given_back():
             return {}
-        return host.watched()
+        return {} if host.ready() else host.watched()   # found dead at the deadline
 
     def pump(self, fd: int, events: int) -> None:
         if self.host is not None:
