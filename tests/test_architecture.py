@@ -1,6 +1,5 @@
 """The package's shape, as the import graph shows it: no module imports, directly or through
-others, a module that imports it back, and click is the command line's alone (but for the
-exceptions setup.cfg's click contract lists, each with its reason).
+others, a module that imports it back, and click is the command line's alone.
 
 The graph is grimp's (the one import-linter builds for setup.cfg's contracts), which counts
 imports inside functions too: an import deferred to keep `import harness` light is still a
@@ -10,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import IN_CI, ROOT
+from conftest import IN_CI
 
 
 @pytest.fixture(scope="module")
@@ -115,24 +114,10 @@ def test_no_module_imports_itself_through_others(graph):
         for component in components)
 
 
-def _click_exceptions() -> set[str]:
-    """The modules outside harness.cli that setup.cfg's click contract still lets import
-    click, each with its reason there (`X -> click` under ignore_imports)."""
-    import configparser
-
-    parser = configparser.ConfigParser()
-    parser.read(ROOT / "setup.cfg", encoding="utf-8")
-    lines = parser.get("importlinter:contract:click", "ignore_imports", fallback="")
-    return {line.split("->")[0].strip() for line in lines.splitlines()
-            if line.strip().endswith("-> click")}
-
-
 def test_click_is_imported_only_under_harness_cli(graph):
     outside = sorted(module for module in graph.find_modules_that_directly_import("click")
-                     if module != "harness.cli" and not module.startswith("harness.cli.")
-                     and module not in _click_exceptions())
-    assert not outside, ("click imported outside harness.cli, and not among setup.cfg's "
-                         "listed exceptions, by: " + ", ".join(outside))
+                     if module != "harness.cli" and not module.startswith("harness.cli."))
+    assert not outside, "click imported outside harness.cli by: " + ", ".join(outside)
 
 
 def test_the_cycle_finder_finds_cycles(tmp_path):

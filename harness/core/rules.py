@@ -1,4 +1,5 @@
-"""The game's rules, as ../shared/RULES.md states them: payoffs, flips, parameters.
+"""The game's rules, as the README's "Rules" section states them: payoffs, flips,
+parameters.
 
 Everything here is pure and cheap: no I/O, no randomness of its own.
 """

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
-import click
+from harness.core.safe_text import echo
 
 from .gradebook import GRADE_COLUMN
 
@@ -87,27 +87,25 @@ def recorded_outputs(record, outputs: Outputs, given_here) -> Outputs:
         if given_here(name) or not isinstance(value, wanted) or isinstance(value, bool):
             continue
         if name in ("report", "grades") and isinstance(value, str) and os.path.exists(value):
-            click.echo(f"pdharness: the run's --{name} {line(value)} exists: not replaced "
-                       f"(write it with: pdharness show {line(str(record.path))} --{name} "
-                       "FILE)", err=True)
+            echo(f"pdharness: the run's --{name} {line(value)} exists: not replaced "
+                 f"(write it with: pdharness show {line(str(record.path))} --{name} "
+                 "FILE)", err=True)
             continue
         options[name] = value
         if name in ("report", "grades"):
-            click.echo(f"pdharness: the run asked for --{name} {line(value)}: written when "
-                       "it finishes", err=True)
+            echo(f"pdharness: the run asked for --{name} {line(value)}: written when "
+                 "it finishes", err=True)
     return replace(outputs, **options)
 
 
 def deliver(result, outputs: Outputs, roster=None, command: str | None = None,
             incomplete: str | None = None) -> None:
-    from harness.core.safe_text import echo
-
     from .formats import FORMATS
     from .tournament_report import write_report
 
     chosen = FORMATS[outputs.format]
     if chosen.seed_on_stderr:
-        click.echo(f"seed {result.seed}", err=True)
+        echo(f"seed {result.seed}", err=True)
     text = chosen.write(result, roster, incomplete)
     echo(text.rstrip("\n"))  # json and csv have no control character left to escape
     if outputs.report:
@@ -134,8 +132,8 @@ def _say_replaced(option: str, path, replaced: bool) -> None:
     if replaced:
         from harness.core.safe_text import line
 
-        click.echo(f"pdharness: --{option} {line(str(path))}: replaced the file that was "
-                   "there", err=True)
+        echo(f"pdharness: --{option} {line(str(path))}: replaced the file that was "
+             "there", err=True)
 
 
 def command_line() -> str:
@@ -161,5 +159,5 @@ def exit_interrupted(error) -> None:
     from harness.core.interrupts import exit_status
     from harness.core.safe_text import block  # two lines of ours, quoting the record's path
 
-    click.echo(f"pdharness: {block(error)}", err=True)
+    echo(f"pdharness: {block(error)}", err=True)
     sys.exit(exit_status())
