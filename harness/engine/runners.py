@@ -340,9 +340,9 @@ class ForkRunner(SerialRunner):
     They are harness/engine/forked.py's, which a Ctrl-C, a SIGTERM or a killed monitor cannot
     leave hanging or running."""
 
-    def __init__(self, pool: HandlePool, params, jobs: int):
+    def __init__(self, pool: HandlePool, params, worker_count: int):
         super().__init__(pool, params)
-        self.jobs = jobs
+        self.worker_count = worker_count   # --jobs; `jobs` below are the games to play
         self.workers: Workers | None = None
 
     def play(self, jobs, on_game=None):
@@ -350,8 +350,8 @@ class ForkRunner(SerialRunner):
             from .forked import Workers
 
             _FORKED.update(pool=self.pool, params=self.params)
-            self.workers = Workers(self.jobs, initializer=_own_processes)
-        batch = max(1, -(-len(jobs) // (self.jobs * 2)))
+            self.workers = Workers(self.worker_count, initializer=_own_processes)
+        batch = max(1, -(-len(jobs) // (self.worker_count * 2)))
         records = []
         for record in self.workers.map(_forked_play, jobs, chunksize=batch):
             records.append(record)
@@ -366,10 +366,11 @@ class ForkRunner(SerialRunner):
         super().close()
 
 
-def make_runner(pool: HandlePool, params, jobs: int | None):
-    jobs = jobs or os.cpu_count() or 1
-    if jobs <= 1:
+def make_runner(pool: HandlePool, params, worker_count: int | None):
+    """The runner for `--jobs` (`worker_count`; None: one per CPU)."""
+    worker_count = worker_count or os.cpu_count() or 1
+    if worker_count <= 1:
         return SerialRunner(pool, params)
     if pool.isolation.mode == "none":
-        return ForkRunner(pool, params, jobs)
+        return ForkRunner(pool, params, worker_count)
     return PipelinedRunner(pool, params)
