@@ -726,30 +726,33 @@ class ProcessHandle:
                 self._lose_host()
             else:
                 self._end_its_process()
-            return Reply(None, Fault(FAULT_POLICY.kind(Event.NO_ANSWER),
-                                     f"{what} within {self._time_allowed()}; "
-                                     "process killed and replaced"))
+            return self._fault(Event.NO_ANSWER, f"{what} within {self._time_allowed()}; "
+                                                "process killed and replaced")
         except _GameDied as death:   # the host lives on: the next game forks from it
-            self.out_for_game = True
             host.drain_output()   # its last words, which say why
-            return Reply(None, Fault(FAULT_POLICY.kind(Event.DIED),
-                                     f"{death}{self._output_hint()}"))
+            return self._fault(Event.DIED, f"{death}{self._output_hint()}")
         except _Dead as death:
             reason = f"{death}{self._output_hint()}"
             self._lose_host()
-            self.out_for_game = True
-            return Reply(None, Fault(FAULT_POLICY.kind(Event.DIED), reason))
+            return self._fault(Event.DIED, reason)
         except _Violation as violation:
             if host.zygote_broken is None:   # the game's process broke it: it alone goes
                 self._end_its_process()
             else:
                 self._lose_host()
-            self.out_for_game = True
-            return Reply(None, Fault(FAULT_POLICY.kind(Event.BROKE_PROTOCOL),
-                                     f"protocol violation: {violation}; process killed, "
-                                     "default answer for the rest of the game"))
+            return self._fault(Event.BROKE_PROTOCOL, f"protocol violation: {violation}; "
+                                                     "process killed, default answer for "
+                                                     "the rest of the game")
         host.busy += time.monotonic() - (self.deadline - self.timeout - self.credit)
         return self._parse(line)
+
+    def _fault(self, event: Event, message: str) -> Reply:
+        """The reply a fault makes, with what the policy says it does to the game (the
+        process itself was dealt with where the fault was found: which one failed decides)."""
+        consequence = FAULT_POLICY.consequence(event)
+        if consequence.out_for_game:
+            self.out_for_game = True
+        return Reply(None, Fault(consequence.kind, message))
 
     def _time_allowed(self) -> str:
         if self.credit < 0.01:
