@@ -16,8 +16,8 @@ even when nobody reaps them; where no cgroup can be made, what `wait4` hands on,
 misses the processes bubblewrap's PID namespace reaps itself); games, turns, games/s, CPU
 per game; the faults the agents were charged (a loaded machine makes honest agents miss
 their 1 s deadline: a result with faults is not the workload's), and any agent that did
-not load (a sandboxed host compiles hyrule for IvanovJones at every start: 2 s on a quiet
-machine, past the 30 s start limit at load 40); the summed PSS of the
+not load (a host that misses its 30 s start limit on a very loaded machine); the summed
+PSS of the
 monitor and its agents' processes, sampled every `--sample` seconds from
 /proc/PID/smaps_rollup (peak and median); and the load average before and after.
 
