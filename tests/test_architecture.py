@@ -143,3 +143,26 @@ def test_the_cycle_finder_finds_cycles(tmp_path):
     chain = _cycle_through(example, components[0])
     assert chain.startswith("cyclic_example.a -> cyclic_example.b (line 2) -> ")
     assert chain.endswith("-> cyclic_example.a (line 1)")
+
+
+# the command line's modules are named by their commands (`tournament`, `experiment`): the
+# CLI finds a command's module by its name, whatever a module of another layer is called
+NAMED_BY_THEIR_COMMAND = "harness.cli.commands."
+
+
+def test_no_two_modules_share_a_name(graph):
+    """A module's name says what it holds: two modules of one name hold different things
+    (issue 23: two rounds.py, three report.py, two session.py were such). Packages and
+    `__main__` aside."""
+    from collections import defaultdict
+
+    ours = [m for m in graph.modules if _ours(m)]
+    packages = {m.rsplit(".", 1)[0] for m in ours if "." in m}
+    by_name = defaultdict(list)
+    for module in ours:
+        if module in packages or module.startswith(NAMED_BY_THEIR_COMMAND):
+            continue
+        by_name[module.rsplit(".", 1)[-1]].append(module)
+    shared = {name: sorted(modules) for name, modules in by_name.items()
+              if len(modules) > 1 and name != "__main__"}
+    assert not shared, f"modules sharing a name: {shared}"

@@ -9,7 +9,7 @@ in training. How the agent plays from them (a belief over the types, probing, th
 move of the likeliest type) is harness/agents/recognizer.py; it runs as a trusted built-in from
 its key. It learned the types, not the instances: any number of copies of them needs no
 retraining, but other types do, and the tool says so (`retrain_notes`, in
-harness/agents/definitions.py with what an agent type is).
+harness/agents/agent_types.py with what an agent type is).
 
 Version 1 files (one Q-table for the whole mix, before issue 25) are still read: one
 pseudo-type with no reply counts, so it plays its one greedy table as before.

@@ -175,7 +175,7 @@ class Learner(ReadyHandle):
 
 def train(types, settings, training: Training, on_done=None) -> Model:
     """A model trained against `types` (harness.agents.population.AgentType) under `settings`."""
-    from harness.agents.definitions import definition
+    from harness.agents.agent_types import definition
     from harness.agents.qtable import check_size, fingerprint
     from harness.core.errors import HarnessError, LoadError, ParameterError
     from harness.core.seeds import derive

@@ -38,7 +38,7 @@ def command(file, db, report, format, seed, jobs, isolation, timeout, memory_lim
 
     experiment = plan.load(file, isolation, {"timeout": timeout, "memory_limit": memory_limit})
     _check_report_path(report)
-    from harness.agents.definitions import retrain_notes
+    from harness.agents.agent_types import retrain_notes
     from harness.core.safe_text import line
 
     notes = {note: None for c in experiment.conditions for note in retrain_notes(c.specs())}

@@ -64,7 +64,7 @@ def command(agents, population, **options):
 
 def _note_retraining(specs) -> None:
     """A Q-table agent trained against other types than the ones it meets: say so."""
-    from harness.agents.definitions import retrain_notes
+    from harness.agents.agent_types import retrain_notes
     from harness.core.safe_text import line
 
     for note in retrain_notes(specs):

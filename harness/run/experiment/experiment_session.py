@@ -32,7 +32,7 @@ def resume(path, *, jobs=None, quiet=False, isolation="sandbox", allow_weaker=Fa
     MiB}, resume's options), never the record's (see harness.run.tournament_session.resume); the
     file's conditions may only lower those limits, as when it was started, and limits other
     than the recorded ones are refused (they change results)."""
-    from harness.agents.definitions import definition
+    from harness.agents.agent_types import definition
     from harness.run.tournament_session import check_isolation
 
     from . import plan

@@ -108,7 +108,7 @@ class ExperimentRecord:
     @classmethod
     def create(cls, path, experiment, seed: int, isolation: str | None,
                command: str | None) -> "ExperimentRecord":
-        from harness.agents.definitions import definition
+        from harness.agents.agent_types import definition
         from harness.store import db
 
         connection = db.create(path, SCHEMA)
