@@ -229,3 +229,30 @@ def test_a_death_is_seen_at_the_deadline_though_the_zygote_never_reports_it(tmp_
 def _parent_of(pid):
     with open(f"/proc/{pid}/stat", "rb") as stat:
         return int(stat.read().rpartition(b")")[2].split()[1])
+
+
+def test_an_answer_written_before_the_process_died_is_its_answer(tmp_path, mode):
+    """It answers in time and dies just after; the monitor, busy elsewhere, looks only past
+    the deadline and finds the process dead: the answer in the pipe is the call's reply,
+    not the death (the pipelined runner's path: waiting_on, then collect)."""
+    import time
+
+    path = tmp_path / "AnswersThenDies.py"
+    path.write_text('''import os
+import threading
+
+
+def AnswersThenDies(hist, score):
+    threading.Timer(0.05, lambda: os._exit(3)).start()
+    return ["C", "C", "C"]
+''', encoding="utf-8")
+    handle = open_handle(file_spec(path), Isolation(mode, LIMIT))
+    try:
+        handle.start_game(GameStart(1, 3, Payoffs()))
+        handle.request(None)
+        time.sleep(2 * LIMIT)   # the monitor busy with other games
+        assert handle.waiting_on() == {}
+        reply = handle.collect()
+        assert reply.fault is None and reply.moves == "CCC", reply
+    finally:
+        handle.close()

@@ -255,3 +255,15 @@ def test_a_declared_parameter_reads_a_word_as_its_option_does(parameter, value):
     plain = _read(parameter.type.convert, value)
     given_here = _read(lambda v: click_type(parameter.type).convert(v, None, None), value)
     assert plain == given_here
+
+
+def test_a_flag_takes_what_click_bool_took():
+    """The API's keyword (harness.monitor(..., disqualify_broken=1)) reads as it did when
+    click.BOOL read it: a bool, 0 or 1, or one of its words."""
+    from harness.engine.parameters import BadValue, Flag
+
+    assert [Flag().convert(v) for v in (True, 1, 0, "yes", " Off ")] == [
+        True, True, False, True, False]
+    for bad in (2, -1, 0.5, None, "maybe"):
+        with pytest.raises(BadValue):
+            Flag().convert(bad)

@@ -123,6 +123,8 @@ class Flag:
     def convert(self, value) -> bool:
         if isinstance(value, bool):
             return value
+        if isinstance(value, int) and value in (0, 1):   # as click.BOOL took them
+            return bool(value)
         found = BOOLEAN_WORDS.get(value.strip().lower()) if isinstance(value, str) else None
         if found is None:
             raise BadValue(f"{value!r} is not a valid boolean. Recognized values: "

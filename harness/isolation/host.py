@@ -34,6 +34,8 @@ CODE, FAILED = b"C", b"E"   # the first byte of what the preparing child sends b
 # workload). The monitor reads everything through the table; tests/test_protocol.py checks
 # that what this writes is what the table writes.
 _GAME, _TURN, _WARN = protocol.GAME.word, protocol.TURN.word, protocol.WARN
+_GAME_BYTES = _GAME.encode("ascii") + b" "
+_TURN_OR_SYNC = (_TURN, protocol.SYNC.word)
 _END, _QUIT = protocol.END.word.encode("ascii"), protocol.QUIT.word.encode("ascii")
 
 
@@ -274,16 +276,18 @@ class BuiltinGames:
 
         line = self.reader.next_line()
         while line is not None:
-            verb, values = _request(line, protocol.GAME_PROCESS_READS)
-            if verb is protocol.GAME:
-                self.playing = values[0] == self.serial
+            if line.startswith(_GAME_BYTES):   # the table reads the rare line, GAME
+                verb, values = _request(line, protocol.GAME_PROCESS_READS)
+                self.playing = verb is protocol.GAME and values[0] == self.serial
                 if self.playing:
                     seed, per_turn, t, r, p, s = values[1:]
                     self.runtime.start_game(seed, per_turn, Payoffs(t, r, p, s))
-            elif verb is not None and self.playing:   # TURN or SYNC
-                if len(values) == 2:
-                    self.runtime.record(*values)
-                if verb is protocol.TURN:
+            elif self.playing:   # a TURN or SYNC, every turn: its words, as a game's child
+                words = line.decode("ascii", "replace").split()
+                verb = words[0] if words else ""
+                if len(words) == 3 and verb in _TURN_OR_SYNC:
+                    self.runtime.record(words[1], words[2])
+                if verb == _TURN:
                     kind, text, warning = self.runtime.call()
                     _write_all(self.host.game_replies,
                                self.host.token + reply_line(kind, text, warning))

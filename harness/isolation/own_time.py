@@ -25,10 +25,13 @@ A game's process that died is not reaped by the zygote until the zygote gets a C
 only then would the monitor hear of it (DIED); on a crowded machine that can take longer
 than the cap. So a deadline that finds the game's process dead (a zombie with no thread
 left) reads its wait status from /proc itself: the call is the crash it was, whenever the
-zygote gets to say so.
+zygote gets to say so. The kernel shows that status only to a reader that may trace the
+process (games are not dumpable), else a 0 that would misname the death: without
+CAP_SYS_PTRACE the monitor waits for the zygote's word instead, up to the cap.
 """
 from __future__ import annotations
 
+import math
 import os
 
 # A call's wall time never exceeds this many times the limit. It bounds what an agent that
@@ -46,9 +49,11 @@ def at_deadline(host_pid: int) -> tuple[float, int | None]:
     pid = game_process(below)
     if pid is None:
         return 0.0, None
-    status = _wait_status_if_dead(pid)
-    if status is not None:
-        return 0.0, status
+    dead, status = _death(pid)
+    if dead:
+        # its status when /proc tells it; else the wait is for the zygote's DIED, our own
+        # code's report, however long a loaded machine keeps it from a CPU
+        return (0.0, status) if status is not None else (math.inf, None)
     if _competes_with_itself(pid, below):
         return 0.0, None
     try:
@@ -59,18 +64,40 @@ def at_deadline(host_pid: int) -> tuple[float, int | None]:
         return 0.0, None
 
 
-def _wait_status_if_dead(pid: int) -> int | None:
-    """The wait(2) status of a process that has ended and is not reaped yet (a zombie whose
-    every thread is gone: a leader alone in state Z may still have live threads), read
-    from /proc/PID/stat's exit_code (field 52); None while it lives or cannot be read."""
+def _death(pid: int) -> tuple[bool, int | None]:
+    """(whether the process has ended and is not reaped yet, its wait(2) status when this
+    monitor may read it). Dead is a zombie whose every thread is gone: a leader alone in
+    state Z may still have live threads. The status is /proc/PID/stat's exit_code (field
+    52), which the kernel shows only to a reader allowed to trace the process."""
     try:
         if len(os.listdir(f"/proc/{pid}/task")) != 1:
-            return None
+            return False, None
         with open(f"/proc/{pid}/stat", "rb") as stat:
-            fields = stat.read().rpartition(b")")[2].split()
-        return int(fields[49]) if fields[0] == b"Z" else None   # fields from the 3rd on
+            fields = stat.read().rpartition(b")")[2].split()   # from the 3rd field on
+        if fields[0] != b"Z":
+            return False, None
+        return True, (int(fields[49]) if _may_trace_any_process() else None)
     except (OSError, IndexError, ValueError):
-        return None
+        return False, None
+
+
+_CAP_SYS_PTRACE = 19
+_tracer: bool | None = None
+
+
+def _may_trace_any_process() -> bool:
+    """This monitor holds CAP_SYS_PTRACE (a root monitor, as a rule)."""
+    global _tracer
+    if _tracer is None:
+        _tracer = False
+        try:
+            with open("/proc/self/status", "rb") as status:
+                for line in status:
+                    if line.startswith(b"CapEff:"):
+                        _tracer = bool(int(line.split()[1], 16) >> _CAP_SYS_PTRACE & 1)
+        except (OSError, ValueError, IndexError):
+            pass
+    return _tracer
 
 
 def _children_below(root: int) -> dict[int, list[int]]:

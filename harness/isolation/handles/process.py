@@ -304,6 +304,9 @@ class HostProcess:
                 if reply is not None:
                     return reply
                 if self.died is not None:
+                    reply = self._written_before_death()
+                    if reply is not None:
+                        return reply
                     raise _GameDied(self.died)
             if self.ended:
                 # its last words may still wait unread: an end seen past the deadline
@@ -323,6 +326,17 @@ class HostProcess:
                             f"{self.end_allowance:g} s")
             if not ending and not self.ready():
                 raise TimeoutError
+
+    def _written_before_death(self) -> str | None:
+        """A reply its game's process wrote before it died, still in the pipe: that is its
+        answer (the zygote's DIED, read first, may have overtaken it). Bounded: the junk
+        allowance stops a flood."""
+        while (self.replies.reply is None and self.replies.broken is None
+               and self._read_replies()):
+            pass
+        if self.replies.broken is not None:
+            raise _Violation(self.replies.broken)
+        return self.replies.take()
 
     def _wait(self, deadline: float) -> bool:
         """Wait for any of its pipes, at most until `deadline`; False if it passed."""
@@ -613,7 +627,7 @@ class ProcessHandle:
         from ..own_time import OWN_TIME_CAP
 
         waited, status = host.at_deadline()
-        if status is not None:
+        if status is not None:   # read_line still takes a reply written before it died
             host.died = host.died or describe_status(status)
             return True
         waited = min(waited, (OWN_TIME_CAP - 1) * self.timeout)
@@ -702,9 +716,12 @@ class ProcessHandle:
         # not asked this turn: out for the game, or given up on by the game (rules.py)
         if not self.asked or host is None or host.ready():
             return {}
-        if time.monotonic() >= self.deadline and not self._time_given_back():
-            return {}
-        return {} if host.ready() else host.watched()   # found dead at the deadline
+        if time.monotonic() >= self.deadline:
+            if not self._time_given_back():
+                return {}
+            if host.ready():   # found dead at the deadline
+                return {}
+        return host.watched()
 
     def pump(self, fd: int, events: int) -> None:
         if self.host is not None:
