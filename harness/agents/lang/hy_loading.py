@@ -25,7 +25,7 @@ import os
 import subprocess
 import sys
 import tempfile
-import threading
+import _thread
 import types
 from contextlib import contextmanager
 from pathlib import Path
@@ -251,8 +251,8 @@ def unclosed_form(reader, error) -> tuple[int, str] | None:
 # modules are compiled on a cold cache) sets that global too: agents loaded at once on
 # several threads (the tournament opens agents on a thread pool) ended in "reader macro '#''
 # is not defined". Importing Hy and compiling and loading a Hy agent happen one at a time
-# (they need the GIL anyway).
-compiling = threading.RLock()
+# (they need the GIL anyway). `_thread`'s lock: see harness/agents/lang/language.py.
+compiling = _thread.RLock()
 
 
 def compile_hy(path: Path, source: str):

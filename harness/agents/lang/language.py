@@ -12,7 +12,7 @@ host's dying words. Everything above harness/agents/lang treats agents alike.
 """
 from __future__ import annotations
 
-import threading
+import _thread
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from pathlib import Path
@@ -45,7 +45,10 @@ def last_line(output: str) -> str | None:
 
 
 _versions: dict[str, str] = {}   # a language's runtime version, found once per process
-_versions_lock = threading.Lock()
+# `_thread`'s lock, not `threading`'s: a host's zygote imports this module, and importing
+# `threading` registers an at-fork hook that costs every game's process ~130 page faults
+# (0.35 ms) before its first line (benchmarks/game_process_cost.py, "fork")
+_versions_lock = _thread.allocate_lock()
 
 
 class Language(ABC):
