@@ -42,3 +42,35 @@ def fresh_namespace(module_name: str, path: str, rng: _random.Random) -> dict:
         "__file__": path,
         "__builtins__": agent_builtins(private_random_module(rng)),
     }
+
+
+class MadeAhead:
+    """What `fresh_namespace` makes, made once ahead, for a process that runs ONE game: a
+    host's zygote makes it before it forks, and each game's process (a copy of the zygote)
+    seeds the generator (`seeded`) and runs the agent's module in `namespace` once.
+
+    Made in the game's process, the private `random` and the builtins' copy write the
+    reference count of every function of `random` and every builtin: in a process forked
+    from the zygote that copies some 120 of its pages a game (benchmarks/game_process_cost.py);
+    made ahead, they are the zygote's own, and a game writes only what its agent uses. The
+    state is the same: `Random().seed(s)` is `Random(s)`. Used twice in one process (never
+    in a host), the second game gets a `fresh_namespace`."""
+
+    def __init__(self):
+        self.rng = _random.Random()
+        self.builtins = agent_builtins(private_random_module(self.rng))
+        self.used = False
+
+    def seeded(self, seed: int) -> _random.Random:
+        """The game's generator, seeded: the one made ahead, while it is still unused."""
+        if self.used:
+            return _random.Random(seed)
+        self.rng.seed(seed)
+        return self.rng
+
+    def namespace(self, module_name: str, path: str, rng: _random.Random) -> dict:
+        """`fresh_namespace`, from what was made ahead when `rng` is its generator."""
+        if rng is not self.rng or self.used:
+            return fresh_namespace(module_name, path, rng)
+        self.used = True
+        return {"__name__": module_name, "__file__": path, "__builtins__": self.builtins}

@@ -3,12 +3,14 @@ from __future__ import annotations
 
 import random
 import sys
-import traceback
-from pathlib import Path
 
 from harness.core.errors import LoadError
 
 from .private_random import fresh_namespace
+
+TYPE_CHECKING = False  # a host's zygote imports this: nothing it need not (see host.py)
+if TYPE_CHECKING:
+    from pathlib import Path
 
 
 def read_source(path: Path) -> str:
@@ -38,16 +40,22 @@ def compile_python(path: Path):
 
 def line_in(path: Path, tb) -> str:
     """':N' for the deepest traceback frame inside the agent's file, if any."""
+    import traceback
+
     lines = [frame.lineno for frame in traceback.extract_tb(tb) if frame.filename == str(path)]
     return f":{lines[-1]}" if lines else ""
 
 
-def code_factory(code, path: Path, name: str, check: bool = True):
+def code_factory(code, path: Path | str, name: str, check: bool = True,
+                 namespaces=fresh_namespace):
     """A factory(rng, moves_per_turn) -> agent function, running `code` fresh each call.
-    With `check`, it runs once now, so a broken file is a load error at once."""
+    With `check`, it runs once now, so a broken file is a load error at once. `namespaces`
+    (module name, file, rng) -> the module's fresh globals (a game's process: what a host
+    made ahead, harness/agents/private_random.py's MadeAhead)."""
+    module_name, file_name = f"pdharness_agent_{name}", str(path)
 
     def factory(rng, moves_per_turn):
-        namespace = fresh_namespace(f"pdharness_agent_{name}", str(path), rng)
+        namespace = namespaces(module_name, file_name, rng)
         try:
             exec(code, namespace)
         except BaseException as error:  # agent code may raise SystemExit and the like
@@ -65,7 +73,7 @@ def code_factory(code, path: Path, name: str, check: bool = True):
             raise LoadError(f"{path}: {name} is a {type(function).__name__}, not a function")
         return function
 
-    factory.source = str(path)  # type: ignore[attr-defined]  # the code's file name: errors' frames
+    factory.source = file_name  # type: ignore[attr-defined]  # the code's file name: errors' frames
     if check:
         factory(random.Random(0), 3)
     return factory

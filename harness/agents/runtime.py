@@ -71,11 +71,15 @@ def _source_line(source: str, number: int) -> str:
 
 
 class AgentRuntime:
-    def __init__(self, factory, hist_pair):
+    def __init__(self, factory, hist_pair, lisp: bool | None = None, new_random=random.Random):
+        """`lisp`: its values print as Lisp (None: as its file's language's do);
+        `new_random(seed)`: the game's generator (a host's game process: one made ahead)."""
         self.factory = factory
         self.source: str | None = getattr(factory, "source", None)  # where errors are told
-        self.lisp = _in_lisp_syntax(self.source)  # how its bad answers are quoted back
+        # how its bad answers are quoted back
+        self.lisp = _in_lisp_syntax(self.source) if lisp is None else lisp
         self.hist_pair = hist_pair
+        self.new_random = new_random
         self.function: Callable[..., object] | LoadError | None = None
         self.hist: list = []
         self.mine = self.theirs = 0
@@ -89,7 +93,7 @@ class AgentRuntime:
         self.hist = []
         self.mine = self.theirs = 0
         try:
-            self.function = self.factory(random.Random(seed), moves_per_turn)
+            self.function = self.factory(self.new_random(seed), moves_per_turn)
         except LoadError as error:
             self.function = error
 

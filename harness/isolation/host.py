@@ -58,6 +58,7 @@ class Agent:
 
     def __init__(self, kind: str, source: str, name: str):
         self.kind, self.path, self.name = kind, Path(source), name
+        self.source = str(self.path)
         # what every game's child uses, imported once here (no agent code runs), so that
         # no game pays for importing it again
         from harness.agents import answers, lang, pyload, runtime  # noqa: F401
@@ -67,7 +68,13 @@ class Agent:
         if self.language is None:
             from harness.agents import builtins  # noqa: F401
         else:
+            from harness.agents.private_random import MadeAhead
+
             self.language.preload_in_host(self.path)
+            # what each game's process would make alike, made once here (no agent code):
+            # made there, it writes to (and so copies) pages of this process's objects
+            self.pairs = self.language.pairs()
+            self.ahead = MadeAhead()
 
     def prepare(self) -> bytes:
         """The compiled code (marshal), after loading it once; LoadError if it does not."""
@@ -87,8 +94,10 @@ class Agent:
             return StrategyRuntime(strategy_for(self.name))
         from harness.agents.pyload import code_factory
 
-        factory = code_factory(marshal.loads(compiled), self.path, self.name, check=False)
-        return AgentRuntime(factory, self.language.pairs())
+        ahead = self.ahead
+        factory = code_factory(marshal.loads(compiled), self.source, self.name, check=False,
+                               namespaces=ahead.namespace)
+        return AgentRuntime(factory, self.pairs, self.language.lisp_syntax, ahead.seeded)
 
 
 # -- the zygote ---------------------------------------------------------------------------------
