@@ -19,6 +19,13 @@ from __future__ import annotations
 
 import hy.models
 
+# Agents call these on every turn, on every move of the history (KimLopez.hy: ~70,000 calls
+# of `eq` a class tournament): each takes its quickest way on the values agents pass (moves,
+# hist's pairs, plain lists and tuples, ints) and the general one otherwise, with the same
+# answer (tests/test_hy_cl.py holds them to the plain definitions).
+_Symbol, _Keyword = hy.models.Symbol, hy.models.Keyword
+_str_eq, _str_upper = str.__eq__, str.upper
+
 __all__ = ["car", "cdr", "cadr", "cddr", "first", "second", "third", "nth", "last",
            "cons", "append", "null", "eq", "equal", "member", "mapcar", "remove_if",
            "remove_if_not", "count_if", "length", "reverse", "hyx_listXasteriskX"]
@@ -51,7 +58,9 @@ first = car
 
 
 def second(xs):
-    return nth(1, xs)
+    """`(nth 1 xs)`, written out: `(mapcar #'second hist)` calls it on every pair."""
+    items = [] if xs is None else list(xs)
+    return items[1] if len(items) > 1 else None
 
 
 def third(xs):
@@ -60,7 +69,7 @@ def third(xs):
 
 def nth(n, xs):
     """The n-th element counting from 0 (CL's argument order), None past the end."""
-    items = _items(xs)
+    items = [] if xs is None else list(xs)
     return items[n] if 0 <= n < len(items) else None
 
 
@@ -91,14 +100,19 @@ def null(x):
 def eq(a, b):
     """CL's eq/eql for Hy values: symbols by name ignoring case (the CL reader upcases),
     strings by their characters, numbers of one type by value, the rest by identity."""
-    if isinstance(a, hy.models.Symbol) and isinstance(b, hy.models.Symbol):
-        return str.__str__(a).upper() == str.__str__(b).upper()
-    if isinstance(a, str) and isinstance(b, str):
-        return str.__str__(a) == str.__str__(b)
+    if isinstance(a, str) and isinstance(b, str):   # symbols (and moves) are strings too
+        if isinstance(a, _Symbol) and isinstance(b, _Symbol):
+            return _str_upper(a) == _str_upper(b)
+        return _str_eq(a, b)
+    return _eq_other(a, b)
+
+
+def _eq_other(a, b):
+    """`eq` of two values that are not both strings."""
     for kind in (int, float):  # quoted numbers are hy Integers, which compare by type
         if isinstance(a, kind) and isinstance(b, kind):
             return kind(a) == kind(b)
-    if isinstance(a, hy.models.Keyword) and isinstance(b, hy.models.Keyword):
+    if isinstance(a, _Keyword) and isinstance(b, _Keyword):
         return a == b
     return a is b
 
@@ -122,6 +136,8 @@ def member(x, xs):
 
 def mapcar(function, *lists):
     """function applied to the lists' elements in step, until the shortest ends."""
+    if len(lists) == 1:
+        return list(map(function, _items(lists[0])))
     return [function(*args) for args in zip(*(_items(xs) for xs in lists), strict=False)]
 
 
@@ -134,7 +150,11 @@ def remove_if_not(test, xs):
 
 
 def count_if(test, xs):
-    return sum(1 for item in _items(xs) if test(item))
+    count = 0
+    for item in _items(xs):
+        if test(item):
+            count += 1
+    return count
 
 
 def length(xs):

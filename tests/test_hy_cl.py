@@ -98,3 +98,66 @@ def test_the_prelude_never_changes_its_argument(xs):
                      lambda v: cl.append(v, v), lambda v: cl.member(0, v)):
         function(xs)
     assert xs == before
+
+
+# The plain definitions the prelude's quick ones must agree with (lisp_bridge/cl.py takes
+# quicker ways on the values agents pass every turn: moves, hist's pairs, ints).
+def plain_eq(a, b):
+    if isinstance(a, Symbol) and isinstance(b, Symbol):
+        return str.__str__(a).upper() == str.__str__(b).upper()
+    if isinstance(a, str) and isinstance(b, str):
+        return str.__str__(a) == str.__str__(b)
+    for kind in (int, float):
+        if isinstance(a, kind) and isinstance(b, kind):
+            return kind(a) == kind(b)
+    if isinstance(a, hy.models.Keyword) and isinstance(b, hy.models.Keyword):
+        return a == b
+    return a is b
+
+
+def plain_nth(n, xs):
+    items = [] if xs is None else list(xs)
+    return items[n] if 0 <= n < len(items) else None
+
+
+class LoudStr(str):
+    """A string that lies about its characters: eq must read the real ones."""
+
+    def __eq__(self, other):
+        return True
+
+    __hash__ = str.__hash__
+
+    def upper(self):
+        return "X"
+
+
+NAN = float("nan")
+atoms = st.one_of(
+    st.sampled_from([C, D, Symbol("c"), Symbol("d"), Symbol("C"), "C", "c", "D", LoudStr("C"),
+                     hy.models.Keyword("C"), hy.models.Keyword("c"), hy.models.Integer(3),
+                     hy.models.String("C"), True, 1, 1.0, NAN, None, (), []]),
+    st.integers(-3, 3), st.floats(allow_nan=False), st.text(max_size=2))
+sequences = st.one_of(st.none(), st.lists(atoms, max_size=4), st.tuples(atoms, atoms),
+                      st.sampled_from([hist_pair(m, t) for m in "CD" for t in "CD"]))
+
+
+@given(atoms, atoms)
+def test_eq_answers_as_its_plain_definition(a, b):
+    assert cl.eq(a, b) is plain_eq(a, b)
+    assert cl.eq(a, a) is plain_eq(a, a)
+
+
+@given(st.integers(-2, 5), sequences)
+def test_nth_second_and_third_answer_as_their_plain_definition(n, xs):
+    assert cl.nth(n, xs) is plain_nth(n, xs)
+    assert cl.second(xs) is plain_nth(1, xs) and cl.third(xs) is plain_nth(2, xs)
+
+
+@given(st.lists(atoms, max_size=6), st.lists(atoms, max_size=6))
+def test_mapcar_and_count_if_answer_as_their_plain_definitions(xs, ys):
+    is_c = lambda m: plain_eq(m, Symbol("c"))  # noqa: E731
+    assert cl.count_if(is_c, xs) == sum(1 for item in xs if is_c(item))
+    assert cl.mapcar(is_c, xs) == [is_c(item) for item in xs]
+    assert cl.mapcar(cl.eq, xs, ys) == [plain_eq(x, y) for x, y in zip(xs, ys, strict=False)]
+    assert cl.mapcar(is_c, tuple(xs)) == cl.mapcar(is_c, xs) and cl.mapcar(is_c, None) == []
