@@ -119,34 +119,8 @@ def zygote(kind: str, source: str, name: str, games: int) -> None:
         zygote.game_requests, zygote.game_replies = request_read, reply_write
         children_before = usage(resource.RUSAGE_CHILDREN)
         pid = zygote._fork()
-        if pid == 0:   # the steps of Zygote._in_child, each marked
-            marks = [usage()]
-            process_tree.die_with_zygote()
-            os.close(zygote.requests)
-            os.close(zygote.replies)
-            marks.append(usage())
-            world.build()
-            marks.append(usage())
-            if zygote.filter is not None:
-                zygote.filter()
-            marks.append(usage())
-            make_runtime = agent.runtime
-
-            def runtime(compiled):
-                made = make_runtime(compiled)
-                start_game = made.start_game
-
-                def started(*arguments):
-                    start_game(*arguments)
-                    marks.append(usage())
-                made.start_game = started
-                return made
-
-            agent.runtime = runtime
-            zygote._play(zygote.serial)
-            marks.append(usage())
-            os.write(mark_write, repr(marks).encode())
-            os._exit(0)
+        if pid == 0:
+            _game(zygote, world, usage, mark_write)
         for fd in (request_read, reply_write, mark_write):
             os.close(fd)
         replies = _read_all(reply_read)
@@ -172,6 +146,40 @@ def zygote(kind: str, source: str, name: str, games: int) -> None:
           f"the zygote {own * 1000:.2f} ms a game\n"
           f"  phases (CPU/faults): {split}, exit and the rest "
           f"{exit_cpu * 1000:.2f} ms/{exit_faults:.0f}", flush=True)
+
+
+def _game(zygote, world, usage, mark_write) -> None:
+    """In a game's process: the steps of Zygote._in_child, each marked, then the game."""
+    from harness.isolation import process_tree
+
+    marks = [usage()]
+    process_tree.die_with_zygote()
+    os.close(zygote.requests)
+    os.close(zygote.replies)
+    marks.append(usage())
+    world.build()
+    marks.append(usage())
+    if zygote.filter is not None:
+        zygote.filter()
+    marks.append(usage())
+    agent = zygote.agent
+    make_runtime = agent.runtime
+
+    def runtime(compiled):
+        made = make_runtime(compiled)
+        start_game = made.start_game
+
+        def started(*arguments):
+            start_game(*arguments)
+            marks.append(usage())
+        made.start_game = started
+        return made
+
+    agent.runtime = runtime
+    zygote._play(zygote.serial)
+    marks.append(usage())
+    os.write(mark_write, repr(marks).encode())
+    os._exit(0)
 
 
 def _image() -> str:

@@ -17,6 +17,7 @@ Hy is slow to load in three places, each handled here:
 """
 from __future__ import annotations
 
+import _thread
 import functools
 import hashlib
 import importlib.util
@@ -25,7 +26,6 @@ import os
 import subprocess
 import sys
 import tempfile
-import _thread
 import types
 from contextlib import contextmanager
 from pathlib import Path
