@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import stat
-from pathlib import Path
 
 from harness.core.errors import LoadError
 
@@ -23,6 +22,8 @@ _KINDS = ((stat.S_ISLNK, "a symbolic link"), (stat.S_ISFIFO, "a FIFO (named pipe
 
 def unusable_path(argument: str) -> str | None:
     """Why ARGUMENT, meant as a file or folder, cannot be used; None when it is one."""
+    from pathlib import Path  # here: a host's zygote imports this module, not pathlib
+
     path = Path(argument)
     if path.is_symlink() and not path.exists():
         return f"{argument}: a broken symbolic link (to {os.readlink(path)}, which does not exist)"

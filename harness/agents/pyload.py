@@ -13,7 +13,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
 
-def read_source(path: Path) -> str:
+def read_source(path: Path | str) -> str:
     """The text of an agent file: the bytes this run plays (harness/agents/agent_files.py,
     `hand_over`), else the file, read as a regular file (no link, FIFO or device), capped."""
     from .agent_files import handed_over, read_agent_file
@@ -38,7 +38,7 @@ def compile_python(path: Path):
         raise LoadError(f"{path}: cannot compile: {error}") from error
 
 
-def line_in(path: Path, tb) -> str:
+def line_in(path: Path | str, tb) -> str:
     """':N' for the deepest traceback frame inside the agent's file, if any."""
     import traceback
 
@@ -79,7 +79,7 @@ def code_factory(code, path: Path | str, name: str, check: bool = True,
     return factory
 
 
-def agent_instance_move(cls, path: Path, name: str):
+def agent_instance_move(cls, path: Path | str, name: str):
     """An agent written as a class: a fresh instance for this game (its __init__ is the
     game's start), whose `move(hist, score)` is called every turn."""
     move = getattr(cls, "move", None)

@@ -16,7 +16,6 @@ import marshal
 import os
 import select
 import sys
-from pathlib import Path
 
 from harness.core import protocol
 
@@ -57,8 +56,8 @@ class Agent:
     runs agent code) and how a game's child makes a runtime from what preparing gave."""
 
     def __init__(self, kind: str, source: str, name: str):
-        self.kind, self.path, self.name = kind, Path(source), name
-        self.source = str(self.path)
+        # a str, not a Path: pathlib is not imported here (every game's fork copies less)
+        self.kind, self.source, self.name = kind, source, name
         # what every game's child uses, imported once here (no agent code runs), so that
         # no game pays for importing it again
         from harness.agents import answers, lang, pyload, runtime  # noqa: F401
@@ -70,7 +69,7 @@ class Agent:
         else:
             from harness.agents.private_random import MadeAhead
 
-            self.language.preload_in_host(self.path)
+            self.language.preload_in_host(source)
             # what each game's process would make alike, made once here (no agent code):
             # made there, it writes to (and so copies) pages of this process's objects
             self.pairs = self.language.pairs()
@@ -83,7 +82,9 @@ class Agent:
 
             strategy_for(self.name)
             return b""
-        return marshal.dumps(self.language.checked_code(self.path, self.name))
+        from pathlib import Path  # in the throwaway child that prepares the agent
+
+        return marshal.dumps(self.language.checked_code(Path(self.source), self.name))
 
     def runtime(self, compiled: bytes):
         from harness.agents.runtime import AgentRuntime, StrategyRuntime
@@ -153,7 +154,7 @@ class Zygote:
         except load_error as error:
             message = FAILED + str(error).encode("utf-8", "replace")
         except BaseException as error:  # anything else while loading is still a load error
-            message = FAILED + f"{self.agent.path}: {describe_exception(error)}".encode(
+            message = FAILED + f"{self.agent.source}: {describe_exception(error)}".encode(
                 "utf-8", "replace")
         _write_all(fd, message)
 

@@ -5,7 +5,10 @@ quoted forms and expects its result to print as a Lisp list."""
 from __future__ import annotations
 
 import sys
-from pathlib import Path
+
+TYPE_CHECKING = False  # a host's zygote imports this: not pathlib (see language.py)
+if TYPE_CHECKING:
+    from pathlib import Path
 
 from .language import CanRun, Language
 
@@ -79,7 +82,7 @@ class Hy(Language):
                 roots.append(os.path.dirname(os.path.dirname(os.path.abspath(found.origin))))
         return roots
 
-    def preload_in_host(self, path: Path) -> None:
+    def preload_in_host(self, path: str) -> None:
         from .hy_loading import hist_pairs, import_runtime, serve_read_only
 
         serve_read_only()  # the process is the agent's: nothing it touched enters the cache

@@ -15,8 +15,13 @@ from __future__ import annotations
 import _thread
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
-from pathlib import Path
-from typing import ClassVar
+
+# A host's zygote imports the languages (harness/isolation/host.py): neither typing nor
+# pathlib, which only annotate here, is imported, so that every game's fork copies less
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
+    from typing import ClassVar
 
 _PLAIN_PAIRS = {(m, t): (m, t) for m in "CD" for t in "CD"}
 
@@ -126,7 +131,7 @@ class Language(ABC):
         return last_line(output)
 
     # -- the Python host (for languages it serves) --------------------------------------------
-    def preload_in_host(self, path: Path) -> None:
+    def preload_in_host(self, path: str) -> None:
         """Import, in a host's zygote, what every game's child would otherwise import."""
         return None
 

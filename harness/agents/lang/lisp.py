@@ -5,7 +5,10 @@ the agent's."""
 from __future__ import annotations
 
 import re
-from pathlib import Path
+
+TYPE_CHECKING = False  # a Python host's zygote imports this: not pathlib (see language.py)
+if TYPE_CHECKING:
+    from pathlib import Path
 
 from .language import CanRun, Language, last_line
 
@@ -52,6 +55,8 @@ class Lisp(Language):
                                     if not _FRAME.match(line)))
 
     def host_command(self, source: str, name: str, memory: int | None) -> list[str]:
+        from pathlib import Path  # not at the top: a Python host's zygote imports this
+
         from harness.core.errors import LoadError
         from lisp_bridge import sbcl
 

@@ -1,7 +1,9 @@
 """Python agents: `.py` files defining `Name(hist, score)`, served by harness.isolation.host."""
 from __future__ import annotations
 
-from pathlib import Path
+TYPE_CHECKING = False  # a host's zygote imports this: not pathlib (see language.py)
+if TYPE_CHECKING:
+    from pathlib import Path
 
 from .language import Language
 
