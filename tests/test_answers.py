@@ -97,3 +97,39 @@ def test_a_hy_agents_answers_are_quoted_in_hy_syntax():
         'answer "ccd" is one string, not a list of moves; return a list: ["C" "C" "D"]')
     warning = normalize([hy.models.Keyword("C"), "c", hy.models.Symbol("D")], 3, lisp=True)[1]
     assert warning == """answer [:C "c" 'D] spells :C, "c" non-canonically; write upper-case C and D"""
+
+
+class ClaimsToBeC(str):
+    """A string whose methods lie: only its own characters count."""
+
+    def __eq__(self, other):
+        return True
+
+    __hash__ = str.__hash__
+
+    def __str__(self):
+        return "C"
+
+
+def _outcome(read, answer, moves_per_turn):
+    try:
+        return read(answer, moves_per_turn, False)
+    except InvalidAnswer as error:
+        return "invalid", str(error)
+
+
+@given(st.lists(st.sampled_from(["C", "D", "c", "", "CC", ClaimsToBeC("D"), ClaimsToBeC("C"),
+                                 ClaimsToBeC("x"), 1, None, b"C", ("C",)]), max_size=4),
+       st.booleans(), st.integers(1, 4))
+def test_the_quick_way_answers_as_the_careful_one(items, as_tuple, moves_per_turn):
+    """normalize's quick way (a list or tuple of strings of C and D) decides exactly as the
+    careful reading of any answer does."""
+    import hy.models
+
+    from harness.agents.answers import _normalize_slowly
+    from lisp_bridge.hy_data import C
+
+    for answer in (items, items + [hy.models.Symbol("D"), C][:moves_per_turn - len(items)]):
+        answer = tuple(answer) if as_tuple else answer
+        assert (_outcome(normalize, answer, moves_per_turn)
+                == _outcome(_normalize_slowly, answer, moves_per_turn))

@@ -80,10 +80,23 @@ def _other_spelling(item):
 def normalize(answer, moves_per_turn: int, lisp: bool = False) -> tuple[str, str | None]:
     """The canonical move string and a warning (or None) for a valid answer; what is wrong
     quotes the answer in the agent's own syntax (`lisp`: a Hy agent's)."""
-    if type(answer) in (list, tuple) and len(answer) == moves_per_turn and all(
-            type(m) is str and m in _EXACT for m in answer):
-        return "".join(answer), None  # the fast path every well-behaved agent takes
+    if type(answer) in _LIST_OR_TUPLE and len(answer) == moves_per_turn:
+        # the quick way of every well-behaved agent: a list or tuple of the strings "C"
+        # and "D" (a Python agent's), or of strings of another type (a Hy agent's symbols
+        # 'C, hist's moves) whose own characters are; each item read as _move reads it, by
+        # str's own methods, and the answer is then canonical (no warning)
+        for move in answer:
+            if type(move) is not str:
+                if not isinstance(move, str) or str.__str__(move) not in _EXACT:
+                    break
+            elif move not in _EXACT:
+                break
+        else:
+            return "".join(answer), None   # join reads a str subclass's own characters
     return _normalize_slowly(answer, moves_per_turn, lisp)
+
+
+_LIST_OR_TUPLE = (list, tuple)   # exactly these types: their items are what iterating gives
 
 
 def _normalize_slowly(answer, moves_per_turn: int, lisp: bool) -> tuple[str, str | None]:

@@ -106,7 +106,7 @@ class AgentRuntime:
         if len(mine) == 1:
             self.hist.append(pair(mine, theirs))
         else:
-            self.hist.extend(pair(m, t) for m, t in zip(mine, theirs, strict=False))
+            self.hist.extend(map(pair, mine, theirs))   # move by move, to the shorter's end
 
     def call(self) -> tuple[protocol.Verb, str, str | None]:
         """(MOVES, "CCD", warning) or (INVALID|ERROR, message, None)."""
