@@ -153,7 +153,8 @@ def _game(zygote, world, usage, mark_write) -> None:
     from harness.isolation import process_tree
 
     marks = [usage()]
-    process_tree.die_with_zygote()
+    if zygote.world is None:   # as Zygote._in_child: in a world the kernel does it
+        process_tree.die_with_zygote()
     os.close(zygote.requests)
     os.close(zygote.replies)
     marks.append(usage())

@@ -123,3 +123,62 @@ def test_a_game_cannot_mount_or_make_namespaces(tmp_path):
                           text=True, timeout=120, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout) == [-1, -1, -1]
+
+
+def test_a_game_dies_with_its_zygote(tmp_path):
+    """In a world, a game's process needs no PR_SET_PDEATHSIG (harness/isolation/host.py
+    sets none there): the zygote is PID 1 of the PID namespace the game's own is nested
+    in, and when it dies the kernel kills every process of both, however the game hid."""
+    import signal
+    import time
+
+    program = textwrap.dedent("""
+        import os, sys
+        sys.path.insert(0, sys.argv[1])
+        from harness.isolation import world
+
+        found = world.enter()
+        pid = found.fork()
+        if pid == 0:
+            found.build()
+            if os.fork() == 0:
+                os.setsid()   # a grandchild of the game, in a session of its own
+                os.execv("/bin/sleep", ["sleep", "120"])
+            print("playing", flush=True)
+            os.execv("/bin/sleep", ["sleep", "120"])
+        os.waitpid(pid, 0)
+    """)
+    host = subprocess.Popen([sys.executable, "-c", program, str(ROOT)], cwd=tmp_path,
+                            stdout=subprocess.PIPE, text=True)
+    try:
+        assert host.stdout.readline() == "playing\n"
+        zygote, = _children(host.pid)
+        game, = _children(zygote)
+        left = [game, *_children(game)]
+        assert len(left) == 2
+        os.kill(zygote, signal.SIGKILL)
+        host.wait(timeout=60)
+        deadline = time.monotonic() + 60   # a bound on the kernel's work, not a timing claim
+        while any(_alive(pid) for pid in left) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not any(_alive(pid) for pid in left)
+    finally:
+        host.kill()
+        host.wait()
+
+
+def _children(pid: int) -> list[int]:
+    found = []
+    for task in os.listdir(f"/proc/{pid}/task"):
+        with open(f"/proc/{pid}/task/{task}/children") as listing:
+            found += [int(word) for word in listing.read().split()]
+    return found
+
+
+def _alive(pid: int) -> bool:
+    """Running, not a zombie nobody reaped yet (its parent may be this test's init)."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False

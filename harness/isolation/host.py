@@ -255,7 +255,8 @@ class Zygote:
     def _in_child(self, work) -> None:
         """Run `work` in a just-forked child, away from the monitor's pipes; never return."""
         try:
-            zygote.die_with_zygote()
+            if self.world is None:   # in a world the kernel kills the game with the zygote,
+                zygote.die_with_zygote()   # PID 1 of the namespace the game's is nested in
             os.close(self.requests)
             os.close(self.replies)
             if self.world is not None:

@@ -119,6 +119,13 @@ class World:
 
         self._capability_header = Header(_LINUX_CAPABILITY_VERSION_3, 0)
         self._no_capabilities = (ctypes.c_uint32 * 6)()   # two __user_cap_data_struct, zero
+        # Looked up here, once, not in every game's process: ctypes finds a C function on
+        # first use (dlsym, a new function object cached on _libc), and each game's process
+        # would do it anew, writing to (so copying) the zygote's pages: ~50 page faults a
+        # game (benchmarks/game_process_cost.py). Whether /dev/shm is there, too: the
+        # game's process sees the zygote's mounts until it makes its own.
+        _libc.mount, _libc.capset  # noqa: B018 - cached on _libc by the lookup
+        self._has_shm = os.path.isdir(b"/dev/shm")
 
     def fork(self) -> int:
         """os.fork, the child in a new PID namespace (its PID 1); OSError if refused."""
@@ -145,7 +152,7 @@ class World:
             _mount(path, staged, None, MS_BIND | MS_REC)
             _mount(None, staged, None, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV)
         _mount(b"/proc", b"/tmp", None, MS_MOVE)
-        if os.path.isdir(b"/dev/shm"):
+        if self._has_shm:
             _mount(b"tmpfs", b"/dev/shm", b"tmpfs", MS_NOSUID | MS_NODEV, self._shm)
         _mount(b"tmpfs", b"/proc", b"tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV,
                b"size=4096,mode=555")
