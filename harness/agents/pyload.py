@@ -51,13 +51,15 @@ def code_factory(code, path: Path | str, name: str, check: bool = True,
     """A factory(rng, moves_per_turn) -> agent function, running `code` fresh each call.
     With `check`, it runs once now, so a broken file is a load error at once. `namespaces`
     (module name, file, rng) -> the module's fresh globals (a game's process: what a host
-    made ahead, harness/agents/private_random.py's MadeAhead)."""
+    made ahead, harness/agents/private_random.py's MadeAhead). The code it runs is its
+    `code` attribute: a host's zygote makes the factory with none, and each game's process
+    gives it the code it unmarshalled (harness/isolation/host.py)."""
     module_name, file_name = f"pdharness_agent_{name}", str(path)
 
     def factory(rng, moves_per_turn):
         namespace = namespaces(module_name, file_name, rng)
         try:
-            exec(code, namespace)
+            exec(factory.code, namespace)  # type: ignore[attr-defined]
         except BaseException as error:  # agent code may raise SystemExit and the like
             detail = str(error).splitlines()[0] if str(error) else ""
             raise LoadError(f"{path}{line_in(path, sys.exc_info()[2])}: "
@@ -74,6 +76,7 @@ def code_factory(code, path: Path | str, name: str, check: bool = True,
         return function
 
     factory.source = file_name  # type: ignore[attr-defined]  # the code's file name: errors' frames
+    factory.code = code  # type: ignore[attr-defined]
     if check:
         factory(random.Random(0), 3)
     return factory

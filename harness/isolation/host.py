@@ -61,19 +61,27 @@ class Agent:
         # what every game's child uses, imported once here (no agent code runs), so that
         # no game pays for importing it again
         from harness.agents import answers, lang, pyload, runtime  # noqa: F401
-        from harness.core import rules  # noqa: F401
+        from harness.core import rules
+
+        self.usual_payoffs = rules.Payoffs()
 
         self.language = lang.LANGUAGES.get(kind)   # None for a built-in
         if self.language is None:
             from harness.agents import builtins  # noqa: F401
         else:
             from harness.agents.private_random import MadeAhead
+            from harness.agents.pyload import code_factory
+            from harness.agents.runtime import AgentRuntime
 
             self.language.preload_in_host(source)
-            # what each game's process would make alike, made once here (no agent code):
-            # made there, it writes to (and so copies) pages of this process's objects
-            self.pairs = self.language.pairs()
-            self.ahead = MadeAhead()
+            # What each game's process would make alike is made once here (no agent code
+            # runs): made there, it would write to (and so copy) pages of this process's
+            # objects. The game's process gives the factory the agent's code (`runtime`).
+            ahead = MadeAhead()
+            self.factory = code_factory(None, source, name, check=False,
+                                        namespaces=ahead.namespace)
+            self.ready = AgentRuntime(self.factory, self.language.pairs(),
+                                      self.language.lisp_syntax, ahead.seeded)
 
     def prepare(self) -> bytes:
         """The compiled code (marshal), after loading it once; LoadError if it does not."""
@@ -87,18 +95,25 @@ class Agent:
         return marshal.dumps(self.language.checked_code(Path(self.source), self.name))
 
     def runtime(self, compiled: bytes):
-        from harness.agents.runtime import AgentRuntime, StrategyRuntime
-
+        """The game's runtime, in its own process (once: it is made ahead, see __init__)."""
         if self.language is None:
+            from harness.agents.runtime import StrategyRuntime
             from harness.agents.strategy_keys import strategy_for
 
             return StrategyRuntime(strategy_for(self.name))
-        from harness.agents.pyload import code_factory
+        # unmarshalled here, not in the zygote: the bytes come from a process that ran
+        # the agent's code, and reading crafted ones may crash the process reading them
+        self.factory.code = marshal.loads(compiled)
+        return self.ready
 
-        ahead = self.ahead
-        factory = code_factory(marshal.loads(compiled), self.source, self.name, check=False,
-                               namespaces=ahead.namespace)
-        return AgentRuntime(factory, self.pairs, self.language.lisp_syntax, ahead.seeded)
+    def payoffs(self, t: int, r: int, p: int, s: int):
+        """The game's payoff table: the usual one is made once, in the zygote."""
+        usual = self.usual_payoffs
+        if (t, r, p, s) == (usual.T, usual.R, usual.P, usual.S):
+            return usual
+        from harness.core.rules import Payoffs
+
+        return Payoffs(t, r, p, s)
 
 
 # -- the zygote ---------------------------------------------------------------------------------
@@ -221,8 +236,6 @@ class Zygote:
     def _play(self, serial: int) -> None:
         """In a game's child: wait for its GAME, then a fresh agent serves the game's
         turns. Lines before it were meant for a game whose child died first."""
-        from harness.core.rules import Payoffs
-
         reader = zygote.LineReader(self.game_requests)
         runtime = None
         while (line := reader.next_line()) is not None:
@@ -231,7 +244,7 @@ class Zygote:
                 if words[:2] == [_GAME, str(serial)]:
                     seed, per_turn, t, r, p, s = map(int, words[2:8])
                     runtime = self.agent.runtime(self.compiled)
-                    runtime.start_game(seed, per_turn, Payoffs(t, r, p, s))
+                    runtime.start_game(seed, per_turn, self.agent.payoffs(t, r, p, s))
                 continue
             if len(words) == 3:   # SYNC, or a TURN after the first: the turn played
                 runtime.record(words[1], words[2])
