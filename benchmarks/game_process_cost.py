@@ -78,7 +78,6 @@ def main() -> None:
 
 def zygote(kind: str, source: str, name: str, games: int) -> None:
     """In a process started as a host is: prepare as a host does, then play GAMES games."""
-    import gc
     import resource
 
     from harness.isolation import host, process_tree, world as worlds
@@ -98,7 +97,6 @@ def zygote(kind: str, source: str, name: str, games: int) -> None:
     zygote.compiled = zygote.prepare()   # in a throwaway child, as a host does
     if zygote.compiled is None:
         sys.exit(f"{source} does not load")
-    gc.collect()
     image = _image()
 
     def usage(who=resource.RUSAGE_SELF):
