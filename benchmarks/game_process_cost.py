@@ -1,6 +1,6 @@
 """Where a game's process spends its CPU: each phase of its life, and its page faults.
 
-    python benchmarks/game_process_cost.py [--games N] [AGENT_FILE ...]
+    python benchmarks/game_process_cost.py [--games N] [--turns T] [AGENT_FILE ...]
 
 A game's process (harness/isolation/host.py) is forked from its agent's zygote, builds its
 world (harness/isolation/world.py: PID and mount namespaces, a new /tmp and /dev/shm),
@@ -11,6 +11,7 @@ what a host does (`host.Agent`, the world, the filter) and then, for N games of 
 forks a game's process the host's way (`Zygote._fork`), runs the host's own steps in it
 one by one, and plays the game with the host's own `Zygote._play`, its requests written
 into the game channel before the fork (no monitor, no wake-ups: the process alone).
+`--turns T` plays T turns a game instead (a long game shows a call's steady cost).
 Per game it prints:
 
 - CPU time and minor page faults of each phase, read inside the game's process: from the
@@ -37,7 +38,7 @@ import os
 import sys
 
 TURNS = 30
-PHASES = ("fork", "at-fork", "world", "filter", "runtime+module", f"{TURNS} calls")
+PHASES = ("fork", "at-fork", "world", "filter", "runtime+module", "calls")
 
 
 def main() -> None:
@@ -52,12 +53,13 @@ def main() -> None:
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=200)
+    parser.add_argument("--turns", type=int, default=TURNS)
     parser.add_argument("agents", nargs="*", type=Path,
                         default=[root / "student_agents" / "KhosmoodLevinson.py",
                                  root / "student_agents" / "GarciaHoffman.hy"])
     options = parser.parse_args()
     print(f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}; "
-          f"{options.games} games of {TURNS} turns each", flush=True)
+          f"{options.games} games of {options.turns} turns each", flush=True)
     for path in options.agents:
         path = path.resolve()
         from harness.agents.lang import BY_SUFFIX
@@ -71,12 +73,13 @@ def main() -> None:
         env[seccomp.GAME_FILTER] = seccomp.program().hex()
         env["PYTHONPATH"] = str(Path(__file__).resolve().parent)   # this module, for -m
         argv = python_module_command("game_process_cost", "--zygote", language.name,
-                                     str(path), path.stem, str(options.games), site=False)
+                                     str(path), path.stem, str(options.games),
+                                     str(options.turns), site=False)
         subprocess.run(argv, env=env, check=True, cwd="/")
     print(f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}", flush=True)
 
 
-def zygote(kind: str, source: str, name: str, games: int) -> None:
+def zygote(kind: str, source: str, name: str, games: int, turns: int) -> None:
     """In a process started as a host is: prepare as a host does, then play GAMES games."""
     import resource
 
@@ -103,7 +106,7 @@ def zygote(kind: str, source: str, name: str, games: int) -> None:
         used = resource.getrusage(who)
         return used.ru_utime + used.ru_stime, used.ru_minflt
 
-    requests = [f"GAME {n + 1} {n} 3 5 3 1 0\nTURN\n" + "TURN CCD DCC\n" * (TURNS - 1)
+    requests = [f"GAME {n + 1} {n} 3 5 3 1 0\nTURN\n" + "TURN CCD DCC\n" * (turns - 1)
                 for n in range(games)]
     phases, wholes = [], []
     own_before = usage()[0]
@@ -125,7 +128,7 @@ def zygote(kind: str, source: str, name: str, games: int) -> None:
         marks = eval(_read_all(mark_read))   # our own child's repr of floats and ints
         world.end()
         children_after = usage(resource.RUSAGE_CHILDREN)
-        if replies.count(b"\n") != TURNS or b"MOVES" not in replies:
+        if replies.count(b"\n") != turns or b"MOVES" not in replies:
             sys.exit(f"the game's process did not answer every turn: {replies[:200]!r}")
         phases.append([(b[0] - a[0], b[1] - a[1]) for a, b in zip(
             [(0.0, 0), *marks[:-1]], marks, strict=True)])
@@ -137,6 +140,7 @@ def zygote(kind: str, source: str, name: str, games: int) -> None:
              for p in range(len(PHASES))]
     split = ", ".join(f"{phase} {ms * 1000:.2f} ms/{flt:.0f}"
                       for phase, (ms, flt) in zip(PHASES, means, strict=True))
+    split = split.replace("calls ", f"{turns} calls ")
     exit_cpu = cpu - sum(ms for ms, _ in means)
     exit_faults = faults - sum(flt for _, flt in means)
     print(f"{os.path.basename(source)}: zygote {image}\n"
@@ -201,7 +205,7 @@ def _read_all(fd: int) -> bytes:
 
 if __name__ == "__main__":
     if sys.argv[1:2] == ["--zygote"]:
-        kind, source, name, games = sys.argv[2:6]
-        zygote(kind, source, name, int(games))
+        kind, source, name, games, turns = sys.argv[2:7]
+        zygote(kind, source, name, int(games), int(turns))
     else:
         main()

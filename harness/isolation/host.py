@@ -332,9 +332,11 @@ def _request(line: bytes, verbs: dict[str, protocol.Verb]):
 
 
 def _write_all(fd: int, data: bytes) -> None:
-    view = memoryview(data)
-    while view:
-        view = view[os.write(fd, view):]
+    written = os.write(fd, data)   # a reply is one short write (a view only for the rest)
+    if written < len(data):
+        view = memoryview(data)[written:]
+        while view:
+            view = view[os.write(fd, view):]
 
 
 def _read_all(fd: int) -> bytes:
