@@ -64,7 +64,6 @@ class Agent:
         from harness.core import rules
 
         self.usual_payoffs = rules.Payoffs()
-
         self.language = lang.LANGUAGES.get(kind)   # None for a built-in
         if self.language is None:
             from harness.agents import builtins  # noqa: F401
