@@ -285,34 +285,42 @@ game's serial keeps it apart from any other game's): printing is slow in a proce
 has never printed.")
 
 (defun load-agent-fresh ()
-  "Load the agent's compiled file (*fasl-bytes*) into this process: written to a scratch
-file of its own and loaded from it with plain system calls (OPEN and LOAD would ask the
-file system a dozen questions a game)."
-  (let ((path (or *game-fasl-path* (scratch-fasl-name "game"))))
-    (write-scratch-file path *fasl-bytes*)
+  "Load the agent's compiled file (*fasl-bytes*) into this process: written to a new scratch
+file and loaded from it with plain system calls (OPEN and LOAD would ask the file system a
+dozen questions a game). Where that name is taken (a shared /tmp, where an earlier game
+could guess it), a name no one can guess."
+  (let ((path (or (and *game-fasl-path* (write-new-file *game-fasl-path* *fasl-bytes*))
+                  (let ((*scratch-random* (make-random-state t)))
+                    (write-new-file (scratch-fasl-name "game") *fasl-bytes*))
+                  (error "cannot write the agent's fasl to /tmp: the name is taken"))))
     (unwind-protect (load-fasl-file path)
       (sb-unix:unix-unlink path))))
 
-(defun write-scratch-file (path bytes)
-  "BYTES to the file PATH, made or emptied, readable by its owner only (O_NOFOLLOW: never
-through a link someone else made)."
-  (let ((fd (sb-unix:unix-open path (logior sb-unix:o_wronly sb-unix:o_creat sb-unix:o_trunc
-                                            #o400000)    ; O_NOFOLLOW
-                               #o600)))
-    (unless fd (error "cannot write ~A: ~A" path (sb-int:strerror)))
+(defun write-new-file (path bytes)
+  "BYTES to a new file PATH, readable by its owner only; PATH, or nil if PATH exists
+(O_EXCL|O_NOFOLLOW: never a file or link someone else made)."
+  (multiple-value-bind (fd errno)
+      (sb-unix:unix-open path (logior sb-unix:o_wronly sb-unix:o_creat sb-unix:o_excl
+                                      #o400000)    ; O_NOFOLLOW
+                         #o600)
+    (unless fd
+      (if (eql errno sb-unix:eexist)
+          (return-from write-new-file nil)
+          (error "cannot write ~A: ~A" path (sb-int:strerror errno))))
     (unwind-protect
-         (sb-sys:with-pinned-objects (bytes)
-           (loop with done = 0
-                 while (< done (length bytes))
-                 do (let ((wrote (sb-unix:unix-write fd bytes done (- (length bytes) done))))
-                      (unless (and wrote (plusp wrote))
-                        (error "cannot write ~A: ~A" path (sb-int:strerror)))
-                      (incf done wrote))))
-      (sb-unix:unix-close fd))))
+         (loop with done = 0
+               while (< done (length bytes))
+               do (multiple-value-bind (wrote errno)
+                      (sb-unix:unix-write fd bytes done (- (length bytes) done))
+                    (cond ((and wrote (plusp wrote)) (incf done wrote))
+                          ((eql errno sb-unix:eintr))
+                          (t (error "cannot write ~A: ~A" path (sb-int:strerror errno))))))
+      (sb-unix:unix-close fd))
+    path))
 
 (defun load-fasl-file (path)
-  (let ((fd (sb-unix:unix-open path sb-unix:o_rdonly 0)))
-    (unless fd (error "cannot read ~A: ~A" path (sb-int:strerror)))
+  (multiple-value-bind (fd errno) (sb-unix:unix-open path sb-unix:o_rdonly 0)
+    (unless fd (error "cannot read ~A: ~A" path (sb-int:strerror errno)))
     (with-open-stream (in (sb-sys:make-fd-stream fd :input t :element-type '(unsigned-byte 8)
                                                     :buffering :full :file path))
       (as-agent
