@@ -32,7 +32,7 @@ TICK = os.sysconf("SC_CLK_TCK")
 
 
 def children_of(pid: int) -> list[int]:
-    found = []
+    found: list[int] = []
     try:
         tasks = os.listdir(f"/proc/{pid}/task")
     except OSError:
