@@ -127,7 +127,7 @@ def main() -> None:
         for game in range(options.games):
             play_game(handle, opponent, options.turns, game, GameParams())
         wall = time.perf_counter() - began
-        after = stat(zygote)
+        after, mem_after = stat(zygote), memory(zygote)
     finally:
         handle.close()
     games = options.games
@@ -143,7 +143,8 @@ def main() -> None:
     print(f"the zygote's memory: RSS {mem['Rss'] / 1024:.1f} MiB, anonymous "
           f"{mem['Anonymous'] / 1024:.1f} MiB, private dirty "
           f"{mem['Private_Dirty'] / 1024:.1f} MiB; largest mapping {mem['biggest'] / 1024:.1f} "
-          f"MiB ({mem['biggest_name']})", flush=True)
+          f"MiB ({mem['biggest_name']}); after the games RSS {mem_after['Rss'] / 1024:.1f} MiB, "
+          f"anonymous {mem_after['Anonymous'] / 1024:.1f} MiB", flush=True)
     print(f"wall {wall / games * 1000:.2f} ms a game", flush=True)
 
 

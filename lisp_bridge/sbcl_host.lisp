@@ -509,6 +509,7 @@ process of the same user may ptrace this one or read its memory (not dumpable)."
 the zygote 30 us a game), or by that DIRECTORY if the file cannot be read."
   (let ((fd (sb-unix:unix-open "/proc/self/stat" sb-unix:o_rdonly 0))
         (buffer (make-array 1024 :element-type '(unsigned-byte 8))))
+    (declare (dynamic-extent buffer))
     (or (when fd
           (let ((got (unwind-protect
                           (sb-sys:with-pinned-objects (buffer)
@@ -521,8 +522,12 @@ the zygote 30 us a game), or by that DIRECTORY if the file cannot be read."
                 (loop repeat 18
                       while at
                       do (setf at (position 32 buffer :start (1+ at) :end got)))
-                (and at (parse-integer (map 'string #'code-char (subseq buffer (1+ at) got))
-                                       :junk-allowed t))))))
+                (when (and at (< (1+ at) got) (<= 48 (aref buffer (1+ at)) 57))
+                  (loop with count = 0
+                        for i from (1+ at) below got
+                        while (<= 48 (aref buffer i) 57)
+                        do (setf count (+ (* 10 count) (- (aref buffer i) 48)))
+                        finally (return count)))))))
         (length (directory "/proc/self/task/*/" :resolve-symlinks nil)))))
 
 (defun single-threaded ()
@@ -792,19 +797,26 @@ agent code runs) if the kernel refuses."
 (defun pidfd-open (pid)
   (c-call "syscall" sb-alien:long (sb-alien:long 434) (sb-alien:long pid) (sb-alien:long 0)))
 
-(defvar *pollfds* nil "Two struct pollfd, made once.")
+(defvar *pollfds* nil
+  "Two struct pollfd, made once, as a system-area pointer: SB-ALIEN:DEREF of an alien whose
+type is known only at run time parsed the type on every call (30 KB consed a game, which
+grew the zygote by as much, page by page, for every later fork to copy).")
 
 (defun poll-input (fd-a fd-b)
   "poll(2) FD-A and FD-B (-1: none) for input until one is ready: (values a-ready b-ready)."
-  (let ((fds (or *pollfds* (setf *pollfds* (sb-alien:make-alien (sb-alien:unsigned 32) 4)))))
+  (let ((fds (or *pollfds*
+                 (setf *pollfds* (sb-alien:alien-sap
+                                  (sb-alien:make-alien (sb-alien:unsigned 8) 16))))))
     ;; struct pollfd { int fd; short events; short revents; }: events POLLIN, revents 0
-    (setf (sb-alien:deref fds 0) (ldb (byte 32 0) fd-a) (sb-alien:deref fds 1) 1
-          (sb-alien:deref fds 2) (ldb (byte 32 0) fd-b) (sb-alien:deref fds 3) 1)
+    (setf (sb-sys:signed-sap-ref-32 fds 0) fd-a (sb-sys:sap-ref-16 fds 4) 1
+          (sb-sys:sap-ref-16 fds 6) 0
+          (sb-sys:signed-sap-ref-32 fds 8) fd-b (sb-sys:sap-ref-16 fds 12) 1
+          (sb-sys:sap-ref-16 fds 14) 0)
     (loop until (plusp (c-call "poll" sb-alien:int
-                               (sb-alien:unsigned-long (sb-sys:sap-int (sb-alien:alien-sap fds)))
+                               (sb-alien:unsigned-long (sb-sys:sap-int fds))
                                (sb-alien:unsigned-long 2) (sb-alien:int -1))))
-    (values (logtest (ash (sb-alien:deref fds 1) -16) #xffff)
-            (logtest (ash (sb-alien:deref fds 3) -16) #xffff))))
+    (values (/= 0 (sb-sys:sap-ref-16 fds 6))
+            (/= 0 (sb-sys:sap-ref-16 fds 14)))))
 
 ;;; A game's requests are read with read(2) into a buffer of the game's own: an fd-stream
 ;;; polls before every read, which is two more system calls a turn.
