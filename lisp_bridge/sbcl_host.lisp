@@ -114,9 +114,14 @@ by every process of this host from a copy in its own world's /tmp.")
 (defun fail-load (format-control &rest arguments)
   (error 'load-failure :text (apply #'format nil format-control arguments)))
 
+(defvar *scratch-random* nil
+  "For scratch files' names, made once in the zygote: seeding one from /dev/urandom in every
+game's process cost it 0.1 ms.")
+
 (defun scratch-fasl-name (name)
-  (format nil "/tmp/pdharness-~D-~D-~A.fasl" (sb-unix:unix-getpid) (random 1000000000
-                                                                           (make-random-state t))
+  (format nil "/tmp/pdharness-~D-~D-~A.fasl" (sb-unix:unix-getpid)
+          (random 1000000000 (or *scratch-random*
+                                 (setf *scratch-random* (make-random-state t))))
           name))
 
 (defun without-object-names (text)
@@ -274,23 +279,71 @@ the packages the file made are searched: never a symbol of SBCL's own."
 (defun agent-packages ()
   (cons (find-package :cl-user) (set-difference (list-all-packages) *packages-at-start*)))
 
+(defvar *game-fasl-path* nil
+  "Where a game's process writes the agent's fasl, named by the zygote before the fork (the
+game's serial keeps it apart from any other game's): printing is slow in a process that
+has never printed.")
+
 (defun load-agent-fresh ()
-  "Load the agent's compiled file (*fasl-bytes*) into this process."
-  (let ((path (scratch-fasl-name "game")))
-    (with-open-file (out path :direction :output :element-type '(unsigned-byte 8)
-                              :if-exists :supersede)
-      (write-sequence *fasl-bytes* out))
+  "Load the agent's compiled file (*fasl-bytes*) into this process: written to a new scratch
+file and loaded from it with plain system calls (OPEN and LOAD would ask the file system a
+dozen questions a game). Where that name is taken (a shared /tmp, where an earlier game
+could guess it), a name no one can guess."
+  (let ((path (or (and *game-fasl-path* (write-new-file *game-fasl-path* *fasl-bytes*))
+                  (let ((*scratch-random* (make-random-state t)))
+                    (write-new-file (scratch-fasl-name "game") *fasl-bytes*))
+                  (error "cannot write the agent's fasl to /tmp: the name is taken"))))
     (unwind-protect (load-fasl-file path)
-      (ignore-errors (delete-file path)))))
+      (sb-unix:unix-unlink path))))
+
+(defun write-new-file (path bytes)
+  "BYTES to a new file PATH, readable by its owner only; PATH, or nil if PATH exists
+(O_EXCL|O_NOFOLLOW: never a file or link someone else made)."
+  (multiple-value-bind (fd errno)
+      (sb-unix:unix-open path (logior sb-unix:o_wronly sb-unix:o_creat sb-unix:o_excl
+                                      #o400000)    ; O_NOFOLLOW
+                         #o600)
+    (unless fd
+      (if (eql errno sb-unix:eexist)
+          (return-from write-new-file nil)
+          (error "cannot write ~A: ~A" path (sb-int:strerror errno))))
+    (unwind-protect
+         (loop with done = 0
+               while (< done (length bytes))
+               do (multiple-value-bind (wrote errno)
+                      (sb-unix:unix-write fd bytes done (- (length bytes) done))
+                    (cond ((and wrote (plusp wrote)) (incf done wrote))
+                          ((eql errno sb-unix:eintr))
+                          (t (error "cannot write ~A: ~A" path (sb-int:strerror errno))))))
+      (sb-unix:unix-close fd))
+    path))
 
 (defun load-fasl-file (path)
-  (with-open-file (in path :element-type '(unsigned-byte 8))
-    (as-agent
-      ;; compile-file already evaluated each defconstant once; (load "file.lisp"), as the
-      ;; course runs it, would not complain that '(C D) is not EQL to '(C D)
-      (handler-bind ((sb-ext:defconstant-uneql
-                       (lambda (c) (declare (ignore c)) (invoke-restart 'continue))))
-        (let ((*package* (find-package :cl-user))) (load in))))))
+  (multiple-value-bind (fd errno) (sb-unix:unix-open path sb-unix:o_rdonly 0)
+    (unless fd (error "cannot read ~A: ~A" path (sb-int:strerror errno)))
+    (with-open-stream (in (sb-sys:make-fd-stream fd :input t :element-type '(unsigned-byte 8)
+                                                    :buffering :full :file path))
+      (as-agent
+        ;; compile-file already evaluated each defconstant once; (load "file.lisp"), as the
+        ;; course runs it, would not complain that '(C D) is not EQL to '(C D)
+        (handler-bind ((sb-ext:defconstant-uneql
+                         (lambda (c) (declare (ignore c)) (invoke-restart 'continue))))
+          (let ((*package* (find-package :cl-user)))
+            (load-fasl-stream in path)))))))
+
+(defun load-fasl-stream (in path)
+  "What LOAD does with a fasl stream, minus its questions to the file system (the header
+check seeks, *LOAD-TRUENAME* resolves every folder of the name): the same bindings, then
+SBCL's own fasl loader. LOAD itself where this SBCL names those parts otherwise."
+  (let ((loader (find-symbol "LOAD-AS-FASL" "SB-FASL"))
+        (bindings (mapcar (lambda (name) (find-symbol (car name) (cdr name)))
+                          '(("*POLICY*" . "SB-C") ("*HANDLED-CONDITIONS*" . "SB-C")))))
+    (if (and loader (fboundp loader) (every (lambda (s) (and s (boundp s))) bindings))
+        (progv (list* '*readtable* '*load-pathname* '*load-truename* bindings)
+            (list* *readtable* (pathname path) (pathname path)
+                   (mapcar #'symbol-value bindings))
+          (funcall loader in nil nil))
+        (load in))))
 
 (defun load-agent (name)
   "Load the agent into this process (a child of the zygote) and find its function."
@@ -452,7 +505,30 @@ process of the same user may ptrace this one or read its memory (not dumpable)."
   (prctl 4 0))
 
 (defun task-count ()
-  (length (directory "/proc/self/task/*/" :resolve-symlinks nil)))
+  "This process's threads: field 20 of /proc/self/stat (DIRECTORY of /proc/self/task/ cost
+the zygote 30 us a game), or by that DIRECTORY if the file cannot be read."
+  (let ((fd (sb-unix:unix-open "/proc/self/stat" sb-unix:o_rdonly 0))
+        (buffer (make-array 1024 :element-type '(unsigned-byte 8))))
+    (declare (dynamic-extent buffer))
+    (or (when fd
+          (let ((got (unwind-protect
+                          (sb-sys:with-pinned-objects (buffer)
+                            (sb-unix:unix-read fd (sb-sys:vector-sap buffer) (length buffer)))
+                       (sb-unix:unix-close fd))))
+            ;; pid (comm) state ppid ...: the name may hold anything, so count from its
+            ;; last parenthesis; num_threads is the 18th field after it
+            (let ((at (and got (position 41 buffer :end got :from-end t))))
+              (when at
+                (loop repeat 18
+                      while at
+                      do (setf at (position 32 buffer :start (1+ at) :end got)))
+                (when (and at (< (1+ at) got) (<= 48 (aref buffer (1+ at)) 57))
+                  (loop with count = 0
+                        for i from (1+ at) below got
+                        while (<= 48 (aref buffer i) 57)
+                        do (setf count (+ (* 10 count) (- (aref buffer i) 48)))
+                        finally (return count)))))))
+        (length (directory "/proc/self/task/*/" :resolve-symlinks nil)))))
 
 (defun single-threaded ()
   "Stop SBCL's finalizer thread: fork(2) and a new user namespace need one thread. A GC
@@ -512,9 +588,11 @@ cannot be stopped yet (SBCL's AVER): then a moment later."
       (error "cannot write ~A" path))
     (sb-unix:unix-close fd)))
 
-(defun checked (result what)
+(defun checked (result what &optional target)
+  "Nothing if the call succeeded; else an error naming WHAT (and TARGET), made only then: a
+game's process starts cold, and printing is the slowest thing it could do before the game."
   (unless (zerop result)
-    (error "~A: ~A" what (sb-int:strerror))))
+    (error "~A~@[ ~A~]: ~A" what target (sb-int:strerror))))
 
 (defun enter-world ()
   "harness/isolation/world.py's enter: a user namespace of this host's own and the zygote as PID 1 of
@@ -562,7 +640,7 @@ allows no user namespace (games are then plain forks)."
           do (checked (c-call "mount" sb-alien:int (sb-alien:c-string type)
                               (sb-alien:c-string target) (sb-alien:c-string type)
                               (sb-alien:unsigned-long flags) (sb-alien:c-string options))
-                      (format nil "mount ~A" target)))
+                      "mount" target))
   (destructuring-bind (header . data) *no-capabilities*
     (checked (c-call "capset" sb-alien:int (sb-alien:unsigned-long header)
                      (sb-alien:unsigned-long data))
@@ -659,11 +737,6 @@ agent code runs) if the kernel refuses."
 (defun close-monitor-pipes ()
   (dolist (fd *monitor-fds*) (sb-unix:unix-close fd)))
 
-(defun pipe-streams (read-fd write-fd &key (input-format :latin-1) (output-format :latin-1))
-  (values (sb-sys:make-fd-stream read-fd :input t :buffering :full :external-format input-format)
-          (sb-sys:make-fd-stream write-fd :output t :buffering :full
-                                          :external-format output-format)))
-
 ;;; -- preparing the agent, once -------------------------------------------------------------
 
 (defun prepare (file name)
@@ -724,37 +797,89 @@ agent code runs) if the kernel refuses."
 (defun pidfd-open (pid)
   (c-call "syscall" sb-alien:long (sb-alien:long 434) (sb-alien:long pid) (sb-alien:long 0)))
 
-(defvar *pollfds* nil "Two struct pollfd, made once.")
+(defvar *pollfds* nil
+  "Two struct pollfd, made once, as a system-area pointer: SB-ALIEN:DEREF of an alien whose
+type is known only at run time parsed the type on every call (30 KB consed a game, which
+grew the zygote by as much, page by page, for every later fork to copy).")
 
 (defun poll-input (fd-a fd-b)
   "poll(2) FD-A and FD-B (-1: none) for input until one is ready: (values a-ready b-ready)."
-  (let ((fds (or *pollfds* (setf *pollfds* (sb-alien:make-alien (sb-alien:unsigned 32) 4)))))
+  (let ((fds (or *pollfds*
+                 (setf *pollfds* (sb-alien:alien-sap
+                                  (sb-alien:make-alien (sb-alien:unsigned 8) 16))))))
     ;; struct pollfd { int fd; short events; short revents; }: events POLLIN, revents 0
-    (setf (sb-alien:deref fds 0) (ldb (byte 32 0) fd-a) (sb-alien:deref fds 1) 1
-          (sb-alien:deref fds 2) (ldb (byte 32 0) fd-b) (sb-alien:deref fds 3) 1)
+    (setf (sb-sys:signed-sap-ref-32 fds 0) fd-a (sb-sys:sap-ref-16 fds 4) 1
+          (sb-sys:sap-ref-16 fds 6) 0
+          (sb-sys:signed-sap-ref-32 fds 8) fd-b (sb-sys:sap-ref-16 fds 12) 1
+          (sb-sys:sap-ref-16 fds 14) 0)
     (loop until (plusp (c-call "poll" sb-alien:int
-                               (sb-alien:unsigned-long (sb-sys:sap-int (sb-alien:alien-sap fds)))
+                               (sb-alien:unsigned-long (sb-sys:sap-int fds))
                                (sb-alien:unsigned-long 2) (sb-alien:int -1))))
-    (values (logtest (ash (sb-alien:deref fds 1) -16) #xffff)
-            (logtest (ash (sb-alien:deref fds 3) -16) #xffff))))
+    (values (/= 0 (sb-sys:sap-ref-16 fds 6))
+            (/= 0 (sb-sys:sap-ref-16 fds 14)))))
+
+;;; A game's requests are read with read(2) into a buffer of the game's own: an fd-stream
+;;; polls before every read, which is two more system calls a turn.
+(defvar *request-buffer*)
+(defvar *request-start*)
+(defvar *request-end*)
+
+(defun read-request (fd)
+  "The next line from FD without its newline (Latin-1, as the control channel reads it),
+or nil once FD ends (a last line without a newline is still a line)."
+  (loop
+    (let ((newline (position 10 *request-buffer* :start *request-start* :end *request-end*)))
+      (when newline
+        (return (prog1 (request-line *request-start* newline)
+                  (setf *request-start* (1+ newline))))))
+    (when (plusp *request-start*)      ; keep the line begun, make room after it
+      (replace *request-buffer* *request-buffer* :start2 *request-start* :end2 *request-end*)
+      (decf *request-end* *request-start*)
+      (setf *request-start* 0))
+    (when (= *request-end* (length *request-buffer*))
+      (setf *request-buffer* (replace (make-array (* 2 (length *request-buffer*))
+                                                  :element-type '(unsigned-byte 8))
+                                      *request-buffer*)))
+    (multiple-value-bind (got errno)
+        (let ((buffer *request-buffer*))
+          (sb-sys:with-pinned-objects (buffer)
+            (sb-unix:unix-read fd (sb-sys:sap+ (sb-sys:vector-sap buffer) *request-end*)
+                               (- (length buffer) *request-end*))))
+      (cond ((and got (plusp got)) (incf *request-end* got))
+            ((and (null got) (eql errno sb-unix:eintr)))
+            ((and (null got) (eql errno sb-unix:ewouldblock)) (poll-input fd -1))
+            (t (return (when (< *request-start* *request-end*)
+                         (prog1 (request-line *request-start* *request-end*)
+                           (setf *request-start* *request-end*)))))))))
+
+(defun request-line (start end)
+  (let ((line (make-string (- end start))))
+    (loop for i from start below end
+          for j from 0
+          do (setf (char line j) (code-char (aref *request-buffer* i))))
+    line))
 
 (defun spawn (name)
   "Fork the next game's child: it waits for its GAME with nothing of the agent loaded."
-  (let* ((serial *serial*)
+  (let* ((game (princ-to-string *serial*))   ; printed here: a child starts cold
+         (*game-fasl-path* (scratch-fasl-name game))
          (pid (world-fork)))
     (when (zerop pid)
-      (in-child (lambda () (play serial name))))
+      (in-child (lambda () (play game name))))
     (setf *child* (list pid (pidfd-open pid)))))
 
-(defun play (serial name)
-  "In a game's child: wait for its GAME, then a fresh agent serves the game's turns. Lines
-before it were meant for a game whose child died first."
+(defun play (game name)
+  "In a game's child: wait for its GAME (the serial GAME, a string), then a fresh agent
+serves the game's turns. Lines before it were meant for a game whose child died first."
   (destructuring-bind (requests-fd replies-fd) *game-fds*
-    (multiple-value-bind (in out) (pipe-streams requests-fd replies-fd :output-format :utf-8)
-      (setf *requests* in *replies* out)
+    (setf *requests* nil
+          *replies* (sb-sys:make-fd-stream replies-fd :output t :buffering :full
+                                                      :external-format :utf-8))
+    (let ((*request-buffer* (make-array 4096 :element-type '(unsigned-byte 8)))
+          (*request-start* 0)
+          (*request-end* 0))
       (loop with started = nil
-            with game = (princ-to-string serial)
-            for line = (read-line *requests* nil nil)
+            for line = (read-request requests-fd)
             while line
             do (let* ((words (words line)) (command (first words)))
                  (cond ((null command))
@@ -857,7 +982,8 @@ replies), closed on exec; nil if it did not."
   (become-zygote)
   (prepare-game-filter)
   (prepare-capset)
-  (setf *packages-at-start* (list-all-packages))
+  (setf *packages-at-start* (list-all-packages)
+        *scratch-random* (make-random-state t))
   (destructuring-bind (file name) (arguments)
     (setf *fasl-bytes* (prepare file name))
     (serve name))
