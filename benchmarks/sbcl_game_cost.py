@@ -12,7 +12,8 @@ children's fields (cutime, cstime, cminflt) grow as the zygote reaps each game's
 so their difference over N is what one game's process cost, fork and exit included; the
 zygote's own fields give its side (forking, reaping). Also printed: the zygote's memory as
 the kernel sees it (/proc/PID/smaps_rollup: RSS, anonymous, private dirty), which fork
-copies page tables for and exit tears down, and the mapping that holds most of it.
+copies page tables for and exit tears down, the mapping that holds most of it, and its RSS
+after the games (a zygote that grows makes every later fork dearer).
 
 CPU time, not wall time, is measured (the machine may be shared); the load is printed.
 Run it on two checkouts side by side with compare_commits.py.

@@ -298,11 +298,9 @@ could guess it), a name no one can guess."
 
 (defun write-new-file (path bytes)
   "BYTES to a new file PATH, readable by its owner only; PATH, or nil if PATH exists
-(O_EXCL|O_NOFOLLOW: never a file or link someone else made)."
+(O_CREAT|O_EXCL: never a file someone else made, nor through a link, dangling or not)."
   (multiple-value-bind (fd errno)
-      (sb-unix:unix-open path (logior sb-unix:o_wronly sb-unix:o_creat sb-unix:o_excl
-                                      #o400000)    ; O_NOFOLLOW
-                         #o600)
+      (sb-unix:unix-open path (logior sb-unix:o_wronly sb-unix:o_creat sb-unix:o_excl) #o600)
     (unless fd
       (if (eql errno sb-unix:eexist)
           (return-from write-new-file nil)
