@@ -901,11 +901,27 @@ serves the game's turns. Lines before it were meant for a game whose child died 
       pid)))
 
 (defun child-died ()
-  "The game's child ended before its END: this game is over for the agent."
-  (multiple-value-bind (found status) (wait-for (forget-child))
-    (declare (ignore found))
-    (clean-up)
-    (reply "DIED" (princ-to-string status))))
+  "The game's child ended before its END: this game is over for the agent. Said before the
+child is reaped: until then the monitor can see it dead in /proc, and once it is gone the
+monitor has this word (harness/isolation/own_time.py), however long a crowded machine keeps
+this process from a CPU in between."
+  (reply "DIED" (princ-to-string (ended-status (second *child*))))
+  (wait-for (forget-child))
+  (clean-up))
+
+(defun ended-status (pidfd)
+  "The wait(2) status of the ended child PIDFD names, which stays unreaped: waitid(P_PIDFD,
+WEXITED|WNOWAIT), whose siginfo_t holds si_code at byte 8 and si_status at byte 24."
+  (sb-alien:with-alien ((info (array sb-alien:int 32)))
+    (if (minusp (c-call "waitid" sb-alien:int (sb-alien:int 3) (sb-alien:int pidfd)
+                        ((* sb-alien:int) (sb-alien:addr (sb-alien:deref info 0)))
+                        (sb-alien:int (logior 4 #x01000000))))
+        0
+        (let ((code (sb-alien:deref info 2)) (value (sb-alien:deref info 6)))
+          (case code
+            (1 (ash (logand value #xff) 8))          ; CLD_EXITED
+            (3 (logior value #x80))                  ; CLD_DUMPED
+            (t value))))))                           ; CLD_KILLED
 
 (defun renew (name)
   "At END: the game's child and all it started die, the next child is forked (before

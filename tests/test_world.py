@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import json
 import os
+import select
+import signal
 import subprocess
 import sys
 import textwrap
@@ -182,3 +184,37 @@ def _alive(pid: int) -> bool:
             return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
     except OSError:
         return False
+
+
+def _ended_child(how: str) -> tuple[int, int]:
+    """(pid, pidfd) of a child that ended `how` ("exit N" or "signal N") and is not reaped."""
+    pid = os.fork()
+    if pid == 0:   # never returns into pytest
+        try:
+            kind, number = how.split()
+            if kind == "signal":
+                if int(number) != signal.SIGKILL:
+                    signal.signal(int(number), signal.SIG_DFL)
+                os.kill(os.getpid(), int(number))
+            os._exit(int(number))
+        finally:
+            os._exit(99)
+    pidfd = os.pidfd_open(pid)
+    select.select([pidfd], [], [])   # readable once it has ended
+    return pid, pidfd
+
+
+@pytest.mark.parametrize("how", ["exit 0", "exit 3", "exit 255", "signal 9", "signal 15",
+                                 "signal 6"])
+def test_the_zygote_tells_a_death_before_it_reaps(how):
+    """DIED is written while the game's process is still there to be seen dead (own_time.py
+    relies on it): its status, read without reaping, is what waitpid then reaps."""
+    from harness.isolation.host import status_of_ended
+
+    pid, pidfd = _ended_child(how)
+    try:
+        told = status_of_ended(pidfd)
+        assert open(f"/proc/{pid}/stat").read().rpartition(")")[2].split()[0] == "Z"
+        assert told == os.waitpid(pid, 0)[1]
+    finally:
+        os.close(pidfd)

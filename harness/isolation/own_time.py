@@ -27,7 +27,10 @@ than the cap. So a deadline that finds the game's process dead (a zombie with no
 left) reads its wait status from /proc itself: the call is the crash it was, whenever the
 zygote gets to say so. The kernel shows that status only to a reader that may trace the
 process (games are not dumpable), else a 0 that would misname the death: without
-CAP_SYS_PTRACE the monitor waits for the zygote's word instead, up to the cap.
+CAP_SYS_PTRACE the monitor waits for the zygote's word instead, up to the cap. The zygote
+says DIED before it reaps the process (harness/isolation/host.py's `status_of_ended`, and the
+Lisp host's `ended-status`): so a game's process that a deadline no longer finds at all has
+been reported already, and its DIED is waiting in the pipe.
 """
 from __future__ import annotations
 
