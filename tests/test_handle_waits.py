@@ -28,14 +28,19 @@ class Handle:
         self.pumped.append((fd, events))
 
 
-def registered_as_wanted(waits: HandleWaits, handles) -> None:
+def registered_as_wanted(waits: HandleWaits, handles, parked) -> None:
+    """What is registered is what the waiting handles want, and what the parked ones
+    (answered since) last wanted: nothing else."""
     expected: dict[int, int] = {}
+    holders: dict[int, list[int]] = {}
     for handle in handles:
-        for fd, events in handle.wanted.items():
+        wanted = parked.get(id(handle), handle.wanted)
+        for fd, events in wanted.items():
             expected[fd] = expected.get(fd, 0) | events
+            holders.setdefault(fd, []).append(id(handle))
     assert waits.events == expected
-    for fd, owners in waits.owners.items():
-        assert sorted(map(id, owners)) == sorted(id(h) for h in handles if fd in h.wanted)
+    assert {fd: sorted(map(id, owners)) for fd, owners in waits.owners.items()} == {
+        fd: sorted(ids) for fd, ids in holders.items()}
 
 
 wants = st.dictionaries(st.integers(0, 3), st.sampled_from([select.POLLIN, select.POLLOUT,
@@ -51,11 +56,18 @@ def test_what_is_registered_is_always_what_the_waiting_handles_want(steps):
     try:
         waits = HandleWaits()
         handles = [Handle(time.monotonic() + 60) for _ in range(3)]
+        parked: dict[int, dict] = {}   # id -> what it last wanted, registered still
         for which, wanted in steps:   # the handle now wants these (of the four pipes)
             handle = handles[which]
+            before = parked.pop(id(handle), handle.wanted)
             handle.wanted = {fds[slot]: events for slot, events in wanted.items()}
             assert waits.examine(handle) == (not handle.wanted)
-            registered_as_wanted(waits, handles)
+            if not handle.wanted and before:
+                parked[id(handle)] = before
+            registered_as_wanted(waits, handles, parked)
+        for handle in handles:   # its game is over
+            waits.forget(handle)
+        assert not waits.events and not waits.owners and not waits.watched
     finally:
         for read, write in pipes:
             os.close(read)
@@ -97,6 +109,31 @@ def test_a_deadline_moved_later_is_waited_for_anew():
         assert not waits.examine(handle)
         assert waits.wait() == [handle]            # once, at the later deadline
         assert time.monotonic() >= handle.deadline
+    finally:
+        os.close(read)
+        os.close(write)
+
+
+def test_an_answered_handle_stays_registered_until_something_comes_for_it():
+    """Asked again, a parked handle costs no change; an event while it is parked drops it
+    from the poll set unpumped (its next request reads the pipe itself)."""
+    read, write = os.pipe()
+    try:
+        waits = HandleWaits()
+        handle = Handle(time.monotonic() + 60)
+        handle.wanted = {read: select.POLLIN}
+        assert not waits.examine(handle)
+        wanted = handle.wanted
+        handle.wanted = {}
+        assert waits.examine(handle)            # answered: parked, still registered
+        assert waits.events == {read: select.POLLIN}
+        handle.wanted = wanted
+        assert not waits.examine(handle)        # asked again: as it was
+        handle.wanted = {}
+        assert waits.examine(handle)
+        os.write(write, b"x")                   # something comes while it is parked
+        assert waits.wait() == [] and not handle.pumped
+        assert not waits.events and not waits.owners
     finally:
         os.close(read)
         os.close(write)

@@ -3,8 +3,16 @@
 A round runs up to half its agents' games together, and every wake-up of the monitor
 answers about one call. Rebuilding the poll set from every running game at each wake-up
 cost the monitor ~100 us a call with 20 games running (issue 20): here a handle's
-descriptors are registered when it is asked and changed only when what it waits on
+descriptors are registered when it is first asked and changed only when what it waits on
 changes, deadlines wait in a heap, and a wake-up touches only the handles it concerns.
+
+A handle whose answer is ready is *parked*, not unregistered: asked again (next turn, the
+same pipes), it costs no change to the poll set at all. Its descriptors stay in the set
+while it is parked, so something arriving on them then (a line its game's process wrote
+unasked, its stderr, its zygote's ENDED, the end of a dead host, a descriptor closed and
+reused) wakes the wait: the parked handle is then dropped from the set, unpumped, and its
+next request finds what came (the handle reads its pipe before each request), as it would
+have had it never been registered. The runner forgets both handles when their game ends.
 """
 from __future__ import annotations
 
@@ -18,8 +26,9 @@ class HandleWaits:
     def __init__(self):
         self.poller = select.poll()
         self.events: dict[int, int] = {}           # fd -> the events registered for it
-        self.owners: dict[int, list] = {}          # fd -> the handles waiting on it
+        self.owners: dict[int, list] = {}          # fd -> the handles registered on it
         self.watched: dict[int, tuple] = {}        # id(handle) -> (handle, {fd: events})
+        self.parked: set[int] = set()              # id(handle): answered, still registered
         self.deadlines: list = []                  # heap of (deadline, n, handle)
         self.latest: dict[int, float] = {}         # id(handle) -> its deadline in the heap
         self.order = itertools.count()
@@ -29,35 +38,52 @@ class HandleWaits:
         ready to collect, and nothing of it is waited on any more."""
         wanted = handle.waiting_on()
         key = id(handle)
-        entry = self.watched.get(key)
-        before = entry[1] if entry is not None else {}
-        if before != wanted:
-            self._rewatch(handle, before, wanted)
         if not wanted:
+            if key in self.watched:
+                self.parked.add(key)
             self.latest.pop(key, None)   # what is left of it in the heap is skipped
             return True
+        entry = self.watched.get(key)
+        if entry is None or entry[1] != wanted:
+            self._rewatch(handle, entry[1] if entry is not None else {}, wanted)
+        self.parked.discard(key)
         deadline = handle.deadline
         if self.latest.get(key) != deadline:
             self.latest[key] = deadline
             heapq.heappush(self.deadlines, (deadline, next(self.order), handle))
         return False
 
+    def forget(self, handle) -> None:
+        """Its game is over: nothing of it stays registered."""
+        entry = self.watched.get(id(handle))
+        if entry is not None:
+            self._rewatch(handle, entry[1], {})
+        self.latest.pop(id(handle), None)
+
     def wait(self) -> list:
         """Until an event on a watched descriptor (given to its handles) or a deadline:
         the handles to examine again. It always polls (at most 1 ms when a deadline has
         passed), so a handle that still waits once due cannot keep its pipes unread."""
-        while self.deadlines and not self._current(self.deadlines[0]):
-            heapq.heappop(self.deadlines)   # a deadline since moved, or of a handle done
+        deadlines = self.deadlines
+        while deadlines and not self._current(deadlines[0]):
+            heapq.heappop(deadlines)   # a deadline since moved, or of a handle done
         timeout = None
-        if self.deadlines:
-            timeout = max(0.0, self.deadlines[0][0] - time.monotonic()) * 1000 + 1
+        if deadlines:
+            timeout = max(0.0, deadlines[0][0] - time.monotonic()) * 1000 + 1
         touched = {}
+        parked = self.parked
         for fd, events in self.poller.poll(timeout):
-            for handle in self.owners.get(fd, ()):
+            for handle in tuple(self.owners.get(fd, ())):   # forget() changes the list
+                key = id(handle)
+                if key in parked:   # not waited on: its next request reads what came
+                    self.forget(handle)
+                    parked.discard(key)
+                    continue
                 handle.pump(fd, events)
+                touched[key] = handle
+        if deadlines and deadlines[0][0] <= time.monotonic():
+            for handle in self._due(time.monotonic()):
                 touched[id(handle)] = handle
-        for handle in self._due(time.monotonic()):
-            touched[id(handle)] = handle
         return list(touched.values())
 
     def _due(self, now: float) -> list:
@@ -87,6 +113,7 @@ class HandleWaits:
                 self.owners.setdefault(fd, []).append(handle)
         else:
             self.watched.pop(key, None)
+            self.parked.discard(key)
         for fd in {*before, *wanted}:
             self._register(fd)
 

@@ -1,0 +1,160 @@
+"""What one call costs: CPU time of the monitor and of the agent's host, per call, for a
+Python agent with a short history (issue 20: "a call at most 25 us of CPU, monitor and host
+together").
+
+    python benchmarks/call_cost.py                          # process and sandbox
+    python benchmarks/call_cost.py --isolation process --agents 10 --turns 30 --repeat 3
+    python benchmarks/call_cost.py --runner serial          # one game at a time
+
+N renamed copies of student_agents/KhosmoodLevinson.py (generous tit for tat, 3 moves a
+turn) play round robins against each other, as a tournament plays them: one handle pool,
+the pipelined runner (`--runner pipelined`, what `--jobs 2` uses with agents in processes)
+or one game at a time (`--runner serial`, what `play` and `validate` do). Each repeat
+plays `--rounds` round robins of one-turn games and as many of (1 + `--turns`)-turn games;
+the difference of the two CPU totals, divided by the calls the longer games make more
+(games x turns x 2), is what a call costs beyond the game's start and end. The history
+an agent is called with is at most `--turns` turns long: short, as in a class's games.
+
+CPU time is read on both sides of each batch of games:
+- the monitor: getrusage(RUSAGE_SELF) of this process, which plays the games (the game
+  loop, the handles' pipes and waits, every thread);
+- the hosts: utime + stime + cutime + cstime from /proc/PID/stat of every live process
+  below this one (the zygotes and, under `sandbox`, bubblewrap; each game's process is
+  counted in its zygote's cutime once reaped, and in its own entry while it lives). Read
+  once every host has ended its last game (a short pause): the figures are in clock ticks
+  (1/100 s) per process, so each batch is made long enough for that not to matter.
+The median of `--repeat` repeats is printed, with the load average (the machine may be
+shared: CPU time, not wall time, is measured). A fault (a call past its limit, which
+should not happen at the default 10 s) is printed: a run with faults is not the workload.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import resource
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from harness.agents.specs import file_spec  # noqa: E402
+from harness.core.rules import GameParams  # noqa: E402
+from harness.engine.rounds import round_robin  # noqa: E402
+from harness.engine.runners import HandlePool, PipelinedRunner, SerialRunner  # noqa: E402
+from harness.isolation.handles.opening import Isolation  # noqa: E402
+
+STUDENT = ROOT / "student_agents" / "KhosmoodLevinson.py"
+TICK = os.sysconf("SC_CLK_TCK")
+LETTERS = "abcdefghijklmnopqrstuvwxyz"
+RUNNERS = {"pipelined": PipelinedRunner, "serial": SerialRunner}
+
+
+def load() -> str:
+    return " ".join(f"{value:.1f}" for value in os.getloadavg())
+
+
+def write_copies(folder: Path, count: int) -> list[Path]:
+    """`count` copies of the student, each renamed (file and function) KhosmoodLevinsonXab."""
+    old = STUDENT.stem
+    paths = []
+    for index in range(count):
+        new = f"{old}X{LETTERS[index // 26 % 26]}{LETTERS[index % 26]}"
+        path = folder / f"{new}.py"
+        path.write_text(re.sub(rf"\b{old}\b", new, STUDENT.read_text()))
+        paths.append(path)
+    return paths
+
+
+def monitor_cpu() -> float:
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    return own.ru_utime + own.ru_stime
+
+
+def hosts_cpu() -> float:
+    """CPU seconds of every live process below this one, and of those they reaped."""
+    from harness.isolation.process_tree import descendants
+
+    total = 0
+    for pid in descendants(os.getpid()):
+        try:
+            with open(f"/proc/{pid}/stat", "rb") as stat:
+                fields = stat.read().rpartition(b")")[2].split()
+        except OSError:
+            continue   # ended since it was listed (a game's process, reaped: counted above)
+        total += sum(int(value) for value in fields[11:15])   # utime stime cutime cstime
+    return total / TICK
+
+
+def play(runner, jobs) -> tuple[float, float, int]:
+    """(monitor CPU seconds, hosts' CPU seconds, faults) for one batch of games."""
+    time.sleep(0.3)   # every host's last END answered: its game's process reaped
+    hosts, monitor = hosts_cpu(), monitor_cpu()
+    records = runner.play(jobs)
+    monitor = monitor_cpu() - monitor
+    time.sleep(0.3)
+    hosts = hosts_cpu() - hosts
+    return monitor, hosts, sum(len(record.fault_at) for record in records)
+
+
+def round_robins(names, rounds: int, length: int) -> list:
+    return [job for number in range(rounds)
+            for job in round_robin(names, number + 1, length, tournament_seed=number)]
+
+
+def measure(isolation: str, options) -> None:
+    with tempfile.TemporaryDirectory(prefix="pdbench-call-") as folder:
+        specs = [file_spec(path) for path in write_copies(Path(folder), options.agents)]
+        names = [spec.name for spec in specs]
+        pool = HandlePool(specs, Isolation(isolation, timeout=options.timeout))
+        broken = pool.open_all()
+        if broken:
+            raise SystemExit(f"agents did not load: {broken}")
+        runner = RUNNERS[options.runner](pool, GameParams())
+        try:
+            play(runner, round_robins(names, 1, 2))   # warm: every host has played a game
+            short = round_robins(names, options.rounds, 1)
+            long = round_robins(names, options.rounds, 1 + options.turns)
+            calls = len(long) * options.turns * 2
+            per_call = {"monitor": [], "host": [], "total": []}
+            faults = 0
+            for _ in range(options.repeat):
+                monitor_short, host_short, faults_short = play(runner, short)
+                monitor_long, host_long, faults_long = play(runner, long)
+                faults += faults_short + faults_long
+                monitor = (monitor_long - monitor_short) / calls * 1e6
+                host = (host_long - host_short) / calls * 1e6
+                per_call["monitor"].append(monitor)
+                per_call["host"].append(host)
+                per_call["total"].append(monitor + host)
+        finally:
+            runner.close()
+    median = {part: statistics.median(values) for part, values in per_call.items()}
+    print(f"{isolation:8} {options.runner} a call: {median['total']:.1f} us CPU = monitor "
+          f"{median['monitor']:.1f} + host {median['host']:.1f} (median of {options.repeat}; "
+          f"totals {', '.join(f'{v:.1f}' for v in per_call['total'])}; {calls} calls more "
+          f"a repeat; faults {faults}; load {load()})", flush=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--isolation", nargs="*", default=["process", "sandbox"])
+    parser.add_argument("--runner", choices=sorted(RUNNERS), default="pipelined")
+    parser.add_argument("--agents", type=int, default=10)
+    parser.add_argument("--turns", type=int, default=30,
+                        help="turns the longer games have more than the one-turn games")
+    parser.add_argument("--rounds", type=int, default=4, help="round robins a batch")
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--timeout", type=float, default=10.0, help="seconds a call")
+    options = parser.parse_args()
+    print(f"load average before: {load()}", flush=True)
+    for isolation in options.isolation:
+        measure(isolation, options)
+
+
+if __name__ == "__main__":
+    main()
