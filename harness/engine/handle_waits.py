@@ -6,6 +6,11 @@ cost the monitor ~100 us a call with 20 games running (issue 20): here a handle'
 descriptors are registered when it is first asked and changed only when what it waits on
 changes, deadlines wait in a heap, and a wake-up touches only the handles it concerns.
 
+A handle's deadline moves with every request (a second later, as a rule), so the heap is
+not told each time: a handle has one live entry there, replaced by an earlier deadline
+only. When a live entry comes due, its handle is due if its deadline has come too, and
+is queued again at its deadline if that moved later (a wake-up a time limit, not a call).
+
 A handle whose answer is ready is *parked*, not unregistered: asked again (next turn, the
 same pipes), it costs no change to the poll set at all. Its descriptors stay in the set
 while it is parked, so something arriving on them then (a line its game's process wrote
@@ -30,7 +35,8 @@ class HandleWaits:
         self.watched: dict[int, tuple] = {}        # id(handle) -> (handle, {fd: events})
         self.parked: set[int] = set()              # id(handle): answered, still registered
         self.deadlines: list = []                  # heap of (deadline, n, handle)
-        self.latest: dict[int, float] = {}         # id(handle) -> its deadline in the heap
+        self.latest: dict[int, float] = {}         # id(handle) -> its deadline, if waiting
+        self.queued: dict[int, tuple] = {}         # id(handle) -> (deadline, n): live entry
         self.order = itertools.count()
 
     def examine(self, handle) -> bool:
@@ -47,10 +53,12 @@ class HandleWaits:
         if entry is None or entry[1] != wanted:
             self._rewatch(handle, entry[1] if entry is not None else {}, wanted)
         self.parked.discard(key)
-        deadline = handle.deadline
-        if self.latest.get(key) != deadline:
-            self.latest[key] = deadline
-            heapq.heappush(self.deadlines, (deadline, next(self.order), handle))
+        deadline = self.latest[key] = handle.deadline
+        queued = self.queued.get(key)
+        if queued is None or deadline < queued[0]:   # later: seen when the entry is due
+            entry = (deadline, next(self.order), handle)
+            heapq.heappush(self.deadlines, entry)
+            self.queued[key] = entry[:2]
         return False
 
     def forget(self, handle) -> None:
@@ -65,40 +73,65 @@ class HandleWaits:
         the handles to examine again. It always polls (at most 1 ms when a deadline has
         passed), so a handle that still waits once due cannot keep its pipes unread."""
         deadlines = self.deadlines
-        while deadlines and not self._current(deadlines[0]):
-            heapq.heappop(deadlines)   # a deadline since moved, or of a handle done
-        timeout = None
-        if deadlines:
-            timeout = max(0.0, deadlines[0][0] - time.monotonic()) * 1000 + 1
-        touched = {}
         parked = self.parked
-        for fd, events in self.poller.poll(timeout):
-            for handle in tuple(self.owners.get(fd, ())):   # forget() changes the list
-                key = id(handle)
-                if key in parked:   # not waited on: its next request reads what came
-                    self.forget(handle)
-                    parked.discard(key)
-                    continue
-                handle.pump(fd, events)
-                touched[key] = handle
-        if deadlines and deadlines[0][0] <= time.monotonic():
-            for handle in self._due(time.monotonic()):
-                touched[id(handle)] = handle
-        return list(touched.values())
+        while True:
+            self._drop_dead_entries()
+            timeout = None
+            if deadlines:
+                timeout = max(0.0, deadlines[0][0] - time.monotonic()) * 1000 + 1
+            touched = {}
+            woken = self.poller.poll(timeout)
+            for fd, events in woken:
+                for handle in tuple(self.owners.get(fd, ())):   # forget() changes the list
+                    key = id(handle)
+                    if key in parked:   # not waited on: its next request reads what came
+                        self.forget(handle)
+                        continue
+                    handle.pump(fd, events)
+                    touched[key] = handle
+            if deadlines and deadlines[0][0] <= time.monotonic():
+                for handle in self._due(time.monotonic()):
+                    touched[id(handle)] = handle
+            if touched or woken:   # else a deadline moved later woke it: wait on
+                return list(touched.values())
+
+    def _drop_dead_entries(self) -> None:
+        """Entries at the top of the heap that are no handle's live one, or whose handle
+        no longer waits, go: the next timeout is a waiting handle's."""
+        deadlines, queued, latest = self.deadlines, self.queued, self.latest
+        while deadlines:
+            deadline, number, handle = deadlines[0]
+            key = id(handle)
+            live = queued.get(key)
+            if live is not None and live[1] == number:
+                if key in latest:
+                    return
+                del queued[key]
+            heapq.heappop(deadlines)
 
     def _due(self, now: float) -> list:
+        """The waiting handles whose deadline has come (their entries are taken); those
+        whose deadline moved later are queued again at it."""
         due = []
-        while self.deadlines and self.deadlines[0][0] <= now:
-            entry = heapq.heappop(self.deadlines)
-            if self._current(entry):
-                handle = entry[2]
-                del self.latest[id(handle)]
+        deadlines, queued, latest = self.deadlines, self.queued, self.latest
+        while deadlines and deadlines[0][0] <= now:
+            _, number, handle = heapq.heappop(deadlines)
+            key = id(handle)
+            live = queued.get(key)
+            if live is None or live[1] != number:
+                continue   # replaced by an earlier one
+            del queued[key]
+            deadline = latest.get(key)
+            if deadline is None:
+                continue   # it no longer waits
+            if deadline <= now:
+                del latest[key]
                 due.append(handle)
+            else:
+                entry = (deadline, next(self.order), handle)
+                heapq.heappush(deadlines, entry)
+                queued[key] = entry[:2]
         return due
-
-    def _current(self, entry) -> bool:
-        deadline, _, handle = entry
-        return self.latest.get(id(handle)) == deadline
 
     def _rewatch(self, handle, before: dict, wanted: dict) -> None:
         key = id(handle)

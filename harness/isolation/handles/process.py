@@ -150,13 +150,20 @@ class HostProcess:
         self.died: str | None = None     # how the game's process died (the zygote said)
         self.usually_watched = {self.reply_fd: select.POLLIN, self.answers_fd: select.POLLIN,
                                 self.stderr_fd: select.POLLIN}
-        # whether anything waits on the reply pipe: a poll, not a read, which would raise
-        # (and cost) an exception when nothing does, as before nearly every request
-        self.reply_waiting = select.poll()
-        self.reply_waiting.register(self.reply_fd, select.POLLIN)
+        self.make_polls()
         self.busy = 0.0            # seconds spent answering calls: a bound on its CPU time
         self.cpu_budget = None     # its CPU time limit (seconds), if any
         self.on_end = lambda: None  # once it is dead: what its launch set up goes (cgroup)
+
+    def make_polls(self) -> None:
+        """Poll sets made once: whether anything waits on the reply pipe (a poll, not a
+        read, which would raise and cost an exception when nothing does, as before nearly
+        every request), and `usually_watched`'s, for read_line's waits."""
+        self.reply_waiting = select.poll()
+        self.reply_waiting.register(self.reply_fd, select.POLLIN)
+        self.usual_poll = select.poll()
+        for fd, events in self.usually_watched.items():
+            self.usual_poll.register(fd, events)
 
     def worn_out(self) -> bool:
         """Near its CPU time limit from honest work: retire it between games rather than
@@ -358,9 +365,12 @@ class HostProcess:
         remaining = deadline - time.monotonic()
         if remaining <= 0:
             return False
-        poller = select.poll()
-        for fd, events in self.watched().items():
-            poller.register(fd, events)
+        watched = self.watched()
+        poller = self.usual_poll
+        if watched is not self.usually_watched:   # unusual: a poll set for this wait
+            poller = select.poll()
+            for fd, events in watched.items():
+                poller.register(fd, events)
         for fd, events in poller.poll(remaining * 1000):
             self.take(fd, events)
         return True
