@@ -838,7 +838,7 @@ class ProcessHandle:
         assert self.start is not None  # replies come within a game
         per_turn = self.start.moves_per_turn
         known = _PLAIN_LINES.get(line)   # by far the most common replies: one look-up
-        if known is not None and len(known.moves) == per_turn:
+        if known is not None and len(line) - len(_MOVES_ALONE) == per_turn:
             return known
         if line.startswith(_MOVES_ALONE):  # the plain reply, read here at once
             moves = line[len(_MOVES_ALONE):]
