@@ -70,9 +70,10 @@ def write_copies(folder: Path, count: int) -> list[Path]:
     return paths
 
 
-def monitor_cpu() -> float:
+def monitor_cpu() -> tuple[float, float]:
+    """(user, system) CPU seconds of this process."""
     own = resource.getrusage(resource.RUSAGE_SELF)
-    return own.ru_utime + own.ru_stime
+    return own.ru_utime, own.ru_stime
 
 
 def hosts_cpu() -> float:
@@ -90,15 +91,17 @@ def hosts_cpu() -> float:
     return total / TICK
 
 
-def play(runner, jobs) -> tuple[float, float, int]:
-    """(monitor CPU seconds, hosts' CPU seconds, faults) for one batch of games."""
+def play(runner, jobs) -> tuple[float, float, float, int]:
+    """(the monitor's user and system CPU seconds, the hosts' CPU seconds, faults) for one
+    batch of games."""
     time.sleep(0.3)   # every host's last END answered: its game's process reaped
-    hosts, monitor = hosts_cpu(), monitor_cpu()
+    hosts, (user, system) = hosts_cpu(), monitor_cpu()
     records = runner.play(jobs)
-    monitor = monitor_cpu() - monitor
+    user_after, system_after = monitor_cpu()
     time.sleep(0.3)
     hosts = hosts_cpu() - hosts
-    return monitor, hosts, sum(len(record.fault_at) for record in records)
+    return (user_after - user, system_after - system, hosts,
+            sum(len(record.fault_at) for record in records))
 
 
 def round_robins(names, rounds: int, length: int) -> list:
@@ -120,24 +123,26 @@ def measure(isolation: str, options) -> None:
             short = round_robins(names, options.rounds, 1)
             long = round_robins(names, options.rounds, 1 + options.turns)
             calls = len(long) * options.turns * 2
-            per_call = {"monitor": [], "host": [], "total": []}
+            per_call: dict[str, list[float]] = {
+                "total": [], "monitor": [], "user": [], "system": [], "host": []}
             faults = 0
             for _ in range(options.repeat):
-                monitor_short, host_short, faults_short = play(runner, short)
-                monitor_long, host_long, faults_long = play(runner, long)
+                *short_cpu, faults_short = play(runner, short)
+                *long_cpu, faults_long = play(runner, long)
                 faults += faults_short + faults_long
-                monitor = (monitor_long - monitor_short) / calls * 1e6
-                host = (host_long - host_short) / calls * 1e6
-                per_call["monitor"].append(monitor)
-                per_call["host"].append(host)
-                per_call["total"].append(monitor + host)
+                user, system, host = ((b - a) / calls * 1e6 for a, b in zip(short_cpu, long_cpu, strict=True))
+                for part, value in (("total", user + system + host), ("monitor", user + system),
+                                    ("user", user), ("system", system), ("host", host)):
+                    per_call[part].append(value)
         finally:
             runner.close()
     median = {part: statistics.median(values) for part, values in per_call.items()}
-    print(f"{isolation:8} {options.runner} a call: {median['total']:.1f} us CPU = monitor "
-          f"{median['monitor']:.1f} + host {median['host']:.1f} (median of {options.repeat}; "
-          f"totals {', '.join(f'{v:.1f}' for v in per_call['total'])}; {calls} calls more "
-          f"a repeat; faults {faults}; load {load()})", flush=True)
+    print(f"{isolation:8} {options.runner}: a call {median['total']:.1f} us CPU = monitor "
+          f"{median['monitor']:.1f} (user {median['user']:.1f}, system {median['system']:.1f})"
+          f" + host {median['host']:.1f}", flush=True)
+    print(f"    median of {options.repeat} ({', '.join(f'{v:.1f}' for v in per_call['total'])}"
+          f" us), {calls} calls more a repeat, faults {faults}; load average after: {load()}",
+          flush=True)
 
 
 def main() -> None:
