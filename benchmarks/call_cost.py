@@ -18,11 +18,14 @@ an agent is called with is at most `--turns` turns long: short, as in a class's 
 CPU time is read on both sides of each batch of games:
 - the monitor: getrusage(RUSAGE_SELF) of this process, which plays the games (the game
   loop, the handles' pipes and waits, every thread);
-- the hosts: utime + stime + cutime + cstime from /proc/PID/stat of every live process
-  below this one (the zygotes and, under `sandbox`, bubblewrap; each game's process is
-  counted in its zygote's cutime once reaped, and in its own entry while it lives). Read
-  once every host has ended its last game (a short pause): the figures are in clock ticks
-  (1/100 s) per process, so each batch is made long enough for that not to matter.
+- the hosts: everything else of a cpuacct cgroup (v1) this process moves itself into at
+  the start, so every process it starts (the zygotes, bubblewrap, each game's process) is
+  counted, in nanoseconds, whoever reaps it, and a host retired or replaced mid-run (its
+  CPU time limit near) is counted too. Where no such group can be made: utime + stime +
+  cutime + cstime from /proc/PID/stat of every live process below this one, which counts a
+  game's process once its zygote reaps it, in clock ticks, but loses a host that ends (a
+  batch where the hosts changed is then said so: its figure is not to be read).
+Read once every host has ended its last game (a short pause).
 The median of `--repeat` repeats is printed, with the load average (the machine may be
 shared: CPU time, not wall time, is measured). A fault (a call past its limit, which
 should not happen at the default 10 s) is printed: a run with faults is not the workload.
@@ -33,6 +36,7 @@ import argparse
 import os
 import re
 import resource
+import runpy
 import statistics
 import sys
 import tempfile
@@ -50,6 +54,7 @@ from harness.isolation.handles.opening import Isolation  # noqa: E402
 
 STUDENT = ROOT / "student_agents" / "KhosmoodLevinson.py"
 TICK = os.sysconf("SC_CLK_TCK")
+CPUACCT = Path("/sys/fs/cgroup/cpuacct")
 LETTERS = "abcdefghijklmnopqrstuvwxyz"
 RUNNERS = {"pipelined": PipelinedRunner, "serial": SerialRunner}
 
@@ -76,6 +81,43 @@ def monitor_cpu() -> tuple[float, float]:
     return own.ru_utime, own.ru_stime
 
 
+class Accounting:
+    """The hosts' CPU seconds: a cpuacct group holding this process and all it starts
+    (less this process's own time), else the live process tree below it."""
+
+    def __init__(self):
+        group_class = runpy.run_path(str(ROOT / "benchmarks" / "class.py"))["CpuGroup"]
+        self.group = group_class()
+        self.home = None
+        if self.group.path is not None:
+            self.home = _own_cpuacct_group()
+            self.group.join()   # this process: what it starts from now on is in the group too
+
+    def hosts(self) -> float:
+        if self.group.path is None:
+            return hosts_cpu()
+        user, system = monitor_cpu()
+        return self.group.cpu()[0] - user - system
+
+    def host_pids(self) -> set[int]:
+        from harness.isolation.process_tree import children
+
+        return set(children(os.getpid()))
+
+    def close(self) -> None:
+        if self.group.path is not None and self.home is not None:
+            (self.home / "cgroup.procs").write_text(str(os.getpid()))
+            self.group.remove()
+
+
+def _own_cpuacct_group() -> Path | None:
+    for line in Path("/proc/self/cgroup").read_text().splitlines():
+        _, controllers, path = line.split(":", 2)
+        if "cpuacct" in controllers.split(","):
+            return CPUACCT / path.lstrip("/")
+    return None
+
+
 def hosts_cpu() -> float:
     """CPU seconds of every live process below this one, and of those they reaped."""
     from harness.isolation.process_tree import descendants
@@ -91,17 +133,18 @@ def hosts_cpu() -> float:
     return total / TICK
 
 
-def play(runner, jobs) -> tuple[float, float, float, int]:
-    """(the monitor's user and system CPU seconds, the hosts' CPU seconds, faults) for one
-    batch of games."""
+def play(runner, jobs, accounting) -> tuple[float, float, float, int, bool]:
+    """(the monitor's user and system CPU seconds, the hosts' CPU seconds, faults, whether
+    the hosts changed) for one batch of games."""
     time.sleep(0.3)   # every host's last END answered: its game's process reaped
-    hosts, (user, system) = hosts_cpu(), monitor_cpu()
+    pids = accounting.host_pids()
+    hosts, (user, system) = accounting.hosts(), monitor_cpu()
     records = runner.play(jobs)
     user_after, system_after = monitor_cpu()
     time.sleep(0.3)
-    hosts = hosts_cpu() - hosts
+    hosts = accounting.hosts() - hosts
     return (user_after - user, system_after - system, hosts,
-            sum(len(record.fault_at) for record in records))
+            sum(len(record.fault_at) for record in records), pids != accounting.host_pids())
 
 
 def round_robins(names, rounds: int, length: int) -> list:
@@ -109,7 +152,7 @@ def round_robins(names, rounds: int, length: int) -> list:
             for job in round_robin(names, number + 1, length, tournament_seed=number)]
 
 
-def measure(isolation: str, options) -> None:
+def measure(isolation: str, options, accounting: Accounting) -> None:
     with tempfile.TemporaryDirectory(prefix="pdbench-call-") as folder:
         specs = [file_spec(path) for path in write_copies(Path(folder), options.agents)]
         names = [spec.name for spec in specs]
@@ -119,17 +162,18 @@ def measure(isolation: str, options) -> None:
             raise SystemExit(f"agents did not load: {broken}")
         runner = RUNNERS[options.runner](pool, GameParams())
         try:
-            play(runner, round_robins(names, 1, 2))   # warm: every host has played a game
+            play(runner, round_robins(names, 1, 2), accounting)   # warm: every host played
             short = round_robins(names, options.rounds, 1)
             long = round_robins(names, options.rounds, 1 + options.turns)
             calls = len(long) * options.turns * 2
             per_call: dict[str, list[float]] = {
                 "total": [], "monitor": [], "user": [], "system": [], "host": []}
-            faults = 0
+            faults = changed = 0
             for _ in range(options.repeat):
-                *short_cpu, faults_short = play(runner, short)
-                *long_cpu, faults_long = play(runner, long)
+                *short_cpu, faults_short, changed_short = play(runner, short, accounting)
+                *long_cpu, faults_long, changed_long = play(runner, long, accounting)
                 faults += faults_short + faults_long
+                changed += changed_short or changed_long
                 user, system, host = ((b - a) / calls * 1e6 for a, b in zip(short_cpu, long_cpu, strict=True))
                 for part, value in (("total", user + system + host), ("monitor", user + system),
                                     ("user", user), ("system", system), ("host", host)):
@@ -143,6 +187,11 @@ def measure(isolation: str, options) -> None:
     print(f"    median of {options.repeat} ({', '.join(f'{v:.1f}' for v in per_call['total'])}"
           f" us), {calls} calls more a repeat, faults {faults}; load average after: {load()}",
           flush=True)
+    if changed:
+        what = ("counted all the same (a cgroup)" if accounting.group.path is not None
+                else "NOT counted: do not read the host's figure")
+        print(f"    hosts started or ended during {changed} of the repeats: {what}; "
+              f"load average after: {load()}", flush=True)
 
 
 def main() -> None:
@@ -157,8 +206,14 @@ def main() -> None:
     parser.add_argument("--timeout", type=float, default=10.0, help="seconds a call")
     options = parser.parse_args()
     print(f"load average before: {load()}", flush=True)
-    for isolation in options.isolation:
-        measure(isolation, options)
+    accounting = Accounting()
+    print(f"the hosts' CPU time from {'a cpuacct cgroup' if accounting.group.path else '/proc/PID/stat'}"
+          f"; load average: {load()}", flush=True)
+    try:
+        for isolation in options.isolation:
+            measure(isolation, options, accounting)
+    finally:
+        accounting.close()
 
 
 if __name__ == "__main__":
