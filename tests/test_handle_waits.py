@@ -29,14 +29,14 @@ class Handle:
 
 
 def registered_as_wanted(waits: HandleWaits, handles, parked) -> None:
-    """What is registered is what the waiting handles want, and what the parked ones
-    (answered since) last wanted: nothing else."""
+    """What is polled is what the waiting handles want, nothing else; what is kept for
+    each descriptor is who waits on it and who last did (parked, answered since)."""
     expected: dict[int, int] = {}
     holders: dict[int, list[int]] = {}
     for handle in handles:
-        wanted = parked.get(id(handle), handle.wanted)
-        for fd, events in wanted.items():
+        for fd, events in handle.wanted.items():
             expected[fd] = expected.get(fd, 0) | events
+        for fd in parked.get(id(handle), handle.wanted):
             holders.setdefault(fd, []).append(id(handle))
     assert waits.events == expected
     assert {fd: sorted(map(id, owners)) for fd, owners in waits.owners.items()} == {
@@ -114,9 +114,9 @@ def test_a_deadline_moved_later_is_waited_for_anew():
         os.close(write)
 
 
-def test_an_answered_handle_stays_registered_until_something_comes_for_it():
-    """Asked again, a parked handle costs no change; an event while it is parked drops it
-    from the poll set unpumped (its next request reads the pipe itself)."""
+def test_an_answered_handle_is_not_polled_and_asked_again_waits_as_before():
+    """A parked handle's pipes leave the poll set (what comes for it then is read by its
+    next request) but not the bookkeeping: asked again, they are polled again at once."""
     read, write = os.pipe()
     try:
         waits = HandleWaits()
@@ -125,15 +125,15 @@ def test_an_answered_handle_stays_registered_until_something_comes_for_it():
         assert not waits.examine(handle)
         wanted = handle.wanted
         handle.wanted = {}
-        assert waits.examine(handle)            # answered: parked, still registered
-        assert waits.events == {read: select.POLLIN}
-        handle.wanted = wanted
-        assert not waits.examine(handle)        # asked again: as it was
-        handle.wanted = {}
-        assert waits.examine(handle)
+        assert waits.examine(handle)            # answered: parked
+        assert waits.events == {} and waits.owners == {read: [handle]}
         os.write(write, b"x")                   # something comes while it is parked
-        assert waits.wait() == [] and not handle.pumped
-        assert not waits.events and not waits.owners
+        handle.wanted = wanted
+        assert not waits.examine(handle)        # asked again
+        assert waits.events == {read: select.POLLIN}
+        assert waits.wait() == [handle] and handle.pumped == [(read, select.POLLIN)]
+        waits.forget(handle)                    # its game is over
+        assert not waits.events and not waits.owners and not waits.watched
     finally:
         os.close(read)
         os.close(write)
