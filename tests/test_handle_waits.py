@@ -28,14 +28,19 @@ class Handle:
         self.pumped.append((fd, events))
 
 
-def registered_as_wanted(waits: HandleWaits, handles) -> None:
+def registered_as_wanted(waits: HandleWaits, handles, parked) -> None:
+    """What is polled is what the waiting handles want, nothing else; what is kept for
+    each descriptor is who waits on it and who last did (parked, answered since)."""
     expected: dict[int, int] = {}
+    holders: dict[int, list[int]] = {}
     for handle in handles:
         for fd, events in handle.wanted.items():
             expected[fd] = expected.get(fd, 0) | events
+        for fd in parked.get(id(handle), handle.wanted):
+            holders.setdefault(fd, []).append(id(handle))
     assert waits.events == expected
-    for fd, owners in waits.owners.items():
-        assert sorted(map(id, owners)) == sorted(id(h) for h in handles if fd in h.wanted)
+    assert {fd: sorted(map(id, owners)) for fd, owners in waits.owners.items()} == {
+        fd: sorted(ids) for fd, ids in holders.items()}
 
 
 wants = st.dictionaries(st.integers(0, 3), st.sampled_from([select.POLLIN, select.POLLOUT,
@@ -51,11 +56,18 @@ def test_what_is_registered_is_always_what_the_waiting_handles_want(steps):
     try:
         waits = HandleWaits()
         handles = [Handle(time.monotonic() + 60) for _ in range(3)]
+        parked: dict[int, dict] = {}   # id -> what it last wanted, registered still
         for which, wanted in steps:   # the handle now wants these (of the four pipes)
             handle = handles[which]
+            before = parked.pop(id(handle), handle.wanted)
             handle.wanted = {fds[slot]: events for slot, events in wanted.items()}
             assert waits.examine(handle) == (not handle.wanted)
-            registered_as_wanted(waits, handles)
+            if not handle.wanted and before:
+                parked[id(handle)] = before
+            registered_as_wanted(waits, handles, parked)
+        for handle in handles:   # its game is over
+            waits.forget(handle)
+        assert not waits.events and not waits.owners and not waits.watched
     finally:
         for read, write in pipes:
             os.close(read)
@@ -97,6 +109,31 @@ def test_a_deadline_moved_later_is_waited_for_anew():
         assert not waits.examine(handle)
         assert waits.wait() == [handle]            # once, at the later deadline
         assert time.monotonic() >= handle.deadline
+    finally:
+        os.close(read)
+        os.close(write)
+
+
+def test_an_answered_handle_is_not_polled_and_asked_again_waits_as_before():
+    """A parked handle's pipes leave the poll set (what comes for it then is read by its
+    next request) but not the bookkeeping: asked again, they are polled again at once."""
+    read, write = os.pipe()
+    try:
+        waits = HandleWaits()
+        handle = Handle(time.monotonic() + 60)
+        handle.wanted = {read: select.POLLIN}
+        assert not waits.examine(handle)
+        wanted = handle.wanted
+        handle.wanted = {}
+        assert waits.examine(handle)            # answered: parked
+        assert waits.events == {} and waits.owners == {read: [handle]}
+        os.write(write, b"x")                   # something comes while it is parked
+        handle.wanted = wanted
+        assert not waits.examine(handle)        # asked again
+        assert waits.events == {read: select.POLLIN}
+        assert waits.wait() == [handle] and handle.pumped == [(read, select.POLLIN)]
+        waits.forget(handle)                    # its game is over
+        assert not waits.events and not waits.owners and not waits.watched
     finally:
         os.close(read)
         os.close(write)

@@ -276,11 +276,13 @@ class PipelinedRunner(SerialRunner):
         self._advance(index)
 
     def _advance(self, index):
-        job, steps, _handles = self.running[index]
+        job, steps, handles = self.running[index]
         try:
             next(steps)
         except StopIteration as finished:
             del self.running[index]
+            for handle in handles:   # nothing of a game over stays in the poll set
+                self.waits.forget(handle)
             self.busy.difference_update((job.a, job.b))
             self.to_check.extend((job.a, job.b))
             self.records[index] = finished.value

@@ -150,9 +150,20 @@ class HostProcess:
         self.died: str | None = None     # how the game's process died (the zygote said)
         self.usually_watched = {self.reply_fd: select.POLLIN, self.answers_fd: select.POLLIN,
                                 self.stderr_fd: select.POLLIN}
+        self.make_polls()
         self.busy = 0.0            # seconds spent answering calls: a bound on its CPU time
         self.cpu_budget = None     # its CPU time limit (seconds), if any
         self.on_end = lambda: None  # once it is dead: what its launch set up goes (cgroup)
+
+    def make_polls(self) -> None:
+        """Poll sets made once: whether anything waits on the reply pipe (a poll, not a
+        read, which would raise and cost an exception when nothing does, as before nearly
+        every request), and `usually_watched`'s, for read_line's waits."""
+        self.reply_waiting = select.poll()
+        self.reply_waiting.register(self.reply_fd, select.POLLIN)
+        self.usual_poll = select.poll()
+        for fd, events in self.usually_watched.items():
+            self.usual_poll.register(fd, events)
 
     def worn_out(self) -> bool:
         """Near its CPU time limit from honest work: retire it between games rather than
@@ -264,17 +275,28 @@ class HostProcess:
 
     def send(self, text: str) -> None:
         """Queue a message that has no reply (GAME, SYNC) and write what fits now."""
+        data = text.encode("ascii")
         if self.ending:
-            self.held += text.encode("ascii")
-            return
-        self.outgoing += text.encode("ascii")
-        self._flush()
+            self.held += data
+        elif self.outgoing:   # behind what the host has not taken yet
+            self.outgoing += data
+            self._flush()
+        else:   # as a rule: one write, all of it taken
+            try:
+                written = os.write(self.request_fd, data)
+            except BlockingIOError:
+                written = 0   # the host is not reading: it waits, within the deadline
+            except OSError:   # broken pipe: the process is gone; the read will say so
+                return
+            if written < len(data):
+                self.outgoing += data[written:]
 
     def ask(self, text: str) -> None:
         """Send a request that has exactly one reply. Whatever marked line came before it
         was sent answers nothing: reading the pipe first catches it (while the last game
         ends, what is there is its own, dropped at ENDED)."""
-        while not (self.replies.broken or self.ended or self.ending) and self._read_replies():
+        while (not (self.replies.broken or self.ended or self.ending)
+               and self.reply_waiting.poll(0) and self._read_replies()):
             pass
         self.replies.expect()
         self.send(text)
@@ -343,9 +365,12 @@ class HostProcess:
         remaining = deadline - time.monotonic()
         if remaining <= 0:
             return False
-        poller = select.poll()
-        for fd, events in self.watched().items():
-            poller.register(fd, events)
+        watched = self.watched()
+        poller = self.usual_poll
+        if watched is not self.usually_watched:   # unusual: a poll set for this wait
+            poller = select.poll()
+            for fd, events in watched.items():
+                poller.register(fd, events)
         for fd, events in poller.poll(remaining * 1000):
             self.take(fd, events)
         return True
@@ -361,9 +386,12 @@ class HostProcess:
 
     def _read_replies(self) -> bool:
         """Take one chunk of the reply pipe, if any is waiting; False when none was."""
-        chunk = _read_now(self.reply_fd)
-        if chunk is None:
+        try:
+            chunk = os.read(self.reply_fd, READ_CHUNK)
+        except BlockingIOError:
             return False
+        except OSError:   # it cannot be read: the process is gone
+            chunk = b""
         if not chunk:
             self.ended = True
             return False
@@ -395,15 +423,17 @@ class HostProcess:
         return fds
 
     def take(self, fd: int, events: int) -> None:
-        """Act on what poll said about one of its fds."""
-        if fd == self.request_fd and events & (select.POLLOUT | select.POLLERR):
-            self._flush()
+        """Act on what poll said about one of its fds (a reply, as a rule: tried first)."""
+        if fd == self.reply_fd:
+            if events & (select.POLLIN | select.POLLHUP | select.POLLERR):
+                self._read_replies()
+        elif fd == self.request_fd:
+            if events & (select.POLLOUT | select.POLLERR):
+                self._flush()
         elif fd == self.stderr_fd:
             self._drain_stderr()
         elif fd == self.answers_fd:
             self._read_zygote()
-        elif fd == self.reply_fd and events & (select.POLLIN | select.POLLHUP | select.POLLERR):
-            self._read_replies()
 
     def _drain_stderr(self) -> bool:
         """Take one chunk of its stderr, if any is waiting; False when none was."""
@@ -518,7 +548,10 @@ def _as_is(argv, env):
 
 
 _MOVES_ALONE = protocol.MOVES.word + " "   # the start of the reply of nearly every call
+_PLAIN_LINES: dict[str, Reply] = {}   # "MOVES CCD" -> its reply, for the first lines seen
+_PLAIN_LINES_KEPT = 1024   # 3 moves a turn: 8 lines; long turns: bounded all the same
 _FIRST_TURN = protocol.TURN.line()
+_TURN = protocol.TURN.line("%s", "%s")   # TURN's line with the last turn: a template
 _EVENT_OF = {protocol.TIMEOUT: Event.STOPPED,   # the REPL stopped the call itself
              protocol.ERROR: Event.RAISED, protocol.INVALID: Event.BAD_ANSWER}
 
@@ -705,7 +738,7 @@ class ProcessHandle:
         if self.stale:
             self._catch_up(self.turns[:-1] if last else [])
         assert self.host is not None  # it was there or _replace started one
-        self.host.ask(protocol.TURN.line(*last) if last is not None else _FIRST_TURN)
+        self.host.ask(_TURN % last if last is not None else _FIRST_TURN)
         self.asked_until = time.monotonic() + self.timeout
         self.credit = 0.0
         self.asked = True
@@ -734,6 +767,16 @@ class ProcessHandle:
         self.asked = False
         host = self.host
         assert host is not None  # request() asked it, or the handle is out for the game
+        replies = host.replies
+        line = replies.reply
+        if (line is not None and replies.broken is None and host.zygote_broken is None
+                and not host.ending):   # the answer is here (what read_line checks first)
+            replies.reply = None
+            return self._answered(host, line)
+        return self._slow_collect(host)
+
+    def _slow_collect(self, host: HostProcess) -> Reply:
+        """collect(), when the answer is not simply there: wait for it, or the fault."""
         try:
             line = self._reply(host)
         except TimeoutError:
@@ -760,7 +803,11 @@ class ProcessHandle:
             return self._fault(Event.BROKE_PROTOCOL, f"protocol violation: {violation}; "
                                                      "process killed, default answer for "
                                                      "the rest of the game")
-        host.busy += time.monotonic() - (self.deadline - self.timeout - self.credit)
+        return self._answered(host, line)
+
+    def _answered(self, host: HostProcess, line: str) -> Reply:
+        # the time since the request went out counts towards its host's CPU time limit
+        host.busy += time.monotonic() - max(self.asked_until - self.timeout, host.released_at)
         return self._parse(line)
 
     def _fault(self, event: Event, message: str) -> Reply:
@@ -790,10 +837,16 @@ class ProcessHandle:
     def _parse(self, line: str) -> Reply:
         assert self.start is not None  # replies come within a game
         per_turn = self.start.moves_per_turn
-        if line.startswith(_MOVES_ALONE):  # by far the most common reply: read here at once
+        known = _PLAIN_LINES.get(line)   # by far the most common replies: one look-up
+        if known is not None and len(line) - len(_MOVES_ALONE) == per_turn:
+            return known
+        if line.startswith(_MOVES_ALONE):  # the plain reply, read here at once
             moves = line[len(_MOVES_ALONE):]
             if len(moves) == per_turn and not moves.strip("CD"):
-                return plain_reply(moves)
+                reply = plain_reply(moves)
+                if len(_PLAIN_LINES) < _PLAIN_LINES_KEPT:
+                    _PLAIN_LINES[line] = reply
+                return reply
         verb, values = protocol.parse(line, protocol.MONITOR_READS_GAME)
         if verb is protocol.MOVES and len(values[0]) == per_turn:
             return Reply(values[0], None, values[1] if len(values) == 2 else None)

@@ -84,6 +84,7 @@ class ReplHost(HostProcess):
         self.ended = False
         self.stderr_open = False     # what REPL functions print shows in the REPL
         self.usually_watched = {self.reply_fd: select.POLLIN}
+        self.make_polls()
         self.busy = 0.0
         self.cpu_budget = None
         self.on_end = lambda: None

@@ -38,6 +38,9 @@ class ReplyReader:
     def feed(self, chunk: bytes, request_unsent: bool = False) -> None:
         """Take one chunk read from the pipe. `request_unsent`: part of the request due
         to be answered has not been written yet, so no reply can be honest now."""
+        if not self.partial and chunk.find(b"\n") == len(chunk) - 1 and self.broken is None:
+            self._line(chunk, 0, len(chunk) - 1, request_unsent)   # one whole line: as a rule
+            return
         buffer = self.partial
         scan_from = len(buffer)
         buffer += chunk
@@ -52,7 +55,8 @@ class ReplyReader:
         if len(buffer) > LINE_LIMIT and self.broken is None:
             self.broken = f"a protocol line over {LINE_LIMIT} bytes"
 
-    def _line(self, buffer: bytearray, start: int, end: int, request_unsent: bool) -> None:
+    def _line(self, buffer: bytes | bytearray, start: int, end: int,
+              request_unsent: bool) -> None:
         if end - start > LINE_LIMIT:
             self.broken = f"a protocol line over {LINE_LIMIT} bytes"
         elif not buffer.startswith(self.token, start):
@@ -68,4 +72,4 @@ class ReplyReader:
                            "request)")
         else:
             self.expecting = False
-            self.reply = bytes(buffer[start + len(self.token):end]).decode("utf-8", "replace")
+            self.reply = buffer[start + len(self.token):end].decode("utf-8", "replace")
