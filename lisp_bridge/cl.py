@@ -103,7 +103,10 @@ def eq(a, b):
     if isinstance(a, str) and isinstance(b, str):   # symbols (and moves) are strings too
         if isinstance(a, _Symbol) and isinstance(b, _Symbol):
             return _str_upper(a) == _str_upper(b)
-        return _str_eq(a, b)
+        same = _str_eq(a, b)
+        if same is NotImplemented:   # one only claims to be a str (its __class__ lies)
+            return str.__str__(a) == str.__str__(b)   # which raises, as it always did
+        return same
     return _eq_other(a, b)
 
 

@@ -905,18 +905,23 @@ serves the game's turns. Lines before it were meant for a game whose child died 
 child is reaped: until then the monitor can see it dead in /proc, and once it is gone the
 monitor has this word (harness/isolation/own_time.py), however long a crowded machine keeps
 this process from a CPU in between."
-  (reply "DIED" (princ-to-string (ended-status (second *child*))))
-  (wait-for (forget-child))
-  (clean-up))
+  (let ((told (ended-status (second *child*))))
+    (when told (reply "DIED" (princ-to-string told)))
+    (multiple-value-bind (found status) (wait-for (forget-child))
+      (declare (ignore found))
+      (clean-up)
+      (unless told   ; a kernel that cannot tell it unreaped (before Linux 5.4)
+        (reply "DIED" (princ-to-string status))))))
 
 (defun ended-status (pidfd)
   "The wait(2) status of the ended child PIDFD names, which stays unreaped: waitid(P_PIDFD,
-WEXITED|WNOWAIT), whose siginfo_t holds si_code at byte 8 and si_status at byte 24."
+WEXITED|WNOWAIT), whose siginfo_t holds si_code at byte 8 and si_status at byte 24; nil
+where the kernel cannot say (P_PIDFD came with Linux 5.4)."
   (sb-alien:with-alien ((info (array sb-alien:int 32)))
     (if (minusp (c-call "waitid" sb-alien:int (sb-alien:int 3) (sb-alien:int pidfd)
                         ((* sb-alien:int) (sb-alien:addr (sb-alien:deref info 0)))
                         (sb-alien:int (logior 4 #x01000000))))
-        0
+        nil
         (let ((code (sb-alien:deref info 2)) (value (sb-alien:deref info 6)))
           (case code
             (1 (ash (logand value #xff) 8))          ; CLD_EXITED

@@ -161,3 +161,17 @@ def test_mapcar_and_count_if_answer_as_their_plain_definitions(xs, ys):
     assert cl.mapcar(is_c, xs) == [is_c(item) for item in xs]
     assert cl.mapcar(cl.eq, xs, ys) == [plain_eq(x, y) for x, y in zip(xs, ys, strict=False)]
     assert cl.mapcar(is_c, tuple(xs)) == cl.mapcar(is_c, xs) and cl.mapcar(is_c, None) == []
+
+
+def test_eq_of_an_object_that_only_claims_to_be_a_str_raises_as_it_always_did():
+    """Its quick path must not answer where the plain definition raised: str.__eq__ gives
+    NotImplemented (truthy) for an object whose __class__ lies."""
+    class Liar:
+        @property
+        def __class__(self):
+            return str
+
+    with pytest.raises(TypeError):
+        cl.eq("C", Liar())
+    with pytest.raises(TypeError):
+        cl.eq(Liar(), "C")

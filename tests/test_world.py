@@ -218,3 +218,15 @@ def test_the_zygote_tells_a_death_before_it_reaps(how):
         assert told == os.waitpid(pid, 0)[1]
     finally:
         os.close(pidfd)
+
+
+def test_a_status_the_kernel_cannot_tell_unreaped_is_none():
+    """None, not a made-up status, when waitid cannot read it (here: no child of ours; on a
+    kernel before 5.4: no P_PIDFD): the zygote then reaps first and says waitpid's."""
+    from harness.isolation.host import status_of_ended
+
+    pidfd = os.pidfd_open(os.getppid())
+    try:
+        assert status_of_ended(pidfd) is None
+    finally:
+        os.close(pidfd)

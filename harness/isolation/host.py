@@ -222,10 +222,14 @@ class Zygote:
         # said before the process is reaped: until then the monitor can see it dead in
         # /proc, and once it is gone the monitor has this word (harness/isolation/own_time.py),
         # however long a crowded machine keeps this process from a CPU in between
-        self.send(protocol.DIED, status_of_ended(pidfd))
+        told = status_of_ended(pidfd)
+        if told is not None:
+            self.send(protocol.DIED, told)
         os.close(pidfd)
-        _exit_status(pid)
+        status = _exit_status(pid)
         self._clean_up()
+        if told is None:   # a kernel that cannot tell it unreaped (before Linux 5.4)
+            self.send(protocol.DIED, status)
 
     def _spawn(self, poller) -> None:
         pid = self._fork()
@@ -349,14 +353,15 @@ def _read_all(fd: int) -> bytes:
     return b"".join(chunks)
 
 
-def status_of_ended(pidfd: int) -> int:
-    """The wait(2) status of the ended process `pidfd` names, which stays unreaped."""
+def status_of_ended(pidfd: int) -> int | None:
+    """The wait(2) status of the ended process `pidfd` names, which stays unreaped; None
+    where the kernel cannot say (waitid's P_PIDFD came with Linux 5.4)."""
     try:
         ended = os.waitid(os.P_PIDFD, pidfd, os.WEXITED | os.WNOWAIT)
-    except ChildProcessError:
-        return 0
-    if ended is None:   # cannot be: it has ended; read as waitpid would have
-        return 0
+    except OSError:
+        return None
+    if ended is None:   # cannot be: it has ended
+        return None
     if ended.si_code == os.CLD_EXITED:
         return (ended.si_status & 0xFF) << 8
     return ended.si_status | (0x80 if ended.si_code == os.CLD_DUMPED else 0)
