@@ -41,9 +41,11 @@ IN_FILES = ["LengthSpy.py", "HyLengthSpy.hy", "LispLengthSpy.lisp", "DeepTree.py
 WORLD_SPIES = ["PidSpy.py", "TmpSpy.py", "HyPidSpy.hy", "HyTmpSpy.hy", "LispPidSpy.lisp",
                "LispTmpSpy.lisp"]
 # what a game shares with the next whatever its world: the descriptors it inherits from its
-# host (their flags, O_ASYNC's owner and signal, a pipe's size) and the machine's count of
-# processes (a pidfd's inode number); the game's filter denies changing or reading them
-KERNEL_SPIES = ["FdFlagger.py", "HyFdFlagger.hy", "LispFdFlagger.lisp", "PidfsSpy.py"]
+# host (their flags, O_ASYNC's owner and signal, a pipe's size), the machine's count of
+# processes (a pidfd's inode number) and its page cache (read with RWF_NOWAIT): the game's
+# filter denies changing or reading them
+KERNEL_SPIES = ["FdFlagger.py", "HyFdFlagger.hy", "LispFdFlagger.lisp", "PidfsSpy.py",
+                "CacheCourier.py"]
 BUILTINS = ["titfortat", "grudger", "random", "defect"]
 GAME = ("--seed", "5", "--length", "6", "9", "--format", "json", "--timeout", "5")
 

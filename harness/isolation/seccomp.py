@@ -65,6 +65,11 @@ IOCTL_SHARED_STATE = (0x5421, 0x5452)        # FIONBIO FIOASYNC
 # (pidfs, Linux 6.9): the process IDs' carrier again, outside every PID namespace. Games may
 # make no pidfd: pidfd_open, clone's CLONE_PIDFD, and a socket's SO_PEERPIDFD/SO_PASSPIDFD.
 CLONE_PIDFD = 0x00001000
+# The page cache is the machine's: a read with RWF_NOWAIT fails when a page is not cached,
+# cachestat counts them, and Linux AIO takes RWF_NOWAIT inside its iocbs (where no filter
+# can read it). A game that could ask would read, without timing anything, what the last
+# game (or another agent) left cached or dropped (posix_fadvise) in a file all see.
+RWF_NOWAIT = 0x00000008
 SOL_SOCKET, SOCKET_PIDFD_OPTIONS = 1, (76, 77)   # SO_PASSPIDFD, SO_PEERPIDFD
 
 ARCHITECTURES = {"x86_64": 0xC000003E, "aarch64": 0xC00000B7}  # AUDIT_ARCH_*
@@ -89,7 +94,8 @@ _NUMBERS = {  # name: (x86_64, aarch64); aarch64 has no fork, vfork, inotify_ini
     "mq_timedsend": (242, 182), "mq_timedreceive": (243, 183), "mq_notify": (244, 184),
     "mq_getsetattr": (245, 185), "socket": (41, 198), "socketpair": (53, 199),
     "pidfd_open": (434, 434), "ioctl": (16, 29), "getsockopt": (55, 209),
-    "setsockopt": (54, 208),
+    "setsockopt": (54, 208), "preadv2": (327, 286), "pwritev2": (328, 287),
+    "cachestat": (451, 451), "io_setup": (206, 0), "io_submit": (209, 2),
 }
 
 # what every agent process is denied, by why
@@ -106,6 +112,7 @@ OTHER_PROCESSES_AND_KERNEL = ["ptrace", "process_vm_readv", "process_vm_writev",
                               "fspick", "mount_setattr", "perf_event_open", "userfaultfd",
                               "bpf", "syslog", "io_uring_setup", "io_uring_enter",
                               "io_uring_register", "name_to_handle_at", "open_by_handle_at"]
+PAGE_CACHE_QUESTIONS = ["cachestat", "io_setup", "io_submit"]
 FORKING = ["fork", "vfork"]
 GAME_ONLY = ["pidfd_open"]   # the host watches its games' processes through pidfds
 # what the host itself needs to build each game a new world (harness/isolation/world.py): allowed in
@@ -172,7 +179,8 @@ def program(no_fork: bool = False, machine: str | None = None, unix_sockets: boo
     column = list(ARCHITECTURES).index(machine)
     numbers = {name: pair[column] for name, pair in _NUMBERS.items()
                if pair[column] is not None}
-    denied = SHARED_BETWEEN_SANDBOXES + UNCOUNTED_MEMORY + OTHER_PROCESSES_AND_KERNEL
+    denied = (SHARED_BETWEEN_SANDBOXES + UNCOUNTED_MEMORY + OTHER_PROCESSES_AND_KERNEL
+              + PAGE_CACHE_QUESTIONS)
     if host:
         denied = [name for name in denied if name not in BUILDING_WORLDS]
     else:
@@ -206,12 +214,18 @@ def program(no_fork: bool = False, machine: str | None = None, unix_sockets: boo
         p.label("not_ioctl")
         for name in ("getsockopt", "setsockopt"):
             p.emit(_JEQ, numbers[name], "sockopt", 0)
+    for name in ("preadv2", "pwritev2"):
+        p.emit(_JEQ, numbers[name], "rw_flags", 0)
     p.emit(_JEQ, numbers["clone"], 0, "allow")
     p.emit(_LOAD, _arg(0))            # clone(flags, ...) on both architectures
     p.emit(_JSET, CLONE_NAMESPACES | (0 if host else CLONE_PIDFD), "eperm", 0)
     if no_fork:
         p.emit(_JSET, CLONE_THREAD, "allow", "eperm")
     p.label("allow")
+    p.emit(_RET, _ALLOW)
+    p.label("rw_flags")               # p(read|write)v2(fd, iov, count, pos_l, pos_h, flags)
+    p.emit(_LOAD, _arg(5))
+    p.emit(_JSET, RWF_NOWAIT, "eperm", 0)
     p.emit(_RET, _ALLOW)
     if not host:
         p.label("sockopt")            # (get|set)sockopt(fd, level, name, ...)
