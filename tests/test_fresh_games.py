@@ -39,7 +39,7 @@ IN_MEMORY = ["GameCounter.py", "ModuleStasher.py", "EnvCounter.py", "ThreadCount
              "LispUserCounter.lisp"]
 IN_FILES = ["LengthSpy.py", "HyLengthSpy.hy", "LispLengthSpy.lisp", "DeepTree.py"]
 WORLD_SPIES = ["PidSpy.py", "TmpSpy.py", "HyPidSpy.hy", "HyTmpSpy.hy", "LispPidSpy.lisp",
-               "LispTmpSpy.lisp"]
+               "LispTmpSpy.lisp", "PtySpy.py"]
 # what a game shares with the next whatever its world: the descriptors it inherits from its
 # host (their flags, O_ASYNC's owner and signal, a pipe's size), the machine's count of
 # processes (a pidfd's inode number) and its page cache (read with RWF_NOWAIT): the game's
@@ -337,15 +337,16 @@ def test_under_a_monitor_that_is_not_root_every_game_sees_the_same_world(mode, b
 
 def test_under_a_root_monitor_with_a_readable_install_process_games_see_the_same_world(sbcl):
     """`process` isolation as root, installed where any user may read it: each game gets a
-    world of its own (README, "root, readable"), /sys covered too: the agent's cgroup,
-    which lives across its games, shows no counter (its memory peak). Run with Debian's
-    python3 and a copy of the harness and a cache that any user can read."""
+    world of its own (README, "root, readable"), /sys and /dev/pts covered too: the agent's
+    cgroup, which lives across its games, shows no counter (its memory peak), the machine's
+    terminals no time. Run with Debian's python3 and a copy of the harness and a cache that
+    any user can read."""
     if os.geteuid() != 0 or not os.path.exists("/usr/bin/python3"):
         pytest.skip("needs root and Debian's /usr/bin/python3")
     import tempfile
 
-    names = ["CgroupSpy.py", "PidSpy.py", "TmpSpy.py", "FdFlagger.py", "LispPidSpy.lisp",
-             "LispFdFlagger.lisp"]
+    names = ["CgroupSpy.py", "PtySpy.py", "PidSpy.py", "TmpSpy.py", "FdFlagger.py",
+             "LispPidSpy.lisp", "LispFdFlagger.lisp"]
     with tempfile.TemporaryDirectory() as folder:
         root = Path(folder)
         os.chmod(root, 0o755)
@@ -367,5 +368,5 @@ def test_under_a_root_monitor_with_a_readable_install_process_games_see_the_same
     assert "CAP_DAC_READ_SEARCH" not in done.stderr   # the games had worlds of their own
     for name, games in json.loads(done.stdout).items():
         assert games[1:] == games[:1] * 2, name
-        if name == "CgroupSpy.py":
-            assert games[0] == ["CCC"] * 4   # no cgroup to be seen
+        if name in ("CgroupSpy.py", "PtySpy.py"):
+            assert games[0] == ["CCC"] * 4   # no cgroup, no terminal to be seen
