@@ -11,8 +11,10 @@ Sockets are held to the families an agent can need (`AF_UNIX`, and only inside t
 sandbox's namespaces; see `AF_UNIX`).
 
 Two programs, stacked. The host's process runs under `program(host=True)`, which lets it
-make namespaces and mount in them: it builds every game a new world (harness/isolation/world.py).
-Each process that runs agent code then adds `program()`, which denies those too, once its
+make namespaces and mount in them: it builds every game a new world (harness/isolation/world.py),
+change its own descriptors' flags and watch its games through pidfds.
+Each process that runs agent code then adds `program()`, which denies those too (a game
+shares descriptors with the next: see `FCNTL_SHARED_STATE`, `CLONE_PIDFD`), once its
 world is built and before any agent code runs (the host is told it in `GAME_FILTER`, hex).
 `no_fork` adds fork, vfork and clone without CLONE_THREAD: where no cgroup holds an agent's
 processes together (harness/isolation/cgroups.py), per-process limits only hold per agent when the
