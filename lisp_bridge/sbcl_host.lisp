@@ -577,7 +577,9 @@ cannot be stopped yet (SBCL's AVER): then a moment later."
 (defparameter *game-mounts*          ; (target type flags options): MS_NOSUID|MS_NODEV, RDONLY
   '(("/tmp" "tmpfs" 6 "size=67108864,mode=1777")
     ("/dev/shm" "tmpfs" 6 "size=4194304,mode=1777")
-    ("/proc" "tmpfs" 7 "size=4096,mode=555")))
+    ("/proc" "tmpfs" 7 "size=4096,mode=555")
+    ("/sys" "tmpfs" 7 "size=4096,mode=555")     ; where there is one: the cgroup's counters
+    ("/dev/pts" "tmpfs" 7 "size=4096,mode=555")))   ; no terminal: its folder keeps times
 
 (defun write-proc-file (path text)
   (let ((fd (sb-unix:unix-open path sb-unix:o_wronly 0))
@@ -626,7 +628,7 @@ allows no user namespace (games are then plain forks)."
 
 (defun build-world ()
   "In a game's child, before any agent code: its own mounts, a new /tmp and /dev/shm,
-/proc covered, and no capability left."
+/proc, /sys and /dev/pts covered, and no capability left."
   (sb-unix:unix-close *pid-namespace*)
   (checked (c-call "unshare" sb-alien:int (sb-alien:int +clone-newns+)) "unshare")
   (checked (c-call "mount" sb-alien:int (sb-alien:c-string "none") (sb-alien:c-string "/")

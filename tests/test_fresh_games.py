@@ -39,7 +39,13 @@ IN_MEMORY = ["GameCounter.py", "ModuleStasher.py", "EnvCounter.py", "ThreadCount
              "LispUserCounter.lisp"]
 IN_FILES = ["LengthSpy.py", "HyLengthSpy.hy", "LispLengthSpy.lisp", "DeepTree.py"]
 WORLD_SPIES = ["PidSpy.py", "TmpSpy.py", "HyPidSpy.hy", "HyTmpSpy.hy", "LispPidSpy.lisp",
-               "LispTmpSpy.lisp"]
+               "LispTmpSpy.lisp", "PtySpy.py"]
+# what a game shares with the next whatever its world: the descriptors it inherits from its
+# host (their flags, O_ASYNC's owner and signal, a pipe's size), the machine's count of
+# processes (a pidfd's inode number) and its page cache (read with RWF_NOWAIT): the game's
+# filter denies changing or reading them
+KERNEL_SPIES = ["FdFlagger.py", "HyFdFlagger.hy", "LispFdFlagger.lisp", "PidfsSpy.py",
+                "CacheCourier.py"]
 BUILTINS = ["titfortat", "grudger", "random", "defect"]
 GAME = ("--seed", "5", "--length", "6", "9", "--format", "json", "--timeout", "5")
 
@@ -87,7 +93,8 @@ def test_the_same_game_played_again_is_the_same_game(name, mode, bwrap, sbcl):
     assert seen[1:] == seen[:1] * 2
 
 
-@pytest.mark.parametrize("name,mode", cases(WORLD_SPIES, WORLD_UNDER_PROCESS))
+@pytest.mark.parametrize("name,mode",
+                         cases(WORLD_SPIES, WORLD_UNDER_PROCESS) + cases(KERNEL_SPIES))
 def test_what_a_game_sees_of_its_world_is_the_same_in_every_game(name, mode, bwrap, sbcl):
     seen, output = played_three_times(name, mode)
     assert seen[1:] == seen[:1] * 2, output
@@ -326,3 +333,40 @@ def test_under_a_monitor_that_is_not_root_every_game_sees_the_same_world(mode, b
         assert games[1:] == games[:1] * 2, name
         if name == "DeepTree.py":
             assert games[0] == ["CCC"] * 4
+
+
+def test_under_a_root_monitor_with_a_readable_install_process_games_see_the_same_world(sbcl):
+    """`process` isolation as root, installed where any user may read it: each game gets a
+    world of its own (README, "root, readable"), /sys and /dev/pts covered too: the agent's
+    cgroup, which lives across its games, shows no counter (its memory peak), the machine's
+    terminals no time. Run with Debian's python3 and a copy of the harness and a cache that
+    any user can read."""
+    if os.geteuid() != 0 or not os.path.exists("/usr/bin/python3"):
+        pytest.skip("needs root and Debian's /usr/bin/python3")
+    import tempfile
+
+    names = ["CgroupSpy.py", "PtySpy.py", "PidSpy.py", "TmpSpy.py", "FdFlagger.py",
+             "LispPidSpy.lisp", "LispFdFlagger.lisp"]
+    with tempfile.TemporaryDirectory() as folder:
+        root = Path(folder)
+        os.chmod(root, 0o755)
+        for part in ("harness", "lisp_bridge"):
+            shutil.copytree(ROOT / part, root / part,
+                            ignore=shutil.ignore_patterns("__pycache__"))
+        for name in names:
+            shutil.copy(HOSTILE / name, root)
+        (root / "run.py").write_text(RUN_AS_ANYONE)
+        (root / "cache").mkdir()
+        for path in root.rglob("*"):
+            path.chmod(path.stat().st_mode | 0o444 | (0o111 if path.is_dir() else 0))
+        done = subprocess.run(
+            ["/usr/bin/python3", str(root / "run.py"), str(root), "process", *names],
+            capture_output=True, text=True, timeout=600, cwd=root,
+            env={"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(root),
+                 "PDHARNESS_CACHE": str(root / "cache")})
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "CAP_DAC_READ_SEARCH" not in done.stderr   # the games had worlds of their own
+    for name, games in json.loads(done.stdout).items():
+        assert games[1:] == games[:1] * 2, name
+        if name in ("CgroupSpy.py", "PtySpy.py"):
+            assert games[0] == ["CCC"] * 4   # no cgroup, no terminal to be seen

@@ -33,7 +33,8 @@ pytestmark = pytest.mark.slow  # every test here starts processes (the CLI, agen
 HOSTILE = AGENTS / "hostile"
 # agents that carry state from game to game: played in tests/test_fresh_games.py
 CARRIERS = {"GameCounter", "ModuleStasher", "EnvCounter", "ThreadCounter",
-            "GrandchildCounter", "LengthSpy"}
+            "GrandchildCounter", "LengthSpy", "FdFlagger", "PidfsSpy", "CacheCourier",
+            "CgroupSpy", "PtySpy"}
 PYTHON_HOSTILE = sorted(path.stem for path in HOSTILE.glob("*.py")
                         if path.stem not in CARRIERS)
 HONEST = ["titfortat", "grudger", "pavlov", "random", "KhosmoodLevinson"]

@@ -11,8 +11,10 @@ Sockets are held to the families an agent can need (`AF_UNIX`, and only inside t
 sandbox's namespaces; see `AF_UNIX`).
 
 Two programs, stacked. The host's process runs under `program(host=True)`, which lets it
-make namespaces and mount in them: it builds every game a new world (harness/isolation/world.py).
-Each process that runs agent code then adds `program()`, which denies those too, once its
+make namespaces and mount in them: it builds every game a new world (harness/isolation/world.py),
+change its own descriptors' flags and watch its games through pidfds.
+Each process that runs agent code then adds `program()`, which denies those too (a game
+shares descriptors with the next: see `FCNTL_SHARED_STATE`, `CLONE_PIDFD`), once its
 world is built and before any agent code runs (the host is told it in `GAME_FILTER`, hex).
 `no_fork` adds fork, vfork and clone without CLONE_THREAD: where no cgroup holds an agent's
 processes together (harness/isolation/cgroups.py), per-process limits only hold per agent when the
@@ -52,6 +54,25 @@ CLONE_NAMESPACES = (0x00020000 | 0x02000000 | 0x04000000 | 0x08000000 | 0x100000
                     | 0x20000000 | 0x40000000)  # NEWNS CGROUP UTS IPC USER PID NET
 FCNTL_LOCKS_AND_WATCHES = (5, 6, 7, 36, 37, 38,      # F_GETLK F_SETLK F_SETLKW F_OFD_*
                            1024, 1025, 1026)          # F_SETLEASE F_GETLEASE F_NOTIFY
+# What a game's process may not change of an open file description: a game inherits some
+# from the zygote (/dev/null on fd 0, the pipes of its output and of the game channel), the
+# same ones every game, so a flag or number set on one in a game is there in the next
+# (a carrier from game to game). Per description: the status flags (F_SETFL, and the ioctls
+# FIONBIO and FIOASYNC that set O_NONBLOCK and O_ASYNC), the owner and signal of O_ASYNC
+# (F_SETOWN, F_SETOWN_EX, F_SETSIG); per pipe: its size (F_SETPIPE_SZ). Denied in games
+# only: the host sets up its own descriptors before any agent code runs.
+FCNTL_SHARED_STATE = (4, 8, 10, 15, 1031)   # F_SETFL F_SETOWN F_SETSIG F_SETOWN_EX F_SETPIPE_SZ
+IOCTL_SHARED_STATE = (0x5421, 0x5452)        # FIONBIO FIOASYNC
+# A pidfd's inode number is the kernel's count of processes ever started on the machine
+# (pidfs, Linux 6.9): the process IDs' carrier again, outside every PID namespace. Games may
+# make no pidfd: pidfd_open, clone's CLONE_PIDFD, and a socket's SO_PEERPIDFD/SO_PASSPIDFD.
+CLONE_PIDFD = 0x00001000
+# The page cache is the machine's: a read with RWF_NOWAIT fails when a page is not cached,
+# cachestat counts them, and Linux AIO takes RWF_NOWAIT inside its iocbs (where no filter
+# can read it). A game that could ask would read, without timing anything, what the last
+# game (or another agent) left cached or dropped (posix_fadvise) in a file all see.
+RWF_NOWAIT = 0x00000008
+SOL_SOCKET, SOCKET_PIDFD_OPTIONS = 1, (76, 77)   # SO_PASSPIDFD, SO_PEERPIDFD
 
 ARCHITECTURES = {"x86_64": 0xC000003E, "aarch64": 0xC00000B7}  # AUDIT_ARCH_*
 _NUMBERS = {  # name: (x86_64, aarch64); aarch64 has no fork, vfork, inotify_init
@@ -74,6 +95,9 @@ _NUMBERS = {  # name: (x86_64, aarch64); aarch64 has no fork, vfork, inotify_ini
     "msgrcv": (70, 188), "msgctl": (71, 187), "mq_open": (240, 180), "mq_unlink": (241, 181),
     "mq_timedsend": (242, 182), "mq_timedreceive": (243, 183), "mq_notify": (244, 184),
     "mq_getsetattr": (245, 185), "socket": (41, 198), "socketpair": (53, 199),
+    "pidfd_open": (434, 434), "ioctl": (16, 29), "getsockopt": (55, 209),
+    "setsockopt": (54, 208), "preadv2": (327, 286), "pwritev2": (328, 287),
+    "cachestat": (451, 451), "io_setup": (206, 0), "io_submit": (209, 2),
 }
 
 # what every agent process is denied, by why
@@ -90,7 +114,9 @@ OTHER_PROCESSES_AND_KERNEL = ["ptrace", "process_vm_readv", "process_vm_writev",
                               "fspick", "mount_setattr", "perf_event_open", "userfaultfd",
                               "bpf", "syslog", "io_uring_setup", "io_uring_enter",
                               "io_uring_register", "name_to_handle_at", "open_by_handle_at"]
+PAGE_CACHE_QUESTIONS = ["cachestat", "io_setup", "io_submit"]
 FORKING = ["fork", "vfork"]
+GAME_ONLY = ["pidfd_open"]   # the host watches its games' processes through pidfds
 # what the host itself needs to build each game a new world (harness/isolation/world.py): allowed in
 # the host's program, denied again in every game's
 BUILDING_WORLDS = ["unshare", "setns", "mount"]
@@ -155,9 +181,12 @@ def program(no_fork: bool = False, machine: str | None = None, unix_sockets: boo
     column = list(ARCHITECTURES).index(machine)
     numbers = {name: pair[column] for name, pair in _NUMBERS.items()
                if pair[column] is not None}
-    denied = SHARED_BETWEEN_SANDBOXES + UNCOUNTED_MEMORY + OTHER_PROCESSES_AND_KERNEL
+    denied = (SHARED_BETWEEN_SANDBOXES + UNCOUNTED_MEMORY + OTHER_PROCESSES_AND_KERNEL
+              + PAGE_CACHE_QUESTIONS)
     if host:
         denied = [name for name in denied if name not in BUILDING_WORLDS]
+    else:
+        denied = denied + GAME_ONLY
     if no_fork:
         denied = denied + FORKING
     p = _Program()
@@ -174,17 +203,41 @@ def program(no_fork: bool = False, machine: str | None = None, unix_sockets: boo
     p.emit(_JEQ, numbers["socketpair"], "socket_family", 0)
     p.emit(_JEQ, numbers["fcntl"], 0, "not_fcntl")
     p.emit(_LOAD, _arg(1))
-    for command in FCNTL_LOCKS_AND_WATCHES:
+    for command in FCNTL_LOCKS_AND_WATCHES + (() if host else FCNTL_SHARED_STATE):
         p.emit(_JEQ, command, "eperm", 0)
     p.emit(_RET, _ALLOW)
     p.label("not_fcntl")
+    if not host:
+        p.emit(_JEQ, numbers["ioctl"], 0, "not_ioctl")
+        p.emit(_LOAD, _arg(1))        # ioctl(fd, request, ...): request is 32 bits
+        for request in IOCTL_SHARED_STATE:
+            p.emit(_JEQ, request, "eperm", 0)
+        p.emit(_RET, _ALLOW)
+        p.label("not_ioctl")
+        for name in ("getsockopt", "setsockopt"):
+            p.emit(_JEQ, numbers[name], "sockopt", 0)
+    for name in ("preadv2", "pwritev2"):
+        p.emit(_JEQ, numbers[name], "rw_flags", 0)
     p.emit(_JEQ, numbers["clone"], 0, "allow")
     p.emit(_LOAD, _arg(0))            # clone(flags, ...) on both architectures
-    p.emit(_JSET, CLONE_NAMESPACES, "eperm", 0)
+    p.emit(_JSET, CLONE_NAMESPACES | (0 if host else CLONE_PIDFD), "eperm", 0)
     if no_fork:
         p.emit(_JSET, CLONE_THREAD, "allow", "eperm")
     p.label("allow")
     p.emit(_RET, _ALLOW)
+    p.label("rw_flags")               # p(read|write)v2(fd, iov, count, pos_l, pos_h, flags)
+    p.emit(_LOAD, _arg(5))
+    p.emit(_JSET, RWF_NOWAIT, "eperm", 0)
+    p.emit(_RET, _ALLOW)
+    if not host:
+        p.label("sockopt")            # (get|set)sockopt(fd, level, name, ...)
+        p.emit(_LOAD, _arg(1))
+        p.emit(_JEQ, SOL_SOCKET, 0, "allow_option")
+        p.emit(_LOAD, _arg(2))
+        for option in SOCKET_PIDFD_OPTIONS:
+            p.emit(_JEQ, option, "eperm", 0)
+        p.label("allow_option")
+        p.emit(_RET, _ALLOW)
     p.label("socket_family")
     if unix_sockets:
         p.emit(_LOAD, _arg(0))        # socket(domain, ...), socketpair(domain, ...)

@@ -10,7 +10,11 @@ starts in namespaces of its own, and everything it did dies with them:
   the zygote or of an earlier game is there to see, count or signal;
 - a mount namespace with a new, size-capped tmpfs on /tmp and /dev/shm (same inode
   numbers, owner, mode and times in every game), and an empty tmpfs over /proc (a new
-  /proc cannot be mounted under the sandbox's, and the old one shows the zygote);
+  /proc cannot be mounted under the sandbox's, and the old one shows the zygote) and over
+  /sys where there is one (`process` isolation: the agent's cgroup lives across its games,
+  and its counters, the memory peak say, are a carrier from one to the next) and /dev/pts
+  (no terminal: the ptys' folder, the sandbox's or the machine's, keeps its times across
+  games: listing it sets its access time);
 - no capability left once that is built.
 
 The host's own IPC namespace is the games' (the game's seccomp filter denies every SysV
@@ -126,6 +130,8 @@ class World:
         # game's process sees the zygote's mounts until it makes its own.
         _libc.mount, _libc.capset  # noqa: B018 - cached on _libc by the lookup
         self._has_shm = os.path.isdir(b"/dev/shm")
+        self._has_sys = os.path.isdir(b"/sys") and not os.path.islink(b"/sys")
+        self._has_pts = os.path.isdir(b"/dev/pts") and not os.path.islink(b"/dev/pts")
 
     def fork(self) -> int:
         """os.fork, the child in a new PID namespace (its PID 1); OSError if refused."""
@@ -135,7 +141,7 @@ class World:
 
     def build(self) -> None:
         """In the child, before any agent code: its own mounts, a new /tmp and /dev/shm,
-        /proc covered, and no capability left."""
+        /proc, /sys and /dev/pts covered, and no capability left."""
         os.close(self.pid_namespace)
         _checked(_libc.unshare(CLONE_NEWNS), "unshare")
         _mount(b"none", b"/", None, MS_REC | MS_PRIVATE)
@@ -156,6 +162,12 @@ class World:
             _mount(b"tmpfs", b"/dev/shm", b"tmpfs", MS_NOSUID | MS_NODEV, self._shm)
         _mount(b"tmpfs", b"/proc", b"tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV,
                b"size=4096,mode=555")
+        if self._has_sys:
+            _mount(b"tmpfs", b"/sys", b"tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV,
+                   b"size=4096,mode=555")
+        if self._has_pts:
+            _mount(b"tmpfs", b"/dev/pts", b"tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV,
+                   b"size=4096,mode=555")
         _checked(_libc.capset(ctypes.byref(self._capability_header), self._no_capabilities),
                  "capset")
 
