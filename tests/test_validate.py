@@ -280,6 +280,16 @@ def test_exit_codes_and_the_table():
     assert '  fix: Return exactly 3 moves, each "C" or "D"' in out
 
 
+def test_an_agent_whose_process_dies_is_not_told_it_raised_an_error(tmp_path):
+    agent = tmp_path / "AbeGo.py"
+    agent.write_text("import os\n\ndef AbeGo(hist, score):\n    os._exit(3)\n")
+    status, out, _ = run_cli("validate", agent, "--isolation", "process", "--seed", "1")
+    assert status == 1 and "exception: call 1 against random" in out
+    assert "process died" in out
+    [fix] = [line for line in out.splitlines() if line.strip().startswith("fix:")]
+    assert "died" in fix
+
+
 @pytest.mark.parametrize("arguments,needle", [
     (["nothing-here.py"], "nothing-here.py: no such file or folder"),
     ([FILES / "rosters"], "no agent files"),
