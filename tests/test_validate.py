@@ -196,6 +196,20 @@ def test_duplicates_name_the_other_files(verdicts):
         "message"]
 
 
+def test_three_files_of_one_agent_are_listed_as_three(tmp_path):
+    """A student's .py, .hy and .lisp of one agent: each path as given, in a plain list."""
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "AbeBo.py").write_text('def AbeBo(hist, score):\n    return "CCC"\n')
+    (tmp_path / "AbeBo.hy").write_text("(defn AbeBo [hist score] ['C 'C 'C])\n")
+    (tmp_path / "AbeBo.lisp").write_text("(defun AbeBo (hist score) '(C C C))\n")
+    status, out, _ = run_cli("validate", "sub/AbeBo.py", "AbeBo.hy", "AbeBo.lisp",
+                             "--format", "json", "--isolation", "process", cwd=tmp_path)
+    assert status == 1
+    [problem] = [p for p in json.loads(out)[0]["problems"] if p["code"] == "duplicate-name"]
+    assert problem["message"] == (
+        "sub/AbeBo.py, AbeBo.hy and AbeBo.lisp all define the agent AbeBo")
+
+
 def test_the_json_shape_is_the_contracts(verdicts):
     entry = verdicts["py/LeeMoore.py"]
     assert set(entry) == {"path", "agent", "language", "ok", "problems", "warnings", "seed"}

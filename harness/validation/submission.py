@@ -310,8 +310,9 @@ def mark_duplicates(verdicts: list[Verdict]) -> None:
     for same in by_name.values():
         if len(same) < 2:
             continue
-        for verdict in same:
-            others = ", ".join(str(v.path) for v in same if v is not verdict)
+        for verdict in same:   # this file first, each path as given (folders included)
+            paths = [str(verdict.path)] + [str(v.path) for v in same if v is not verdict]
+            listed = ", ".join(paths[:-1]) + " and " + paths[-1]
             verdict.problems.append(Problem(
-                "duplicate-name", f"{verdict.path.name} and {others} both define the agent "
-                f"{verdict.agent}"))
+                "duplicate-name", f"{listed} {'both' if len(paths) == 2 else 'all'} define "
+                f"the agent {verdict.agent}"))
