@@ -97,3 +97,11 @@ def test_two_agents_of_one_name_are_told_apart_and_both_their_prints_shown(tmp_p
     assert printed == ["| AbeHo.py: py at 0", "| AbeHo.hy: hy at 0",
                        "| AbeHo.py: py at 3", "| AbeHo.hy: hy at 3"]
     assert lines[-2].startswith("Final score: AbeHo.py ")
+
+
+def test_a_one_turn_game_is_one_turn():
+    from conftest import run_cli
+
+    status, out, err = run_cli("play", "titfortat", "defect", "--turns", "1", "--seed", "1")
+    assert status == 0, err
+    assert "  1 turn  flip " in out.splitlines()[0]

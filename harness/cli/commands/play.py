@@ -111,8 +111,9 @@ class _Stream:
             rows = self.rows = TraceRows(a.name, b.name, self.first, params.moves_per_turn)
         flip = params.flip
         left, right = (line(name) for name in self.names)
-        echo(f"{left} vs {right}  seed {seed}  {turns} turns  flip {flip.start:g} "
-             f"{flip.decay:g} ({flip.mode})  {params.moves_per_turn} moves/turn")
+        echo(f"{left} vs {right}  seed {seed}  {turns} turn{'' if turns == 1 else 's'}  "
+             f"flip {flip.start:g} {flip.decay:g} ({flip.mode})  "
+             f"{params.moves_per_turn} moves/turn")
         echo(rows.head())
 
     def turn(self, record) -> None:
