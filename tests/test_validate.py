@@ -210,6 +210,24 @@ def test_three_files_of_one_agent_are_listed_as_three(tmp_path):
         "sub/AbeBo.py, AbeBo.hy and AbeBo.lisp all define the agent AbeBo")
 
 
+def test_a_byte_order_mark_is_pythons_encoding_mark_and_explained_elsewhere(tmp_path):
+    """Windows editors may save UTF-8 with a BOM: Python runs such a file, so it passes;
+    Hy and SBCL read the mark as a character, so the file fails, and a warning says why."""
+    bom = b"\xef\xbb\xbf"
+    (tmp_path / "AbeTo.py").write_bytes(bom + b'def AbeTo(hist, score):\r\n    return ["C"] * 3\r\n')
+    (tmp_path / "AbeUo.hy").write_bytes(bom + b"(defn AbeUo [hist score] ['C 'C 'C])\r\n")
+    (tmp_path / "AbeVo.lisp").write_bytes(bom + b"(defun AbeVo (hist score) '(C C C))\r\n")
+    status, out, err = run_cli("validate", "AbeTo.py", "AbeUo.hy", "AbeVo.lisp", "--format",
+                               "json", "--isolation", "process", cwd=tmp_path)
+    assert status == 1, err
+    verdicts = {v["path"]: v for v in json.loads(out)}
+    assert verdicts["AbeTo.py"]["ok"] and verdicts["AbeTo.py"]["warnings"] == []
+    for path in ("AbeUo.hy", "AbeVo.lisp"):
+        assert not verdicts[path]["ok"]
+        assert any("starts with a byte-order mark (U+FEFF)" in warning
+                   and "without BOM" in warning for warning in verdicts[path]["warnings"])
+
+
 def test_the_json_shape_is_the_contracts(verdicts):
     entry = verdicts["py/LeeMoore.py"]
     assert set(entry) == {"path", "agent", "language", "ok", "problems", "warnings", "seed"}

@@ -29,7 +29,9 @@ def read_source(path: Path | str) -> str:
 
 
 def compile_python(path: Path):
-    source = read_source(path)
+    # a UTF-8 byte-order mark (as Windows editors save) is Python's own encoding mark: the
+    # interpreter runs such a file, so the harness does too
+    source = read_source(path).removeprefix("\ufeff")
     try:
         return compile(source, str(path), "exec", dont_inherit=True)
     except SyntaxError as error:
