@@ -99,6 +99,20 @@ def test_a_hy_agents_answers_are_quoted_in_hy_syntax():
     assert warning == """answer [:C "c" 'D] spells :C, "c" non-canonically; write upper-case C and D"""
 
 
+def test_a_hy_agents_quoted_form_is_quoted_as_written():
+    """`'(C X D)` evaluates to a Hy Expression of symbols: the message shows the form and
+    the symbol as the agent wrote them, not `"X" ... in <Expression object>`."""
+    import hy
+
+    answer = hy.eval(hy.read("'(C X D)"))
+    with pytest.raises(InvalidAnswer, match=r"^'X is not a move \(C or D\) in '\(C X D\)$"):
+        normalize(answer, 3, lisp=True)
+    with pytest.raises(InvalidAnswer, match=r"^returned 2 moves \('\[C :D\]\), expected 3$"):
+        normalize(hy.eval(hy.read("'[C :D]")), 3, lisp=True)
+    with pytest.raises(InvalidAnswer, match=r"""^"X" is not a move \(C or D\) in '\(C "X" 1\)$"""):
+        normalize(hy.eval(hy.read("""'(C "X" 1)""")), 3, lisp=True)
+
+
 class ClaimsToBeC(str):
     """A string whose methods lie: only its own characters count."""
 

@@ -98,7 +98,9 @@ def test_hist_and_score_agree_with_the_rules_every_call(mode):
 
 @pytest.mark.parametrize("mode", ["none", "process"])
 @pytest.mark.parametrize("name,reason", [("Broken", "Broken.py:1: syntax error"),
-                                         ("Misnamed", "defines no function named Misnamed")])
+                                         ("Misnamed", "defines no function named Misnamed "
+                                          r"\(.*\); it defines SomethingElse: name the file "
+                                          r"SomethingElse\.py$")])
 def test_files_that_do_not_load_say_why(mode, name, reason):
     with pytest.raises(LoadError, match=reason):
         open_handle(file_spec(CORE / f"{name}.py"), Isolation(mode))

@@ -152,6 +152,23 @@ def test_agents_of_no_roster_team_are_named_not_silently_left_out(tmp_path, subm
     assert "titfortat" not in note
 
 
+def test_a_roster_of_teams_names_the_missing_teams_and_the_strays_too(tmp_path, submissions):
+    """With one team per row, --grades writes the per-agent file; the command still names
+    the roster's teams with no agent in the run and the agents of no roster team."""
+    folder = tmp_path / "subs"
+    folder.mkdir()
+    (folder / "KhosmoodLevinson.py").write_text(
+        (submissions / "KhosmoodLevinson.py").read_text())
+    (folder / "GrayHunt.py").write_text("def GrayHunt(hist, score):\n    return 'CCC'\n")
+    text, _out, err = run(tmp_path, folder, "roster.csv")
+    assert rows_of(text)[0][:2] == ["rank", "agent"]
+    [missing] = [row for row in err.splitlines() if "no agent in this run" in row]
+    assert "Muñoz, Smith-Jones" in missing and "Khosmood" not in missing
+    [note] = [row for row in err.splitlines() if "match no team" in row]
+    assert note.endswith(": GrayHunt")
+    assert "titfortat" not in note
+
+
 def test_validate_with_a_roster_names_the_teams_that_submitted_nothing(tmp_path, submissions):
     status, _out, err = run_cli("validate", submissions / "KhosmoodLevinson.py", "--roster",
                                 ROSTERS / "roster.csv", "--isolation", "process")

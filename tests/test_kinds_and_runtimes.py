@@ -186,6 +186,12 @@ def test_each_language_reads_its_own_dying_words():
                  "\n\n   0: fp=0x7f3a pc=0x52 Foreign function lose\n"
                  "   1: fp=0x7f3b pc=0x53 (SB-KERNEL::HEAP-EXHAUSTED-ERROR 32 32)\n\n")
     assert LANGUAGES["lisp"].last_words(sbcl_said) == "Heap exhausted, game over."
+    # the compiler's notes about the file, which the host writes to the same output as the
+    # game starts, are not what the process died of
+    assert LANGUAGES["lisp"].last_words(
+        "; style warning: The variable SCORE is defined but never used.\n") is None
+    assert LANGUAGES["lisp"].last_words(
+        "oops\n; warning: undefined variable: *X*\n; style warning: unused\n") == "oops"
     python_said = ('Traceback (most recent call last):\n  File "A.py", line 3, in A\n'
                    "MemoryError\n\n")
     assert LANGUAGES["python"].last_words(python_said) == "MemoryError"

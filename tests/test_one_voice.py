@@ -137,6 +137,27 @@ def test_an_agent_named_without_its_suffix_is_pointed_to_its_file(tmp_path):
                                                                  "defect", cwd=tmp_path)
 
 
+def test_every_agent_file_of_the_name_is_suggested_not_just_the_first(tmp_path):
+    """A student with the same agent in Python and Common Lisp is shown both files, not
+    one picked by sort order."""
+    (tmp_path / "KhosmoodLevinson.py").write_text(GOOD)
+    (tmp_path / "KhosmoodLevinson.lisp").write_text("(defun KhosmoodLevinson (h s) '(C C C))")
+    message = error_of("play", "KhosmoodLevinson", "titfortat", cwd=tmp_path)
+    assert "did you mean the agent file KhosmoodLevinson.lisp or KhosmoodLevinson.py?" in (
+        message)
+
+
+def test_a_tournament_of_a_folder_of_team_folders_says_to_name_them(tmp_path):
+    (tmp_path / "course" / "team1").mkdir(parents=True)
+    (tmp_path / "course" / "team1" / "KhosmoodLevinson.py").write_text(GOOD)
+    message = error_of("tournament", "course", cwd=tmp_path)
+    assert message == ("course: folder holds no agent files (.py, .hy, .lisp); its subfolders "
+                       "hold some: name them, e.g. course/*/")
+    (tmp_path / "empty").mkdir()
+    assert error_of("tournament", "empty", cwd=tmp_path) == (
+        "empty: folder holds no agent files (.py, .hy, .lisp)")
+
+
 def test_validate_of_a_folder_of_team_folders_suggests_recursive(tmp_path):
     (tmp_path / "course" / "team1").mkdir(parents=True)
     (tmp_path / "course" / "team1" / "KhosmoodLevinson.py").write_text(GOOD)

@@ -70,6 +70,15 @@ def test_show_of_an_unfinished_record_gives_a_provisional_order(tmp_path):
     assert "winner" not in out_column(out).values() and "Co-winners" not in out
 
 
+def test_a_run_stopped_in_its_first_round_says_no_round_completed():
+    """Not "provisional order after round 0 ... ranked by round 0's score": there is none."""
+    from harness.present.outcome import UNFINISHED, Ending
+
+    headline = Ending(UNFINISHED, 0, ("A", "B", "C")).headline
+    assert headline == "Unfinished: no round completed yet; all 3 agents still in, not ranked"
+    assert "round 1" in Ending(UNFINISHED, 1, ("A", "B")).headline
+
+
 def test_an_agent_that_faulted_every_first_call_gets_a_note(tmp_path):
     status, out, err = run_cli("tournament", RAISER, "cooperate", "titfortat", "--seed", "2",
                                "--length", "6", "6", "--isolation", "process")

@@ -76,3 +76,32 @@ def test_no_agent_output_hides_it():
                                "--no-agent-output")
     assert status == 0, err
     assert "Final score" in out and "|" not in out
+
+
+def test_two_agents_of_one_name_are_told_apart_and_both_their_prints_shown(tmp_path):
+    """A team's Python and Hy versions played against each other: each side is labelled
+    by its file, and what each printed is shown (not one side's, keyed by the shared name)."""
+    from conftest import run_cli
+
+    (tmp_path / "AbeHo.py").write_text(
+        'def AbeHo(hist, score):\n    print("py at", len(hist))\n    return ["C", "C", "D"]\n')
+    (tmp_path / "AbeHo.hy").write_text(
+        '(defn AbeHo [hist score]\n  (print "hy at" (len hist))\n  [\'C \'D \'D])\n')
+    status, out, err = run_cli("play", "AbeHo.py", "AbeHo.hy", "--turns", "2", "--seed", "1",
+                               "--isolation", "process", "--timeout", "30", cwd=tmp_path)
+    assert status == 0, err
+    lines = out.splitlines()
+    assert lines[0].startswith("AbeHo.py vs AbeHo.hy  ")
+    assert lines[1].split()[1:3] == ["AbeHo.py", "AbeHo.hy"]
+    printed = [text.strip() for text in lines if text.startswith("      | ")]
+    assert printed == ["| AbeHo.py: py at 0", "| AbeHo.hy: hy at 0",
+                       "| AbeHo.py: py at 3", "| AbeHo.hy: hy at 3"]
+    assert lines[-2].startswith("Final score: AbeHo.py ")
+
+
+def test_a_one_turn_game_is_one_turn():
+    from conftest import run_cli
+
+    status, out, err = run_cli("play", "titfortat", "defect", "--turns", "1", "--seed", "1")
+    assert status == 0, err
+    assert "  1 turn  flip " in out.splitlines()[0]

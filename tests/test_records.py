@@ -201,6 +201,17 @@ def test_show_game_of_a_later_round_shows_faults_with_their_messages(tmp_path):
     assert "Stumbler exception: RuntimeError: stumbled on call 7" in out
 
 
+def test_show_game_names_the_runs_seed_as_the_runs(tmp_path):
+    """The seed in a game's header is the run's: `play --seed` with it replays round 1's
+    game only, so a game of a later round must not look like `play`'s "seed N"."""
+    path, result = record(tmp_path)
+    number = next(i for i, g in enumerate(result["games"], 1) if g["round"] > 1)
+    status, out, err = run_cli("show", path, "--game", number)
+    assert status == 0, err
+    header = out.splitlines()[0]
+    assert f"  run seed {result['seed']}  " in header and "  seed " not in header
+
+
 @pytest.mark.parametrize("args,needle", [
     (["--game", "999"], "no game 999"),
     (["--agent", "nobody"], "no agent 'nobody'"),

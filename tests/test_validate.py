@@ -196,6 +196,38 @@ def test_duplicates_name_the_other_files(verdicts):
         "message"]
 
 
+def test_three_files_of_one_agent_are_listed_as_three(tmp_path):
+    """A student's .py, .hy and .lisp of one agent: each path as given, in a plain list."""
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "AbeBo.py").write_text('def AbeBo(hist, score):\n    return "CCC"\n')
+    (tmp_path / "AbeBo.hy").write_text("(defn AbeBo [hist score] ['C 'C 'C])\n")
+    (tmp_path / "AbeBo.lisp").write_text("(defun AbeBo (hist score) '(C C C))\n")
+    status, out, _ = run_cli("validate", "sub/AbeBo.py", "AbeBo.hy", "AbeBo.lisp",
+                             "--format", "json", "--isolation", "process", cwd=tmp_path)
+    assert status == 1
+    [problem] = [p for p in json.loads(out)[0]["problems"] if p["code"] == "duplicate-name"]
+    assert problem["message"] == (
+        "sub/AbeBo.py, AbeBo.hy and AbeBo.lisp all define the agent AbeBo")
+
+
+def test_a_byte_order_mark_is_pythons_encoding_mark_and_explained_elsewhere(tmp_path):
+    """Windows editors may save UTF-8 with a BOM: Python runs such a file, so it passes;
+    Hy and SBCL read the mark as a character, so the file fails, and a warning says why."""
+    bom = b"\xef\xbb\xbf"
+    (tmp_path / "AbeTo.py").write_bytes(bom + b'def AbeTo(hist, score):\r\n    return ["C"] * 3\r\n')
+    (tmp_path / "AbeUo.hy").write_bytes(bom + b"(defn AbeUo [hist score] ['C 'C 'C])\r\n")
+    (tmp_path / "AbeVo.lisp").write_bytes(bom + b"(defun AbeVo (hist score) '(C C C))\r\n")
+    status, out, err = run_cli("validate", "AbeTo.py", "AbeUo.hy", "AbeVo.lisp", "--format",
+                               "json", "--isolation", "process", cwd=tmp_path)
+    assert status == 1, err
+    verdicts = {v["path"]: v for v in json.loads(out)}
+    assert verdicts["AbeTo.py"]["ok"] and verdicts["AbeTo.py"]["warnings"] == []
+    for path in ("AbeUo.hy", "AbeVo.lisp"):
+        assert not verdicts[path]["ok"]
+        assert any("starts with a byte-order mark (U+FEFF)" in warning
+                   and "without BOM" in warning for warning in verdicts[path]["warnings"])
+
+
 def test_the_json_shape_is_the_contracts(verdicts):
     entry = verdicts["py/LeeMoore.py"]
     assert set(entry) == {"path", "agent", "language", "ok", "problems", "warnings", "seed"}
@@ -278,6 +310,16 @@ def test_exit_codes_and_the_table():
     assert status == 1 and out.startswith("FAIL  ")
     assert "bad-answer: call 2" in out
     assert '  fix: Return exactly 3 moves, each "C" or "D"' in out
+
+
+def test_an_agent_whose_process_dies_is_not_told_it_raised_an_error(tmp_path):
+    agent = tmp_path / "AbeGo.py"
+    agent.write_text("import os\n\ndef AbeGo(hist, score):\n    os._exit(3)\n")
+    status, out, _ = run_cli("validate", agent, "--isolation", "process", "--seed", "1")
+    assert status == 1 and "exception: call 1 against random" in out
+    assert "process died" in out
+    [fix] = [line for line in out.splitlines() if line.strip().startswith("fix:")]
+    assert "died" in fix
 
 
 @pytest.mark.parametrize("arguments,needle", [

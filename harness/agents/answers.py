@@ -62,7 +62,8 @@ def _move(item, lisp: bool = False) -> tuple[str, bool]:
             return _EXACT[text], True
         if text in _LOWER:
             return _LOWER[text], False
-        raise InvalidAnswer(f"{describe(text, lisp=lisp)} is not a move (C or D)")
+        shown = item if _known_text(item, lisp) is not None else text  # a Hy symbol as 'X
+        raise InvalidAnswer(f"{describe(shown, lisp=lisp)} is not a move (C or D)")
     spelled = _other_spelling(item)
     if spelled is not None:
         return spelled, False

@@ -29,7 +29,9 @@ def read_source(path: Path | str) -> str:
 
 
 def compile_python(path: Path):
-    source = read_source(path)
+    # a UTF-8 byte-order mark (as Windows editors save) is Python's own encoding mark: the
+    # interpreter runs such a file, so the harness does too
+    source = read_source(path).removeprefix("\ufeff")
     try:
         return compile(source, str(path), "exec", dont_inherit=True)
     except SyntaxError as error:
@@ -44,6 +46,22 @@ def line_in(path: Path | str, tb) -> str:
 
     lines = [frame.lineno for frame in traceback.extract_tb(tb) if frame.filename == str(path)]
     return f":{lines[-1]}" if lines else ""
+
+
+def _defines(namespace, file_name: str) -> str:
+    """'; it defines X: name the file X.py' for a file an LMS renamed (`KhosmoodLevinson
+    (1).py`), from the functions the file itself defined (read without calling them)."""
+    import types
+    from pathlib import PurePath
+
+    defined = [key for key, value in namespace.items() if type(key) is str
+               and not key.startswith("_") and type(value) is types.FunctionType
+               and value.__code__.co_filename == file_name]
+    if not defined or len(defined) > 3:
+        return ""
+    if len(defined) > 1:
+        return f"; it defines {', '.join(defined)}"
+    return f"; it defines {defined[0]}: name the file {defined[0]}{PurePath(file_name).suffix}"
 
 
 def code_factory(code, path: Path | str, name: str, check: bool = True,
@@ -67,8 +85,8 @@ def code_factory(code, path: Path | str, name: str, check: bool = True,
                             "while loading") from error
         function = namespace.get(name)
         if function is None:
-            raise LoadError(f"{path}: defines no function named {name} "
-                            "(the file must define a function named after it)")
+            raise LoadError(f"{path}: defines no function named {name} (the file must "
+                            f"define a function named after it){_defines(namespace, file_name)}")
         if isinstance(function, type):
             return agent_instance_move(function, path, name)
         if not callable(function):

@@ -250,6 +250,17 @@ def folder_specs(folder: Path) -> list[AgentSpec]:
     return [file_spec(path) for path in sorted(folder.iterdir()) if is_agent_file(path)]
 
 
+def _subfolders_hint(folder: Path) -> str:
+    """For a folder of team folders (an LMS download): name them, the shell can."""
+    try:
+        deeper = any(sub.is_dir() and not sub.name.startswith((".", "_")) and folder_specs(sub)
+                     for sub in folder.iterdir())
+    except OSError:
+        return ""
+    return (f"; its subfolders hold some: name them, e.g. {folder.as_posix().rstrip('/')}/*/"
+            if deeper else "")
+
+
 def find_builtin(name: str) -> str | None:
     from .builtins import BUILTINS
 
@@ -272,7 +283,8 @@ def resolve_one(argument: str, search: Sequence[Path] = ()) -> list[AgentSpec]:
         if not specs:
             from .lang import listed_suffixes
 
-            raise AgentNotFound(f"{path}: folder holds no agent files ({listed_suffixes('')})")
+            raise AgentNotFound(f"{path}: folder holds no agent files ({listed_suffixes('')})"
+                                f"{_subfolders_hint(path)}")
         return specs
     from .lang import BY_SUFFIX
 

@@ -40,8 +40,8 @@ def unknown_agent(argument: str, searched=()) -> str:
 
 
 def _agent_file_named(name: str, searched=()) -> str | None:
-    """An agent file NAME (any case) in the current folder or a searched one: the path to
-    give for it."""
+    """The agent files NAME (any case) in the current folder or the first searched one
+    that has any: the paths to give for them, joined by "or"."""
     from .lang import SUFFIXES
 
     for folder in (Path("."), *searched):
@@ -51,8 +51,8 @@ def _agent_file_named(name: str, searched=()) -> str | None:
                            and path.is_file())
         except OSError:
             continue
-        if found:
-            return str(found[0])
+        if found:  # every one: the same agent in two languages is a student's usual case
+            return " or ".join(str(path) for path in found)
     return None
 
 

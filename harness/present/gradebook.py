@@ -161,6 +161,9 @@ def write_gradebook_or_grades(path, result, roster, outputs, provisional: bool =
     students = read_students(outputs.roster) if roster is not None else None
     if students is None:
         write_grades(path, result, roster, provisional)
+        if roster is not None:  # a roster of teams: who has no row, who is on no team
+            _say_missing_teams(result, roster)
+            _say_strays(result, roster)
         return
     column = outputs.grade_column or GRADE_COLUMN
     if provisional:
@@ -179,11 +182,33 @@ def write_gradebook_or_grades(path, result, roster, outputs, provisional: bool =
         count = f"{len(ungraded)} student" + ("s" if len(ungraded) != 1 else "")
         echo(f"pdharness: no agent in this run for {count}, grade left empty: "
              f"{line(', '.join(ungraded))}", err=True)
+    _say_strays(result, roster)
+
+
+def _say_strays(result, roster) -> None:
+    from harness.core.safe_text import echo, line
+
     strays = unmatched_agents(result, roster)
     if strays:
         count = f"{len(strays)} agent" + ("s" if len(strays) != 1 else "")
         echo(f"pdharness: {count} of this run match no team on the roster, so no "
              f"student gets their grade: {line(', '.join(strays))}", err=True)
+
+
+def _say_missing_teams(result, roster) -> None:
+    """The roster's teams with no agent in the run (they submitted nothing, or their file
+    is not in the run): the per-agent grades file has no row for them."""
+    from harness.core.safe_text import echo, line
+
+    from ..validation.report import team_words
+
+    course = roster.course
+    missing = course.without_agent(s.agent for s in result.standings)
+    if missing:
+        count = f"{len(missing)} team" + ("s" if len(missing) != 1 else "")
+        teams = "; ".join(line(team_words(team)) for team in missing)
+        echo(f"pdharness: no agent in this run for {count} of the roster "
+             f"{line(str(course.source))}, so no grade: {teams}", err=True)
 
 
 def unmatched_agents(result, roster) -> list[str]:

@@ -34,6 +34,9 @@ class Ending:
             return (f"Stopped after round {self.last_round} (--max-rounds): no winner; "
                     f"{len(self.still_in)} agents still in, ranked by round "
                     f"{self.last_round}'s score")
+        if self.kind == UNFINISHED and self.last_round == 0:  # stopped during round 1
+            return (f"Unfinished: no round completed yet; all {len(self.still_in)} agents "
+                    "still in, not ranked")
         if self.kind == UNFINISHED:
             return (f"Unfinished: provisional order after round {self.last_round}; "
                     f"{len(self.still_in)} agents still in, ranked by round "

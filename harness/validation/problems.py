@@ -37,8 +37,9 @@ HINTS: dict[str, str] = {
     FaultCode.BAD_ANSWER: "Return exactly 3 moves, each C or D.",
     FaultCode.TIMEOUT: "Answer every call within the time limit: look for a loop that does not end "
                "or work that grows with the history.",
-    FaultCode.EXCEPTION: "Your agent raised an error during a game, on the call shown: handle that "
-                 "hist (the first call's is empty) and fix the error.",
+    FaultCode.EXCEPTION: "Your agent raised an error, or its process died (an exit, out of "
+                 "memory), on the call shown: handle that hist (the first call's is empty) "
+                 "and fix the error.",
     "duplicate-name": "Every agent needs a name of its own: a team submits one file, named "
                       "for its members. A name shared with a built-in agent (pavlov, "
                       "random, ...) cannot play alongside it: ask the instructor.",

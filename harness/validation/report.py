@@ -38,12 +38,12 @@ def missing_teams(roster, verdicts) -> str | None:
     missing = roster.without_agent(v.agent for v in verdicts if v.agent)
     if not missing:
         return None
-    teams = "; ".join(line(_team_words(team)) for team in missing)
+    teams = "; ".join(line(team_words(team)) for team in missing)
     count = f"{len(missing)} team" + ("s" if len(missing) != 1 else "")
     return f"{count} of the roster {roster.source} submitted nothing: {teams}"
 
 
-def _team_words(team) -> str:
+def team_words(team) -> str:
     members = ", ".join(team.members)
     if not team.label:
         return members

@@ -138,7 +138,7 @@ def read_text(path: Path, language: str, warnings: list[str]) -> str:
 
     data = read_agent_file(path)
     try:
-        return data.decode("utf-8")
+        text = data.decode("utf-8")
     except UnicodeDecodeError as error:
         unit = LANGUAGES[language]
         if unit.utf8_only:
@@ -150,6 +150,14 @@ def read_text(path: Path, language: str, warnings: list[str]) -> str:
                         f"and playing it shows whether {unit.runtime_name} loads it: "
                         "save it as UTF-8")
         return data.decode("utf-8", errors="replace")
+    if text.startswith("\ufeff"):  # a byte-order mark, as some Windows editors save UTF-8
+        if language == "python":
+            return text[1:]  # Python's own encoding mark: the interpreter runs the file
+        runtime = LANGUAGES[language].runtime_name
+        warnings.append(f"{path.name} starts with a byte-order mark (U+FEFF), which "
+                        f"{runtime} reads as a character of the first form: save the file "
+                        "as UTF-8 without BOM")
+    return text
 
 
 def _not_an_agent_file(path: Path, roster) -> Verdict:
@@ -310,8 +318,9 @@ def mark_duplicates(verdicts: list[Verdict]) -> None:
     for same in by_name.values():
         if len(same) < 2:
             continue
-        for verdict in same:
-            others = ", ".join(str(v.path) for v in same if v is not verdict)
+        for verdict in same:   # this file first, each path as given (folders included)
+            paths = [str(verdict.path)] + [str(v.path) for v in same if v is not verdict]
+            listed = ", ".join(paths[:-1]) + " and " + paths[-1]
             verdict.problems.append(Problem(
-                "duplicate-name", f"{verdict.path.name} and {others} both define the agent "
-                f"{verdict.agent}"))
+                "duplicate-name", f"{listed} {'both' if len(paths) == 2 else 'all'} define "
+                f"the agent {verdict.agent}"))

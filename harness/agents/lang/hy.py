@@ -108,6 +108,12 @@ class Hy(Language):
             return ":" + value.name
         if models is not None and type(value) is models.Symbol:
             return "'" + str.__str__(value)
+        if models is not None and type(value) in (models.Expression, models.List) and len(
+                value) <= 8:  # a quoted form, `'(C X D)`, shown as written
+            items = [_quoted_text(item, models) for item in value]
+            if all(item is not None for item in items):
+                text = " ".join(items)  # type: ignore[arg-type]
+                return f"'({text})" if type(value) is models.Expression else f"'[{text}]"
         data = sys.modules.get("lisp_bridge.hy_data")  # hist's moves and pairs, as Hy prints them
         if data is not None and type(value) is data.Move:
             return str.__str__(value)
@@ -150,3 +156,17 @@ class Hy(Language):
 
 
 LANGUAGE = Hy()
+
+
+def _quoted_text(item, models) -> str | None:
+    """How an atom inside a quoted Hy form prints there (`C`, `"C"`, `:C`, `1`); None for
+    anything else (never the agent's own __repr__)."""
+    if type(item) is models.Symbol:
+        return str.__str__(item)
+    if type(item) is models.String:
+        return '"' + str.__str__(item).replace("\\", "\\\\").replace('"', '\\"') + '"'
+    if type(item) is models.Keyword and type(item.name) is str:
+        return ":" + item.name
+    if type(item) is models.Integer:
+        return int.__repr__(item)
+    return None

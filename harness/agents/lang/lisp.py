@@ -13,6 +13,9 @@ if TYPE_CHECKING:
 from .language import CanRun, Language, last_line
 
 _FRAME = re.compile(r"\s*\d+: fp=0x")   # a frame of SBCL's fatal backtrace
+# the compiler's notes on the agent's file, which sbcl_host.lisp writes to the same output
+# when the game starts: never what the process died of
+_COMPILER_NOTE = re.compile(r"; (style )?warning: ")
 
 
 class Lisp(Language):
@@ -52,7 +55,7 @@ class Lisp(Language):
         """SBCL's fatal errors ("Heap exhausted, game over.") end in a backtrace of frames
         like "  3: fp=0x... pc=0x... NAME": the line before them says what happened."""
         return last_line("\n".join(line for line in output.splitlines()
-                                    if not _FRAME.match(line)))
+                                    if not _FRAME.match(line) and not _COMPILER_NOTE.match(line)))
 
     def host_command(self, source: str, name: str, memory: int | None) -> list[str]:
         from pathlib import Path  # not at the top: a Python host's zygote imports this

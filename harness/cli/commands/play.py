@@ -75,7 +75,7 @@ def command(agent_a, agent_b, agent_output, **options):
         game, seed, _params = play_once(spec_a, spec_b, options)
         echo(json.dumps(trace_dict(game, seed, spec_a.name), indent=2))
         return
-    stream = _Stream(spec_a.name, agent_output)
+    stream = _Stream(spec_a.name, agent_output, _labels(spec_a, spec_b))
     game, _seed, _params = play_once(spec_a, spec_b, options, stream.start, stream.turn)
     stream.finish(game)
 
@@ -88,12 +88,14 @@ class _Stream:
 
     INDENT = "      | "
 
-    def __init__(self, first: str, with_output: bool):
+    def __init__(self, first: str, with_output: bool, labels: tuple[str, str] | None = None):
         self.first = first
         self.with_output = with_output
+        self.labels = labels   # for two agents of one name (a .py and a .hy of the same team)
         self.rows: TraceRows | None = None
         self.handles: list = []
-        self.seen: dict[str, int] = {}
+        self.names: list[str] = []
+        self.seen: dict[int, int] = {}   # by side: two agents may share a name
 
     def start(self, handles, turns, seed, params) -> None:
         from harness.core.safe_text import echo, line
@@ -101,11 +103,17 @@ class _Stream:
 
         a, b = handles
         self.handles = [b, a] if self.first == b.name and self.first != a.name else [a, b]
-        rows = self.rows = TraceRows(a.name, b.name, self.first, params.moves_per_turn)
+        if a.name == b.name and self.labels:  # opened in the order given: label each side
+            self.names = list(self.labels)
+            rows = self.rows = TraceRows(*self.labels, None, params.moves_per_turn)
+        else:
+            self.names = [h.name for h in self.handles]
+            rows = self.rows = TraceRows(a.name, b.name, self.first, params.moves_per_turn)
         flip = params.flip
-        left, right = (line(h.name) for h in self.handles)
-        echo(f"{left} vs {right}  seed {seed}  {turns} turns  flip {flip.start:g} "
-             f"{flip.decay:g} ({flip.mode})  {params.moves_per_turn} moves/turn")
+        left, right = (line(name) for name in self.names)
+        echo(f"{left} vs {right}  seed {seed}  {turns} turn{'' if turns == 1 else 's'}  "
+             f"flip {flip.start:g} {flip.decay:g} ({flip.mode})  "
+             f"{params.moves_per_turn} moves/turn")
         echo(rows.head())
 
     def turn(self, record) -> None:
@@ -116,26 +124,37 @@ class _Stream:
         for text in self.rows.talk(record, len(record.played_a) - 1):
             echo(text)
         if self.with_output:
-            for handle in self.handles:
-                self._printed(handle, echo)
+            for side in range(2):
+                self._printed(side, echo)
 
-    def _printed(self, handle, echo) -> None:
+    def _printed(self, side: int, echo) -> None:
         from harness.core.safe_text import line
 
-        text = handle.captured_output()
-        new, self.seen[handle.name] = text[self.seen.get(handle.name, 0):], len(text)
+        text = self.handles[side].captured_output()
+        new, self.seen[side] = text[self.seen.get(side, 0):], len(text)
         for printed in new.splitlines():
             if printed.strip():
-                echo(f"{self.INDENT}{line(handle.name)}: {line(printed)}")
+                echo(f"{self.INDENT}{line(self.names[side])}: {line(printed)}")
 
     def finish(self, game) -> None:
         from harness.core.safe_text import echo
 
         if self.with_output:   # what arrived after the last turn's answer
-            for handle in self.handles:
-                self._printed(handle, echo)
+            for side in range(2):
+                self._printed(side, echo)
         assert self.rows is not None
         echo("\n".join(self.rows.foot(game.score)))
+
+
+def _labels(spec_a, spec_b) -> tuple[str, str]:
+    """What to call each side when both agents have one name: their files' names where
+    those differ (KhosmoodLevinson.py, KhosmoodLevinson.hy), else the name and a number."""
+    from pathlib import PurePath
+
+    files = (PurePath(spec_a.source).name, PurePath(spec_b.source).name)
+    if files[0] != files[1]:
+        return files
+    return f"{spec_a.name} (1)", f"{spec_b.name} (2)"
 
 
 def _single(specs):

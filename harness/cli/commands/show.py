@@ -131,8 +131,8 @@ def _show_game(opened, game_id, agent_name, chosen) -> None:
     flip = opened.settings.game.flip
     left, right = (game.b, game.a) if first == game.b else (game.a, game.b)
     header = (f"Game {game_id}, round {game.round}: {line(left)} vs {line(right)}  "
-              f"seed {opened.seed}  "
-              f"{len(game.turns)} turns  flip {flip.start:g} {flip.decay:g} ({flip.mode})  "
+              f"run seed {opened.seed}  "   # not the game's: play --seed replays round 1
+              f"{len(game.turns)} turn{'' if len(game.turns) == 1 else 's'}  flip {flip.start:g} {flip.decay:g} ({flip.mode})  "
               f"{opened.settings.game.moves_per_turn} moves/turn")
     echo(trace_table(game, opened.seed, first, header))
 
