@@ -105,3 +105,28 @@ def test_a_one_turn_game_is_one_turn():
     status, out, err = run_cli("play", "titfortat", "defect", "--turns", "1", "--seed", "1")
     assert status == 0, err
     assert "  1 turn  flip " in out.splitlines()[0]
+
+
+def test_in_the_monitor_an_agents_prints_are_labelled_and_kept_off_json(tmp_path):
+    """--isolation none: what the agent prints shows under its turn, as in the process
+    modes, and a --format json result on stdout stays JSON."""
+    import json
+
+    from conftest import run_cli
+
+    (tmp_path / "AbeHo.py").write_text(
+        'print("loaded")\ndef AbeHo(hist, score):\n    print("at", len(hist))\n'
+        '    return ["C", "C", "D"]\n')
+    status, out, err = run_cli("play", "AbeHo.py", "titfortat", "--turns", "2", "--seed", "1",
+                               "--isolation", "none", cwd=tmp_path)
+    assert status == 0, err
+    printed = [text.strip() for text in out.splitlines() if not text.startswith(("   ", "turn"))
+               and "vs" not in text and not text.startswith(("Final", "Each"))]
+    assert printed == [], out   # nothing unlabelled
+    assert "      | AbeHo: at 3" in out.splitlines()
+    for command in (["play", "AbeHo.py", "titfortat", "--turns", "2"],
+                    ["tournament", "AbeHo.py", "titfortat", "--jobs", "1"]):
+        status, out, err = run_cli(*command, "--seed", "1", "--isolation", "none",
+                                   "--format", "json", cwd=tmp_path)
+        assert status == 0, err
+        json.loads(out)

@@ -69,9 +69,13 @@ def open_handle(spec: AgentSpec, isolation: Isolation) -> PollableHandle:
     if isolation.mode == "none" and language.runs_in_monitor:
         from harness.agents.agent_files import hand_over
 
+        from .inprocess import InProcessHandle, Printed
+
         hand_over(spec.source, spec.content())  # the bytes the run plays (AgentSpec.content)
-        factory = language.load(Path(spec.source), spec.entry)
-        return _in_monitor(spec.name, factory, language.pairs(), isolation)
+        printed = Printed()   # what it prints while it loads, too
+        factory = printed.run(language.load, Path(spec.source), spec.entry)
+        return InProcessHandle(spec.name, factory, language.pairs(), isolation.timeout,
+                               printed)
     argv = language.host_command(spec.source, spec.entry, isolation.memory_limit)
     return _in_process_of_its_own(spec, argv, isolation)
 
