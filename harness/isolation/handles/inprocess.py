@@ -104,9 +104,9 @@ def _route() -> None:
         return
     with _route_lock:
         if type(sys.stdout) is not _Router:
-            sys.stdout = _Router(sys.stdout)   # type: ignore[assignment]
+            sys.stdout = _Router(sys.stdout)
         if type(sys.stderr) is not _Router:
-            sys.stderr = _Router(sys.stderr)   # type: ignore[assignment]
+            sys.stderr = _Router(sys.stderr)
 
 
 class InProcessHandle(_InMonitor):
