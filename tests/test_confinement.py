@@ -373,3 +373,60 @@ def test_under_a_monitor_that_is_not_root_agents_cannot_fork_hoard_or_share(sand
                  for turn in game["turns"]}
         assert result["agents"][name]["status"] == "ok", result["agents"][name]
         assert moves == {"CCC"}, name
+
+
+INODE_PROBE = r"""
+import ctypes, fcntl, json, os, struct, sys, tempfile
+sys.path.insert(0, sys.argv[1])
+from harness.isolation import seccomp
+folder = tempfile.mkdtemp()
+path = os.path.join(folder, "mine")
+open(path, "w").close()
+reading, writing = os.pipe()
+seccomp.installer(seccomp.program())()
+libc = ctypes.CDLL(None, use_errno=True)
+
+def call(number, *args):
+    return 0 if libc.syscall(number, *args) >= 0 else ctypes.get_errno()
+
+def tried(action):
+    try:
+        action()
+        return 0
+    except OSError as error:
+        return error.errno
+
+AT_FDCWD, AT_EMPTY_PATH = -100, 0x1000
+print(json.dumps({
+    "fchmod": tried(lambda: os.fchmod(reading, 0o640)),
+    "fchown": tried(lambda: os.fchown(reading, -1, -1)),
+    "futimens": tried(lambda: os.utime(reading)),
+    "utimensat_empty_path": call(280, reading, b"", None, AT_EMPTY_PATH),
+    "fchownat_empty_path": call(260, reading, b"", -1, -1, AT_EMPTY_PATH),
+    "fchmodat2_empty_path": call(452, reading, b"", 0o640, AT_EMPTY_PATH),
+    "futimesat": call(261, reading, None, None),
+    "mincore": call(27, 0, 4096, bytes(1)),
+    "set_rw_hint": tried(lambda: fcntl.fcntl(reading, 1036, struct.pack("Q", 3))),
+    "get_rw_hint": tried(lambda: fcntl.fcntl(reading, 1035, bytes(8))),
+    "chmod_path": tried(lambda: os.chmod(path, 0o640)),
+    "utime_path": tried(lambda: os.utime(path)),
+    "chown_path": tried(lambda: os.chown(path, -1, -1)),
+}))
+"""
+
+
+def test_a_game_may_change_no_inode_through_a_descriptor_but_may_by_path():
+    """What a game shares with the next (its inherited pipes; under a monitor that is not
+    root, the files that user owns) it may not mark: no mode, owner, times or write-life
+    hint set through a descriptor, no mincore. Its own files, by path, it may change."""
+    if seccomp.architecture() != "x86_64":
+        pytest.skip("the probe uses x86_64 system call numbers")
+    done = subprocess.run([sys.executable, "-c", INODE_PROBE, str(ROOT)],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    seen = json.loads(done.stdout)
+    by_path = {"chmod_path", "utime_path", "chown_path", "get_rw_hint"}
+    assert {name: value for name, value in seen.items() if name in by_path} == dict.fromkeys(
+        by_path, 0)
+    assert {name: value for name, value in seen.items() if name not in by_path} == dict.fromkeys(
+        set(seen) - by_path, 1)   # EPERM

@@ -189,6 +189,41 @@ def test_lisp_agents_in_none_mode_play_the_same_with_one_job_or_two(tmp_path, sb
     assert not any(sum(s["faults"].values()) for s in json.loads(one)["standings"])
 
 
+PRINTER = """import random
+print("loading Printer{k}")
+
+
+def Printer{k}(hist, score):
+    print("Printer{k} turn", len(hist), "x" * random.randrange(3000))
+    return ["C", "D", "C"]
+"""
+
+
+def test_what_agents_in_the_monitor_print_is_recorded_alike_with_one_job_or_two(tmp_path):
+    """Under `none`, with --jobs above 1, games run in forked workers: what an agent prints
+    there is sent back, so the record keeps what one process playing every game would,
+    to the same cap (about 20 games of up to 100 turns' lines: past 64 KiB)."""
+    folder = tmp_path / "printers"
+    folder.mkdir()
+    for k in range(1, 4):
+        (folder / f"Printer{k}.py").write_text(PRINTER.format(k=k))
+    outputs = []
+    for jobs in ("1", "2"):
+        db = tmp_path / f"jobs{jobs}.db"
+        status, out, err = run_cli("tournament", str(folder), "titfortat", "--isolation", "none",
+                                   "--seed", "5", "--format", "json", "--jobs", jobs,
+                                   "--db", str(db))
+        assert status == 0, err
+        json.loads(out)   # nothing an agent printed is in the result
+        with sqlite3.connect(db) as connection:
+            outputs.append(dict(connection.execute(
+                "SELECT name, output FROM agent WHERE name LIKE 'Printer%'")))
+    assert outputs[1] == outputs[0]
+    assert len(outputs[0]) == 3
+    assert all(text.startswith(f"loading {name}\n") and f"{name} turn 9 " in text
+               and text.endswith("more characters not kept]") for name, text in outputs[0].items())
+
+
 def test_hy_agents_that_require_the_prelude_all_load_on_a_cold_cache(tmp_path, monkeypatch):
     """Hy agents loaded on parallel threads while Hy itself was first imported once lost
     their `#'` reader macro ("reader macro '#'' is not defined")."""
@@ -300,14 +335,17 @@ RUN_AS_ANYONE = textwrap.dedent("""
 
 @pytest.mark.parametrize("mode", ["process", "sandbox"])
 def test_under_a_monitor_that_is_not_root_every_game_sees_the_same_world(mode, bwrap, sbcl):
-    """As an ordinary user the agent owns its /tmp (it may change its mode): each game's is
-    new all the same, and so are its process IDs. Run as `nobody`, with Debian's python3
-    (which `nobody` can read) and a copy of the harness it can read."""
+    """As an ordinary user the agent owns its /tmp (it may change its mode), the pipes it
+    inherits and whatever that user owns (the harness, here: it owns its install, as an
+    instructor owns a clone): each game's /tmp is new all the same, its process IDs too, and
+    no inode it owns can be marked. Run as `nobody`, with Debian's python3 (which `nobody`
+    can read) and a copy of the harness `nobody` owns."""
     if os.geteuid() != 0 or not os.path.exists("/usr/bin/python3"):
         pytest.skip("needs root (to become nobody) and Debian's /usr/bin/python3")
     import tempfile
 
-    names = ["PidSpy.py", "TmpSpy.py", "DeepTree.py", "LispPidSpy.lisp", "LispTmpSpy.lisp"]
+    names = ["PidSpy.py", "TmpSpy.py", "DeepTree.py", "LispPidSpy.lisp", "LispTmpSpy.lisp",
+             "InodeMarker.py", "CacheMapper.py"]
     with tempfile.TemporaryDirectory() as folder:
         root = Path(folder)
         os.chmod(root, 0o755)
@@ -322,6 +360,7 @@ def test_under_a_monitor_that_is_not_root_every_game_sees_the_same_world(mode, b
         os.chown(home, NOT_ROOT, NOT_ROOT)
         for path in root.rglob("*"):
             path.chmod(path.stat().st_mode | 0o444 | (0o111 if path.is_dir() else 0))
+            os.chown(path, NOT_ROOT, NOT_ROOT)
         done = subprocess.run(
             ["setpriv", "--reuid", str(NOT_ROOT), "--regid", str(NOT_ROOT), "--clear-groups",
              "/usr/bin/python3", str(root / "run.py"), str(root), mode, *names],
@@ -359,6 +398,7 @@ def test_under_a_root_monitor_with_a_readable_install_process_games_see_the_same
         (root / "cache").mkdir()
         for path in root.rglob("*"):
             path.chmod(path.stat().st_mode | 0o444 | (0o111 if path.is_dir() else 0))
+            os.chown(path, NOT_ROOT, NOT_ROOT)
         done = subprocess.run(
             ["/usr/bin/python3", str(root / "run.py"), str(root), "process", *names],
             capture_output=True, text=True, timeout=600, cwd=root,

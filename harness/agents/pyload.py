@@ -55,7 +55,8 @@ def _defines(namespace, file_name: str) -> str:
     from pathlib import PurePath
 
     defined = [key for key, value in namespace.items() if type(key) is str
-               and not key.startswith("_") and type(value) is types.FunctionType
+               and key.isidentifier() and not key.startswith("_")
+               and type(value) is types.FunctionType
                and value.__code__.co_filename == file_name]
     if not defined or len(defined) > 3:
         return ""

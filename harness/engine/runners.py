@@ -321,7 +321,13 @@ _FORKED: dict = {}   # what a forked worker inherits: its pool and the game's pa
 
 
 def _forked_play(job):
-    return play_job(_FORKED["pool"], job, _FORKED["params"])
+    """In a worker: the game's record, and what its agents printed in it there, for the
+    parent to keep (`ForkRunner.play`): a worker's own copy of a handle dies with it."""
+    pool = _FORKED["pool"]
+    sinks = {name: getattr(pool.handle(name), "printed", None) for name in (job.a, job.b)}
+    marks = {name: (sink, sink.mark()) for name, sink in sinks.items() if sink is not None}
+    record = play_job(pool, job, _FORKED["params"])
+    return record, {name: sink.since(mark) for name, (sink, mark) in marks.items()}
 
 
 def _own_processes():
@@ -355,7 +361,11 @@ class ForkRunner(SerialRunner):
             self.workers = Workers(self.worker_count, initializer=_own_processes)
         batch = max(1, -(-len(jobs) // (self.worker_count * 2)))
         records = []
-        for record in self.workers.map(_forked_play, jobs, chunksize=batch):
+        for record, printed in self.workers.map(_forked_play, jobs, chunksize=batch):
+            for name, (text, count) in printed.items():   # in the games' order: as --jobs 1
+                sink = getattr(self.pool.handles.get(name), "printed", None)
+                if sink is not None:
+                    sink.add(text, count)
             records.append(record)
             if on_game:
                 on_game(record)

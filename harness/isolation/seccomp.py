@@ -61,7 +61,8 @@ FCNTL_LOCKS_AND_WATCHES = (5, 6, 7, 36, 37, 38,      # F_GETLK F_SETLK F_SETLKW 
 # FIONBIO and FIOASYNC that set O_NONBLOCK and O_ASYNC), the owner and signal of O_ASYNC
 # (F_SETOWN, F_SETOWN_EX, F_SETSIG); per pipe: its size (F_SETPIPE_SZ). Denied in games
 # only: the host sets up its own descriptors before any agent code runs.
-FCNTL_SHARED_STATE = (4, 8, 10, 15, 1031)   # F_SETFL F_SETOWN F_SETSIG F_SETOWN_EX F_SETPIPE_SZ
+FCNTL_SHARED_STATE = (4, 8, 10, 15, 1031,   # F_SETFL F_SETOWN F_SETSIG F_SETOWN_EX F_SETPIPE_SZ
+                      1036, 1038)            # F_SET_RW_HINT F_SET_FILE_RW_HINT (see INODES)
 IOCTL_SHARED_STATE = (0x5421, 0x5452)        # FIONBIO FIOASYNC
 # A pidfd's inode number is the kernel's count of processes ever started on the machine
 # (pidfs, Linux 6.9): the process IDs' carrier again, outside every PID namespace. Games may
@@ -72,6 +73,17 @@ CLONE_PIDFD = 0x00001000
 # can read it). A game that could ask would read, without timing anything, what the last
 # game (or another agent) left cached or dropped (posix_fadvise) in a file all see.
 RWF_NOWAIT = 0x00000008
+# A game's agent owns what its monitor's user owns when that user is not root (the sandbox
+# maps the agent's user to it): the pipes every game inherits, and the harness's files
+# (mounted read-only, yet an inode's write-life hint needs no write, and mincore shows the
+# page cache of a file its caller could write). What a game could set on such an inode and
+# the next read: its mode, owner and times through a descriptor (fchmod, fchown, futimens,
+# which is utimensat without a path, and fchownat, fchmodat2 and utimensat with
+# AT_EMPTY_PATH, futimesat), its write-life hint (FCNTL_SHARED_STATE), which of its pages
+# are cached (mincore). By path a game changes only its own /tmp: the rest is read-only.
+INODES = ["fchmod", "fchown", "futimesat", "mincore"]
+AT_EMPTY_PATH = 0x1000
+BY_DESCRIPTOR_FLAGS = {"utimensat": 3, "fchownat": 4, "fchmodat2": 3}  # the flags' argument
 SOL_SOCKET, SOCKET_PIDFD_OPTIONS = 1, (76, 77)   # SO_PASSPIDFD, SO_PEERPIDFD
 
 ARCHITECTURES = {"x86_64": 0xC000003E, "aarch64": 0xC00000B7}  # AUDIT_ARCH_*
@@ -98,6 +110,8 @@ _NUMBERS = {  # name: (x86_64, aarch64); aarch64 has no fork, vfork, inotify_ini
     "pidfd_open": (434, 434), "ioctl": (16, 29), "getsockopt": (55, 209),
     "setsockopt": (54, 208), "preadv2": (327, 286), "pwritev2": (328, 287),
     "cachestat": (451, 451), "io_setup": (206, 0), "io_submit": (209, 2),
+    "fchmod": (91, 52), "fchown": (93, 55), "futimesat": (261, None), "mincore": (27, 232),
+    "utimensat": (280, 88), "fchownat": (260, 54), "fchmodat2": (452, 452),
 }
 
 # what every agent process is denied, by why
@@ -116,7 +130,7 @@ OTHER_PROCESSES_AND_KERNEL = ["ptrace", "process_vm_readv", "process_vm_writev",
                               "io_uring_register", "name_to_handle_at", "open_by_handle_at"]
 PAGE_CACHE_QUESTIONS = ["cachestat", "io_setup", "io_submit"]
 FORKING = ["fork", "vfork"]
-GAME_ONLY = ["pidfd_open"]   # the host watches its games' processes through pidfds
+GAME_ONLY = ["pidfd_open"] + INODES   # the host watches its games' processes through pidfds
 # what the host itself needs to build each game a new world (harness/isolation/world.py): allowed in
 # the host's program, denied again in every game's
 BUILDING_WORLDS = ["unshare", "setns", "mount"]
@@ -216,6 +230,8 @@ def program(no_fork: bool = False, machine: str | None = None, unix_sockets: boo
         p.label("not_ioctl")
         for name in ("getsockopt", "setsockopt"):
             p.emit(_JEQ, numbers[name], "sockopt", 0)
+        for name in BY_DESCRIPTOR_FLAGS:
+            p.emit(_JEQ, numbers[name], name, 0)
     for name in ("preadv2", "pwritev2"):
         p.emit(_JEQ, numbers[name], "rw_flags", 0)
     p.emit(_JEQ, numbers["clone"], 0, "allow")
@@ -238,6 +254,17 @@ def program(no_fork: bool = False, machine: str | None = None, unix_sockets: boo
             p.emit(_JEQ, option, "eperm", 0)
         p.label("allow_option")
         p.emit(_RET, _ALLOW)
+        for name, flags in BY_DESCRIPTOR_FLAGS.items():   # (dirfd, path, ..., flags)
+            p.label(name)
+            p.emit(_LOAD, _arg(flags))
+            p.emit(_JSET, AT_EMPTY_PATH, "eperm", 0)
+            if name == "utimensat":       # no path at all: the descriptor's own inode
+                p.emit(_LOAD, _arg(1))
+                p.emit(_JEQ, 0, 0, "allow_path")
+                p.emit(_LOAD, _arg(1) + 4)
+                p.emit(_JEQ, 0, "eperm", 0)
+                p.label("allow_path")
+            p.emit(_RET, _ALLOW)
     p.label("socket_family")
     if unix_sockets:
         p.emit(_LOAD, _arg(0))        # socket(domain, ...), socketpair(domain, ...)

@@ -57,6 +57,21 @@ class Printed:
     def isatty(self) -> bool:
         return False
 
+    def mark(self) -> tuple[int, int]:
+        """Where what it holds ends now, for `since`."""
+        return len(self.kept), self.size + self.dropped
+
+    def since(self, mark: tuple[int, int]) -> tuple[str, int]:
+        """What was printed after `mark`: the text kept, and how many characters in all."""
+        parts, total = mark
+        return "".join(self.kept[parts:]), self.size + self.dropped - total
+
+    def add(self, text: str, count: int) -> None:
+        """What a copy of this agent printed in a forked worker (`since` there), kept as if
+        printed here: games merged in their order keep what one process would have."""
+        self.write(text)
+        self.dropped += count - len(text)
+
     def text(self) -> str:
         text = "".join(self.kept)
         return text + (f"\n[... {self.dropped} more characters not kept]" if self.dropped
