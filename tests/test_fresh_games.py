@@ -345,7 +345,7 @@ def test_under_a_monitor_that_is_not_root_every_game_sees_the_same_world(mode, b
     import tempfile
 
     names = ["PidSpy.py", "TmpSpy.py", "DeepTree.py", "LispPidSpy.lisp", "LispTmpSpy.lisp",
-             "InodeMarker.py", "CacheMapper.py"]
+             "InodeMarker.py", "CacheMapper.py", "LispInodeMarker.lisp"]
     with tempfile.TemporaryDirectory() as folder:
         root = Path(folder)
         os.chmod(root, 0o755)
