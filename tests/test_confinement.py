@@ -26,11 +26,8 @@ from test_sandbox import MIB, inside_json
 pytestmark = pytest.mark.slow  # every test here starts processes (the CLI, agent hosts)
 
 # -- the filter, on the kernel of this machine --------------------------------------------------
-PROBE = r"""
-import ctypes, errno, fcntl, json, os, sys, threading
-sys.path.insert(0, sys.argv[1])
-from harness.isolation import seccomp
-seccomp.installer(seccomp.program(no_fork=sys.argv[2] == "no-fork"))()
+# what a probe, once filtered, calls with: a system call's errno (0: allowed), an action's
+CALLS = """
 libc = ctypes.CDLL(None, use_errno=True)
 
 def call(number, *args):
@@ -42,7 +39,13 @@ def tried(action):
         return 0
     except OSError as error:
         return error.errno
-
+"""
+PROBE = r"""
+import ctypes, errno, fcntl, json, os, sys, threading
+sys.path.insert(0, sys.argv[1])
+from harness.isolation import seccomp
+seccomp.installer(seccomp.program(no_fork=sys.argv[2] == "no-fork"))()
+""" + CALLS + r"""
 shared = open("/usr/bin/env", "rb")
 threads = []
 thread = threading.Thread(target=lambda: threads.append(1))
@@ -384,18 +387,7 @@ path = os.path.join(folder, "mine")
 open(path, "w").close()
 reading, writing = os.pipe()
 seccomp.installer(seccomp.program())()
-libc = ctypes.CDLL(None, use_errno=True)
-
-def call(number, *args):
-    return 0 if libc.syscall(number, *args) >= 0 else ctypes.get_errno()
-
-def tried(action):
-    try:
-        action()
-        return 0
-    except OSError as error:
-        return error.errno
-
+""" + CALLS + r"""
 AT_FDCWD, AT_EMPTY_PATH = -100, 0x1000
 print(json.dumps({
     "fchmod": tried(lambda: os.fchmod(reading, 0o640)),

@@ -333,6 +333,22 @@ RUN_AS_ANYONE = textwrap.dedent("""
 """)
 
 
+def installed_for_anyone(root: Path, names, folders=()) -> None:
+    """Into `root`: a copy of the harness, the hostile agents `names`, RUN_AS_ANYONE as run.py
+    and empty `folders`, all owned by NOT_ROOT, and readable by any user."""
+    os.chmod(root, 0o755)
+    for part in ("harness", "lisp_bridge"):
+        shutil.copytree(ROOT / part, root / part, ignore=shutil.ignore_patterns("__pycache__"))
+    for name in names:
+        shutil.copy(HOSTILE / name, root)
+    (root / "run.py").write_text(RUN_AS_ANYONE)
+    for folder in folders:
+        (root / folder).mkdir()
+    for path in root.rglob("*"):
+        path.chmod(path.stat().st_mode | 0o444 | (0o111 if path.is_dir() else 0))
+        os.chown(path, NOT_ROOT, NOT_ROOT)
+
+
 @pytest.mark.parametrize("mode", ["process", "sandbox"])
 def test_under_a_monitor_that_is_not_root_every_game_sees_the_same_world(mode, bwrap, sbcl):
     """As an ordinary user the agent owns its /tmp (it may change its mode), the pipes it
@@ -348,19 +364,8 @@ def test_under_a_monitor_that_is_not_root_every_game_sees_the_same_world(mode, b
              "InodeMarker.py", "CacheMapper.py", "LispInodeMarker.lisp"]
     with tempfile.TemporaryDirectory() as folder:
         root = Path(folder)
-        os.chmod(root, 0o755)
-        for part in ("harness", "lisp_bridge"):
-            shutil.copytree(ROOT / part, root / part,
-                            ignore=shutil.ignore_patterns("__pycache__"))
-        for name in names:
-            shutil.copy(HOSTILE / name, root)
-        (root / "run.py").write_text(RUN_AS_ANYONE)
+        installed_for_anyone(root, names, ["home"])
         home = root / "home"
-        home.mkdir()
-        os.chown(home, NOT_ROOT, NOT_ROOT)
-        for path in root.rglob("*"):
-            path.chmod(path.stat().st_mode | 0o444 | (0o111 if path.is_dir() else 0))
-            os.chown(path, NOT_ROOT, NOT_ROOT)
         done = subprocess.run(
             ["setpriv", "--reuid", str(NOT_ROOT), "--regid", str(NOT_ROOT), "--clear-groups",
              "/usr/bin/python3", str(root / "run.py"), str(root), mode, *names],
@@ -388,17 +393,7 @@ def test_under_a_root_monitor_with_a_readable_install_process_games_see_the_same
              "LispPidSpy.lisp", "LispFdFlagger.lisp"]
     with tempfile.TemporaryDirectory() as folder:
         root = Path(folder)
-        os.chmod(root, 0o755)
-        for part in ("harness", "lisp_bridge"):
-            shutil.copytree(ROOT / part, root / part,
-                            ignore=shutil.ignore_patterns("__pycache__"))
-        for name in names:
-            shutil.copy(HOSTILE / name, root)
-        (root / "run.py").write_text(RUN_AS_ANYONE)
-        (root / "cache").mkdir()
-        for path in root.rglob("*"):
-            path.chmod(path.stat().st_mode | 0o444 | (0o111 if path.is_dir() else 0))
-            os.chown(path, NOT_ROOT, NOT_ROOT)
+        installed_for_anyone(root, names, ["cache"])
         done = subprocess.run(
             ["/usr/bin/python3", str(root / "run.py"), str(root), "process", *names],
             capture_output=True, text=True, timeout=600, cwd=root,
