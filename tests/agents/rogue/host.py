@@ -11,7 +11,8 @@ on it and must record a fault. `python host.py MODE`:
             full and the request cannot be written;
 - double:   answers every request twice;
 - newlines: on the first request, writes newlines for ever;
-- junk:     answers every request, while a thread writes lines without the token;
+- junk:     writes lines without the token before its first reply, then answers every
+            request while a thread writes more;
 - honest:   answers C to every request (moves per turn from GAME);
 - mute:     never says READY;
 - verdict:  on the first request, says why it ends on stderr and exits, as a host that
@@ -102,6 +103,9 @@ def main(mode):
                 os.write(REPLIES, b"\n" * 65536)
         if mode == "junk" and threading.active_count() == 2:   # itself and control()
             junk = b"MOVES DDD\n\n0123456789abcdef MOVES DDD\n" * 1000
+            # once ahead of its first reply, whatever the load: a thread alone may not get a
+            # CPU before a short game is over (seen in CI at load 20)
+            os.write(REPLIES, junk)
             threading.Thread(target=lambda: [os.write(REPLIES, junk) for _ in iter(int, 1)],
                              daemon=True).start()
         reply(moves)
