@@ -8,6 +8,7 @@ import os
 import select
 import time
 
+import pytest
 from hypothesis import given, settings, strategies as st
 
 from harness.engine.handle_waits import HandleWaits
@@ -26,6 +27,23 @@ class Handle:
 
     def pump(self, fd, events):
         self.pumped.append((fd, events))
+
+
+@pytest.fixture
+def pipe():
+    """A real pipe (read end, write end), closed after the test."""
+    ends = os.pipe()
+    yield ends
+    for fd in ends:
+        os.close(fd)
+
+
+def waiting(waits: HandleWaits, deadline: float, fd: int) -> Handle:
+    """A handle that waits to read `fd` until `deadline`, examined once: not ready."""
+    handle = Handle(deadline)
+    handle.wanted = {fd: select.POLLIN}
+    assert not waits.examine(handle)
+    return handle
 
 
 def registered_as_wanted(waits: HandleWaits, handles, parked) -> None:
@@ -74,66 +92,47 @@ def test_what_is_registered_is_always_what_the_waiting_handles_want(steps):
             os.close(write)
 
 
-def test_a_wake_up_pumps_every_handle_on_the_descriptor_and_returns_the_due_ones():
-    read, write = os.pipe()
+def test_a_wake_up_pumps_every_handle_on_the_descriptor_and_returns_the_due_ones(pipe):
+    read, write = pipe
+    other_read, other_write = os.pipe()
     try:
         waits = HandleWaits()
-        first, second = Handle(time.monotonic() + 60), Handle(time.monotonic() + 60)
-        late = Handle(time.monotonic() - 1)   # its deadline has passed
-        other_read, other_write = os.pipe()
-        for handle in (first, second):
-            handle.wanted = {read: select.POLLIN}
-            assert not waits.examine(handle)
-        late.wanted = {other_read: select.POLLIN}
-        assert not waits.examine(late)
+        first = waiting(waits, time.monotonic() + 60, read)
+        second = waiting(waits, time.monotonic() + 60, read)
+        late = waiting(waits, time.monotonic() - 1, other_read)   # its deadline has passed
         assert waits.wait() == [late]     # due before anything is written
         os.write(write, b"x")
         woken = waits.wait()
         assert {id(h) for h in woken} == {id(first), id(second)}
         assert first.pumped and second.pumped and not late.pumped
+    finally:
         os.close(other_read)
         os.close(other_write)
-    finally:
-        os.close(read)
-        os.close(write)
 
 
-def test_a_deadline_moved_later_is_waited_for_anew():
-    read, write = os.pipe()
-    try:
-        waits = HandleWaits()
-        handle = Handle(time.monotonic() + 0.05)
-        handle.wanted = {read: select.POLLIN}
-        assert not waits.examine(handle)
-        handle.deadline = time.monotonic() + 0.1   # time given back before it was due
-        assert not waits.examine(handle)
-        assert waits.wait() == [handle]            # once, at the later deadline
-        assert time.monotonic() >= handle.deadline
-    finally:
-        os.close(read)
-        os.close(write)
+def test_a_deadline_moved_later_is_waited_for_anew(pipe):
+    waits = HandleWaits()
+    handle = waiting(waits, time.monotonic() + 0.05, pipe[0])
+    handle.deadline = time.monotonic() + 0.1   # time given back before it was due
+    assert not waits.examine(handle)
+    assert waits.wait() == [handle]            # once, at the later deadline
+    assert time.monotonic() >= handle.deadline
 
 
-def test_an_answered_handle_is_not_polled_and_asked_again_waits_as_before():
+def test_an_answered_handle_is_not_polled_and_asked_again_waits_as_before(pipe):
     """A parked handle's pipes leave the poll set (what comes for it then is read by its
     next request) but not the bookkeeping: asked again, they are polled again at once."""
-    read, write = os.pipe()
-    try:
-        waits = HandleWaits()
-        handle = Handle(time.monotonic() + 60)
-        handle.wanted = {read: select.POLLIN}
-        assert not waits.examine(handle)
-        wanted = handle.wanted
-        handle.wanted = {}
-        assert waits.examine(handle)            # answered: parked
-        assert waits.events == {} and waits.owners == {read: [handle]}
-        os.write(write, b"x")                   # something comes while it is parked
-        handle.wanted = wanted
-        assert not waits.examine(handle)        # asked again
-        assert waits.events == {read: select.POLLIN}
-        assert waits.wait() == [handle] and handle.pumped == [(read, select.POLLIN)]
-        waits.forget(handle)                    # its game is over
-        assert not waits.events and not waits.owners and not waits.watched
-    finally:
-        os.close(read)
-        os.close(write)
+    read, write = pipe
+    waits = HandleWaits()
+    handle = waiting(waits, time.monotonic() + 60, read)
+    wanted = handle.wanted
+    handle.wanted = {}
+    assert waits.examine(handle)            # answered: parked
+    assert waits.events == {} and waits.owners == {read: [handle]}
+    os.write(write, b"x")                   # something comes while it is parked
+    handle.wanted = wanted
+    assert not waits.examine(handle)        # asked again
+    assert waits.events == {read: select.POLLIN}
+    assert waits.wait() == [handle] and handle.pumped == [(read, select.POLLIN)]
+    waits.forget(handle)                    # its game is over
+    assert not waits.events and not waits.owners and not waits.watched
