@@ -130,7 +130,7 @@ def exchange(call: Call, method: str, url: str, headers: dict[str, str],
         encoding = (response.getheader("Content-Encoding") or "identity").strip().lower()
         if encoding != "identity":
             raise ExchangeFailed(Failure.INVALID, "a compressed answer, not asked for")
-        return HttpAnswer(200, response.getheader("Content-Type"), _body(response))
+        return HttpAnswer(200, response.getheader("Content-Type"), _body(call, response))
     except ExchangeFailed:
         raise
     except (OSError, http.client.HTTPException, ValueError) as error:
@@ -142,20 +142,27 @@ def exchange(call: Call, method: str, url: str, headers: dict[str, str],
             connection.close()
 
 
-def _body(response: http.client.HTTPResponse) -> bytes:
-    length = response.getheader("Content-Length")
-    if length is not None and length.strip().isdigit() and int(length) > MAX_BODY:
+def _body(call: Call, response: http.client.HTTPResponse) -> bytes:
+    said = response.getheader("Content-Length", "").strip()
+    length = int(said) if said.isdigit() else None
+    if length is not None and length > MAX_BODY:
         raise ExchangeFailed(Failure.INVALID, f"an answer of more than {_size(MAX_BODY)}")
     pieces: list[bytes] = []
     size = 0
     while True:
         piece = response.read(_PIECE)
         if not piece:
-            return b"".join(pieces)
+            break
         size += len(piece)
         if size > MAX_BODY:
             raise ExchangeFailed(Failure.INVALID, f"an answer of more than {_size(MAX_BODY)}")
         pieces.append(piece)
+    # a read ends quietly at the end of the stream: a stop at the deadline ends it too
+    if call.over:
+        raise ExchangeFailed(Failure.TIMEOUT, f"no answer within {call.seconds:g} s")
+    if length is not None and size < length:
+        raise ExchangeFailed(Failure.INVALID, "an answer shorter than its Content-Length")
+    return b"".join(pieces)
 
 
 def _size(count: int) -> str:

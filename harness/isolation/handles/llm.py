@@ -212,10 +212,10 @@ class LlmHandle(Chatter):
     def _answer(self, turn: _Turn, number: int, attempt: int, messages: list[dict]) -> Answer:
         """The journal's answer to this very question (a resumed run), else the model's."""
         entry = journal.key(self.name, self.agent_seed, number, attempt, messages)
-        found = journal.lookup(entry)
+        found = journal.lookup(entry, MAX_RESPONSE)
         if found is not None:
             text, latency, tries = found
-            return Answer(text[:MAX_RESPONSE], None, None, latency, tries)
+            return Answer(text, None, None, latency, tries)
         call = turn.begin_call()
         if call is None:
             return Answer(None, "stopped", Event.STOPPED, 0.0, 0)
