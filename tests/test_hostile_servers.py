@@ -42,12 +42,12 @@ SLACK = 32 * 1024 * 1024     # bytes the kernel may hold in a loopback connectio
 CHOICE = json.loads(completion("D"))["choices"][0]
 
 
-def _bounded_game(server, turns: int, **keys):
+def _bounded_game(server, turns: int, retries: int = 0):
     """(the game, or None if it did not end within BOUND; seconds it took)."""
     done: dict = {}
     began = time.monotonic()
     thread = threading.Thread(daemon=True, target=lambda: done.update(
-        game=_game(server, turns=turns, timeout=TIMEOUT, retries=0, **keys)))
+        game=_game(server, turns=turns, timeout=TIMEOUT, retries=retries)))
     thread.start()
     thread.join(BOUND)
     return done.get("game"), time.monotonic() - began
@@ -75,13 +75,15 @@ HOLDERS = {
 @pytest.mark.slow
 @pytest.mark.parametrize("behaviour", sorted(HOLDERS))
 def test_a_server_that_holds_the_call_is_a_timeout_by_the_deadline(behaviour):
+    """The deadline is the call's: the try it ends is the last (3 retries allowed)."""
     with StandIn({"m": [Step(raw=HOLDERS[behaviour])]}) as server:
-        game, took = _bounded_game(server, turns=4)
+        game, took = _bounded_game(server, turns=4, retries=3)
         asked = len(server.calls())
     assert game is not None, f"the game did not end within {BOUND:g} s"
     assert took < BOUND
     assert _faults(game, 4) == ["timeout"] * 4   # three in a row, then not asked
     assert asked == 3
+    assert [call["tries"] for t in range(3) for call in game.talk["a", t]["calls"]] == [1] * 3
     assert game.intended_b == ["C", "C", "C", "C"]   # titfortat played on against the default
     message = game.fault_at["a", 0].message
     assert message == f"model call failed: no answer within {TIMEOUT:g} s"
@@ -341,3 +343,28 @@ def test_any_bytes_from_a_server_end_in_an_answer_or_one_failure_in_time(raw_ser
         assert 100 <= got.status <= 999 and len(got.body) <= MAX_BODY
         assert got.status == 200 or got.body == b""
     assert call.remaining() > 0
+
+
+def test_a_journal_row_is_read_bounded_and_checked(tmp_path):
+    """A record is a file anyone may have edited: its journal's answer is read at most
+    `longest` characters long, and a row whose values are not of their kinds is no answer
+    (the model is asked again)."""
+    import sqlite3
+
+    from harness.agents.llm import journal
+
+    path = tmp_path / "run.sqlite"
+    journal.use(path)
+    try:
+        journal.store("k", "D", 0.5, 1)
+        with sqlite3.connect(path) as connection:
+            connection.execute("INSERT INTO llm_journal VALUES ('long', ?, 0.1, 1)",
+                               ("C" * 5_000_000,))
+            connection.execute("INSERT INTO llm_journal VALUES ('bad', 'D', 'soon', 1)")
+            connection.execute("INSERT INTO llm_journal VALUES ('blob', ?, 0.1, 1)",
+                               (b"D",))
+        assert journal.lookup("k", 4000) == ("D", 0.5, 1)
+        assert journal.lookup("long", 4000) == ("C" * 4000, 0.1, 1)
+        assert journal.lookup("bad", 4000) is None and journal.lookup("blob", 4000) is None
+    finally:
+        journal.use(None)

@@ -115,7 +115,7 @@ def exchange(call: Call, method: str, url: str, headers: dict[str, str],
     """Send one request and read its answer within `call`'s deadline; raises
     ExchangeFailed. The body is read only for a 200 answer, and at most MAX_BODY bytes."""
     if call.over:
-        raise ExchangeFailed(Failure.TIMEOUT, "no time left")
+        raise ExchangeFailed(Failure.TIMEOUT, f"no answer within {call.seconds:g} s")
     watchdog = threading.Timer(max(0.0, call.remaining()), call.stop)
     watchdog.daemon = True
     watchdog.start()

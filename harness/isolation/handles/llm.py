@@ -32,7 +32,9 @@ from harness.isolation.handles.agent_handle import Chatter, Fault, GameStart, La
 
 PARSE_RETRIES = 2            # corrective prompts after an answer that cannot be read
 _POLL_AGAIN = 0.5            # seconds: how long a runner waits before looking again
-_GRACE = 1.0                 # seconds a stopped call's thread is given to end
+# seconds a stopped call's thread is given to end: its socket shut down, it ends at once
+# unless stuck where no stop reaches (a name lookup): then the turn ends without it
+_GRACE = 5.0
 
 
 class _Turn:
@@ -64,8 +66,8 @@ class _Turn:
         return None if call is None else call.deadline
 
     def stop(self, only_if_late: bool = False) -> bool:
-        """Stop the call in progress (all of them, when not `only_if_late`: no new call
-        begins); True when it did."""
+        """Stop the turn: its call in progress ends now and no other begins. With
+        `only_if_late`, only when a call is in progress past its deadline. True: stopped."""
         with self._lock:
             call = self._call
             if only_if_late and (call is None or call.remaining() > 0):
