@@ -15,6 +15,7 @@ socket buffers), never a measure of the process.
 """
 from __future__ import annotations
 
+import functools
 import gzip
 import json
 import threading
@@ -109,6 +110,27 @@ def test_retries_and_their_backoff_are_inside_the_deadline():
     assert 2 <= asked <= 2 * 11
 
 
+def test_a_name_lookup_that_never_ends_is_a_timeout_by_the_deadline(monkeypatch):
+    """A lookup cannot be stopped (a resolver that never answers): the call waits for it
+    only until its deadline."""
+    import socket
+
+    from harness.agents.llm.client import ModelClient
+    from harness.agents.llm.config import LlmConfig
+
+    release = threading.Event()
+    monkeypatch.setattr(socket, "getaddrinfo", lambda *args, **kw: release.wait(60) and [])
+    client = ModelClient(LlmConfig("bot", "http://slow-resolver.invalid/v1", "m",
+                                   timeout=TIMEOUT))
+    began = time.monotonic()
+    try:
+        got = client.complete([{"role": "user", "content": "hi"}])
+    finally:
+        release.set()
+    assert time.monotonic() - began < BOUND
+    assert got.text is None and got.error == f"no answer within {TIMEOUT:g} s"
+
+
 # -- floods: a byte cap on everything read ------------------------------------------------------
 ENDLESS_CONTENT = b'{"choices": [{"message": {"role": "assistant", "content": "'
 FLOODS = {
@@ -138,6 +160,12 @@ def test_a_flooding_server_is_read_up_to_the_cap_and_is_an_invalid_answer(behavi
 
 
 # -- lies: what a server returns is text to read, never to trust ---------------------------------
+@functools.lru_cache(maxsize=1)
+def _gzip_bomb() -> bytes:
+    """64 KiB that expand to a 64 MiB answer (built when first served: it takes a while)."""
+    return gzip.compress(completion("D" * (64 << 20)), compresslevel=9)
+
+
 def _choices(entries: bytes) -> bytes:
     return b'{"choices": [' + entries + b"]}"
 
@@ -164,8 +192,8 @@ LIES = {
     "a Content-Length of a terabyte": answer(completion("D"), length=10 ** 12),
     "gzip it was not asked for": answer(gzip.compress(completion("D")),
                                         extra=("Content-Encoding: gzip",)),
-    "a gzip bomb": answer(gzip.compress(completion("D" * (64 << 20)), compresslevel=9),
-                          extra=("Content-Encoding: gzip",)),
+    "a gzip bomb": lambda writer: answer(_gzip_bomb(), extra=("Content-Encoding: gzip",))(
+        writer),
     "a thousand headers": answer(completion("D"), extra=tuple(
         f"X-Junk-{n}: {n}" for n in range(1000))),
     "a header of a megabyte": answer(completion("D"), extra=("X-Junk: " + "j" * (1 << 20),)),

@@ -197,9 +197,8 @@ def _connect(call: Call, url: str) -> tuple[http.client.HTTPConnection, str]:
     # the connection names the server (its Host header); its socket may go to a proxy
     connection = http.client.HTTPSConnection(host, port, context=_tls()) if secure \
         else http.client.HTTPConnection(host, port)
-    sock = socket.create_connection(address, timeout=max(0.001, call.remaining()))
+    sock = _open(call, address)
     try:
-        call._hold(sock)
         connection.sock = sock          # http.client uses a socket it is given as it is
         if proxy is not None and not secure:
             return connection, url      # a plain proxy is sent the whole address
@@ -216,6 +215,46 @@ def _connect(call: Call, url: str) -> tuple[http.client.HTTPConnection, str]:
         sock.close()
         raise
     return connection, target
+
+
+def _open(call: Call, address: tuple[str, int]) -> socket.socket:
+    """A TCP connection to `address`, held by `call` while it connects (each address the
+    name has, in turn, within the deadline, as socket.create_connection tries them)."""
+    error: OSError = OSError("the name has no address")
+    for family, kind, protocol, _, where in _addresses(call, address):
+        sock = socket.socket(family, kind, protocol)
+        call._hold(sock)
+        try:
+            sock.settimeout(max(0.001, call.remaining()))
+            sock.connect(where)
+            return sock
+        except OSError as failed:
+            sock.close()
+            if call.over:
+                raise
+            error = failed
+    raise error
+
+
+def _addresses(call: Call, address: tuple[str, int]) -> list:
+    """The name's addresses, looked up on a thread of its own: a lookup cannot be
+    stopped, so the call waits for it only until its deadline."""
+    found: list = []
+
+    def look_up() -> None:
+        try:
+            found.append(socket.getaddrinfo(*address, type=socket.SOCK_STREAM))
+        except OSError as error:   # socket.gaierror: no such name, no resolver
+            found.append(error)
+
+    lookup = threading.Thread(target=look_up, name="llm name lookup", daemon=True)
+    lookup.start()
+    lookup.join(max(0.0, call.remaining()))
+    if not found:
+        raise TimeoutError("the name lookup took the whole deadline")
+    if isinstance(found[0], OSError):
+        raise found[0]
+    return found[0]
 
 
 _TLS: list[ssl.SSLContext] = []
