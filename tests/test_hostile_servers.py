@@ -333,7 +333,11 @@ JSON_VALUES = st.recursive(
         inner, max_size=4), max_leaves=20)
 
 
-@given(st.one_of(st.binary(max_size=300), JSON_VALUES.map(lambda v: json.dumps(v).encode())),
+@settings(max_examples=300)
+@given(st.one_of(st.binary(max_size=300), JSON_VALUES.map(lambda v: json.dumps(v).encode()),
+                 # the shapes that broke readers before: deep nesting, huge numbers
+                 st.integers(1, 200_000).map(lambda n: b'{"choices": ' + b"[" * n),
+                 st.integers(1, 20_000).map(lambda n: b'{"choices": [1' + b"0" * n + b"]}")),
        st.sampled_from(["application/json", "application/json; charset=utf-8", "text/html",
                         None]))
 def test_a_servers_body_is_text_or_one_reason(body, content_type):

@@ -144,7 +144,7 @@ def exchange(call: Call, method: str, url: str, headers: dict[str, str],
 
 def _body(call: Call, response: http.client.HTTPResponse) -> bytes:
     said = response.getheader("Content-Length", "").strip()
-    length = int(said) if said.isdigit() else None
+    length = int(said) if said.isascii() and said.isdigit() else None
     if length is not None and length > MAX_BODY:
         raise ExchangeFailed(Failure.INVALID, f"an answer of more than {_size(MAX_BODY)}")
     pieces: list[bytes] = []
