@@ -122,7 +122,8 @@ def answer(body: bytes, content_type: str | None = "application/json",
 
 
 class StandIn:
-    def __init__(self, scripts: dict, list_models: bool = True, models: Callable | None = None):
+    def __init__(self, scripts: dict, list_models: bool = True, models: Callable | None = None,
+                 tls: tuple[str, str] | None = None):
         self.scripts = {model: list(steps) for model, steps in scripts.items()}
         self.list_models = list_models
         self.models = models             # a raw answer to GET /models, if not the list
@@ -134,11 +135,20 @@ class StandIn:
         self.lock = threading.Lock()
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self.server.daemon_threads = True
+        self.scheme = "http"
+        if tls is not None:   # (certificate file, key file): https, the handshake per request
+            import ssl
+
+            context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+            context.load_cert_chain(*tls)
+            self.server.socket = context.wrap_socket(self.server.socket, server_side=True,
+                                                     do_handshake_on_connect=False)
+            self.scheme = "https"
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
 
     @property
     def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+        return f"{self.scheme}://127.0.0.1:{self.server.server_address[1]}/v1"
 
     def __enter__(self):
         self.thread.start()

@@ -131,6 +131,48 @@ def test_a_name_lookup_that_never_ends_is_a_timeout_by_the_deadline(monkeypatch)
     assert got.text is None and got.error == f"no answer within {TIMEOUT:g} s"
 
 
+@pytest.mark.slow
+def test_waiting_for_a_place_in_flight_is_inside_the_deadline():
+    """Two models on one endpoint that takes one request at a time (`in_flight = 1`), its
+    requests held: the model that waits for the place ends by its deadline too (today's
+    main: 4 tries of 1.5 s each for the first, then as long for the second, each turn)."""
+    from pathlib import Path
+
+    from harness.agents.llm import client
+    from harness.agents.llm.config import declared
+    from harness.agents.specs import llm_spec
+    from harness.core.rules import FlipParams, GameParams
+    from harness.engine.game import play_game
+    from harness.isolation.handles.opening import Isolation, open_handle
+
+    with StandIn({"ma": [Step(raw=stall())], "mb": [Step(raw=stall())]}) as server:
+        models = declared({"llm": {
+            name: {"base_url": server.base_url, "model": model, "in_flight": 1,
+                   "timeout": TIMEOUT, "retries": 3}
+            for name, model in (("alice", "ma"), ("bob", "mb"))}}, Path("."), "test")
+        client._IN_FLIGHT.clear()   # the cap is per endpoint and process: this test's own
+        isolation = Isolation("none", 1.0)
+        a, b = (open_handle(llm_spec(f"llm:{n}", models), isolation) for n in ("alice", "bob"))
+        done: dict = {}
+        began = time.monotonic()
+
+        def play():
+            done["game"] = play_game(a, b, 3, 3, GameParams(moves_per_turn=1,
+                                                             flip=FlipParams(0.0, 0.0)))
+        thread = threading.Thread(target=play, daemon=True)
+        thread.start()
+        thread.join(BOUND)
+        took = time.monotonic() - began
+        a.close()
+        b.close()
+        client._IN_FLIGHT.clear()
+    game = done.get("game")
+    assert game is not None and took < BOUND
+    messages = [game.fault_at[side, t].message for side in "ab" for t in range(3)]
+    assert all(message.startswith("model call failed: no answer within 1.5 s")
+               for message in messages)
+
+
 # -- floods: a byte cap on everything read ------------------------------------------------------
 ENDLESS_CONTENT = b'{"choices": [{"message": {"role": "assistant", "content": "'
 FLOODS = {
@@ -304,6 +346,79 @@ def test_a_tournament_with_a_dripping_model_finishes_with_its_faults(tmp_path):
     assert faults["titfortat"] == faults["defect"] == {
         "invalid": 0, "exception": 0, "timeout": 0, "crash": 0}
     assert took < 3 * BOUND
+
+
+# -- https: certificates checked, and the deadline holds through TLS too ---------------------------
+@pytest.fixture(scope="module")
+def certificate(tmp_path_factory):
+    """A self-signed certificate for 127.0.0.1: (certificate file, key file)."""
+    import shutil
+    import subprocess
+
+    if shutil.which("openssl") is None:
+        pytest.skip("openssl (the command) makes the test certificate")
+    folder = tmp_path_factory.mktemp("tls")
+    cert, key = folder / "cert.pem", folder / "key.pem"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2",
+                    "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
+                    "-keyout", str(key), "-out", str(cert)], check=True, capture_output=True)
+    return str(cert), str(key)
+
+
+@pytest.fixture
+def trusting(monkeypatch, certificate):
+    """The client trusts the test certificate (SSL_CERT_FILE), in a fresh TLS context."""
+    from harness.agents.llm import bounded_http
+
+    monkeypatch.setenv("SSL_CERT_FILE", certificate[0])
+    monkeypatch.setattr(bounded_http, "_TLS", [])
+    return certificate
+
+
+def test_a_model_over_https_answers_and_a_dripping_one_ends_by_the_deadline(trusting):
+    with StandIn({"m": ["D"]}, tls=trusting) as server:
+        assert server.base_url.startswith("https://")
+        game, _ = _bounded_game(server, turns=2)
+    assert game.intended_a == ["D", "D"] and not game.fault_at
+    with StandIn({"m": [Step(raw=drip(completion("D"), every=0.3))]}, tls=trusting) as server:
+        game, took = _bounded_game(server, turns=4, retries=3)
+    assert game is not None and took < BOUND
+    assert _faults(game, 4) == ["timeout"] * 4
+
+
+@pytest.mark.slow
+def test_an_untrusted_certificate_is_one_line_at_the_start(tmp_path, monkeypatch, certificate):
+    from harness.agents.llm import bounded_http
+
+    monkeypatch.setattr(bounded_http, "_TLS", [])
+    with StandIn({"m": ["D"]}, tls=certificate) as server:
+        course = _course(tmp_path, server, timeout=5)
+        status, out, err = run_cli("tournament", "llm:bot", "titfortat", "--config", course,
+                                   "--isolation", "process", timeout=120)
+    assert status == 2 and "Traceback" not in err
+    assert "cannot reach" in err and "CERTIFICATE_VERIFY_FAILED" in err
+
+
+def test_a_tls_handshake_that_never_ends_is_a_timeout_at_the_start(trusting):
+    """A server that takes the connection and never answers the TLS hello."""
+    import socket
+
+    from harness.agents.llm.client import ModelClient
+    from harness.agents.llm.config import LlmConfig
+    from harness.core.errors import HarnessError
+
+    listener = socket.create_server(("127.0.0.1", 0))
+    held: list = []
+    threading.Thread(target=lambda: held.append(listener.accept()), daemon=True).start()
+    port = listener.getsockname()[1]
+    client = ModelClient(LlmConfig("bot", f"https://127.0.0.1:{port}/v1", "m", timeout=TIMEOUT))
+    began = time.monotonic()
+    try:
+        with pytest.raises(HarnessError, match="did not answer the list of models within 1.5 s"):
+            client.check()
+    finally:
+        listener.close()
+    assert time.monotonic() - began < BOUND and held
 
 
 # -- proxies, from the environment ---------------------------------------------------------------
