@@ -256,6 +256,29 @@ def test_a_lying_server_is_an_invalid_answer_and_the_game_goes_on(behaviour):
     assert game.intended_a == ["C", "C"] and len(game.intended_b) == 2
 
 
+@pytest.mark.slow
+def test_an_answer_of_control_characters_and_half_surrogates_is_recorded_and_shown_safely(
+        tmp_path):
+    """JSON can spell what no text holds (half a surrogate pair) and what a terminal obeys:
+    the answer is played, recorded (the record's text is UTF-8) and shown escaped."""
+    body = b'{"choices": [{"message": {"content": "D\\ud800 \\u0000\\u001b]0;owned\\u0007"}}]}'
+    with StandIn({"m": [Step(raw=answer(body))]}) as server:
+        course = _course(tmp_path, server, timeout=10)
+        db, report = tmp_path / "run.sqlite", tmp_path / "report.html"
+        status, out, err = run_cli("tournament", "llm:bot", "titfortat", "--config", course,
+                                   "--length", "2", "2", "--moves-per-turn", "1", "--flip",
+                                   "0", "0", "--isolation", "process", "--db", db,
+                                   "--report", report, "--format", "json")
+        assert status == 0, err
+    faults = {row["agent"]: row["faults"] for row in json.loads(out)["standings"]}
+    assert sum(faults["llm:bot"].values()) == 0
+    status, shown, err = run_cli("show", db, "--game", "1")
+    assert status == 0 and "\x1b" not in shown and "\x07" not in shown and "\x00" not in shown
+    assert "answered: D\ufffd \\x00\\x1b]0;owned\\x07" in shown
+    page = report.read_text()
+    assert "\x1b" not in page and "\x07" not in page
+
+
 def test_an_honest_answer_after_lies_is_played():
     """A lie costs its turn only: the next answer, a good one, is played."""
     with StandIn({"m": [Step(raw=LIES["HTML, not JSON"]), "D"]}) as server:

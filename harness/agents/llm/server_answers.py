@@ -10,9 +10,13 @@ that quotes nothing the server sent.
 from __future__ import annotations
 
 import json
+import re
 
 MAX_CONTAINERS = 100_000     # JSON objects and lists in one answer
 MAX_MODEL_NAME = 200         # characters of a listed model's name that are compared
+
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 class Unreadable(Exception):
@@ -48,7 +52,10 @@ def completion_text(data) -> str:
         raise Unreadable("a message with no content")
     if not isinstance(content, str):
         raise Unreadable(f"a message whose content is not text ({_kind(content)})")
-    return content
+    # JSON may spell half a surrogate pair (`"\ud800"`), which is no character: it could
+    # not be written to a record (UTF-8) nor printed, so it becomes U+FFFD, as in a
+    # decoder's replacement
+    return _LONE_SURROGATE.sub("\ufffd", content)
 
 
 def model_ids(data) -> list[str]:
