@@ -38,17 +38,19 @@ from llm_server import StandIn, Step, answer, completion, drip, flood, head, sta
 from test_llm import _course, _game
 
 BOUND = 30.0                 # seconds a game with 1.5 s model calls must end well within
-TIMEOUT = 1.5                # the model calls' deadline in these games
+TIMEOUT = 1.5                # the model calls' deadline in the games that wait for it
+ANSWERS_IN = 10.0            # ... in those whose server answers (or lies) at once
 SLACK = 32 * 1024 * 1024     # bytes the kernel may hold in a loopback connection's buffers
 CHOICE = json.loads(completion("D"))["choices"][0]
 
 
-def _bounded_game(server, turns: int, retries: int = 0):
-    """(the game, or None if it did not end within BOUND; seconds it took)."""
+def _bounded_game(server, turns: int, retries: int = 0, timeout: float = TIMEOUT):
+    """(the game, or None if it did not end within BOUND; seconds it took). A server that
+    answers at once is given ANSWERS_IN: on a loaded machine even loopback can be slow."""
     done: dict = {}
     began = time.monotonic()
     thread = threading.Thread(daemon=True, target=lambda: done.update(
-        game=_game(server, turns=turns, timeout=TIMEOUT, retries=retries)))
+        game=_game(server, turns=turns, timeout=timeout, retries=retries)))
     thread.start()
     thread.join(BOUND)
     return done.get("game"), time.monotonic() - began
@@ -193,7 +195,7 @@ FLOODS = {
 @pytest.mark.parametrize("behaviour", sorted(FLOODS))
 def test_a_flooding_server_is_read_up_to_the_cap_and_is_an_invalid_answer(behaviour):
     with StandIn({"m": [Step(raw=FLOODS[behaviour])]}) as server:
-        game, took = _bounded_game(server, turns=2)
+        game, took = _bounded_game(server, turns=2, timeout=ANSWERS_IN)
         sent = server.sent
     assert game is not None, f"the game did not end within {BOUND:g} s"
     assert _faults(game, 2) == ["invalid", "invalid"]
@@ -249,7 +251,7 @@ def test_a_lying_server_is_an_invalid_answer_and_the_game_goes_on(behaviour):
     if behaviour == "a gzip bomb":
         _gzip_bomb()    # built before the deadlines run: it takes seconds on a loaded machine
     with StandIn({"m": [Step(raw=LIES[behaviour])]}) as server:
-        game, took = _bounded_game(server, turns=2)
+        game, took = _bounded_game(server, turns=2, timeout=ANSWERS_IN)
     assert game is not None, f"the game did not end within {BOUND:g} s"
     assert _faults(game, 2) == ["invalid", "invalid"]
     message = game.fault_at["a", 0].message
@@ -284,7 +286,7 @@ def test_an_answer_of_control_characters_and_half_surrogates_is_recorded_and_sho
 def test_an_honest_answer_after_lies_is_played():
     """A lie costs its turn only: the next answer, a good one, is played."""
     with StandIn({"m": [Step(raw=LIES["HTML, not JSON"]), "D"]}) as server:
-        game, _ = _bounded_game(server, turns=2)
+        game, _ = _bounded_game(server, turns=2, timeout=ANSWERS_IN)
     assert _faults(game, 2) == ["invalid", "none"] and game.intended_a == ["C", "D"]
 
 
@@ -403,7 +405,7 @@ def trusting(monkeypatch, certificate):
 def test_a_model_over_https_answers_and_a_dripping_one_ends_by_the_deadline(trusting):
     with StandIn({"m": ["D"]}, tls=trusting) as server:
         assert server.base_url.startswith("https://")
-        game, _ = _bounded_game(server, turns=2)
+        game, _ = _bounded_game(server, turns=2, timeout=ANSWERS_IN)
     assert game.intended_a == ["D", "D"] and not game.fault_at
     with StandIn({"m": [Step(raw=drip(completion("D"), every=0.3))]}, tls=trusting) as server:
         game, took = _bounded_game(server, turns=4, retries=3)
