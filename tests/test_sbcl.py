@@ -260,10 +260,10 @@ def test_compiler_warnings_do_not_stop_a_file_that_runs_and_are_kept_in_its_log(
 
 # -- load errors: file, line, SBCL's words, one line --------------------------------------
 @pytest.mark.parametrize("name,expected", [
-    ("LispUnbalanced", r"LispUnbalanced\.lisp: line 1: .*end of file.*never closed"),
-    ("LispStrayParen", r"LispStrayParen\.lisp: line 3: .*unmatched close parenthesis"),
-    ("LispReadError", r"LispReadError\.lisp: line 6: .*no dispatch function defined for #\\z"),
-    ("LispUndefined", r"LispUndefined\.lisp: line 2: undefined function LISPUNDEFINED-HELPER"),
+    ("LispUnbalanced", r"LispUnbalanced\.lisp:1: .*end of file.*never closed"),
+    ("LispStrayParen", r"LispStrayParen\.lisp:3: .*unmatched close parenthesis"),
+    ("LispReadError", r"LispReadError\.lisp:6: .*no dispatch function defined for #\\z"),
+    ("LispUndefined", r"LispUndefined\.lisp:2: undefined function LISPUNDEFINED-HELPER"),
     ("LispLoadTimeError", r"LispLoadTimeError\.lisp: error while loading: .*refuses to load"),
     ("LispNoDefun", r"LispNoDefun\.lisp: defines no function named LispNoDefun"),
 ])

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from itertools import islice
 
+from harness.core.counts import counted
+
 _EXACT = {"C": "C", "D": "D"}
 _LOWER = {"c": "C", "d": "D"}
 
@@ -114,9 +116,9 @@ def _normalize_slowly(answer, moves_per_turn: int, lisp: bool) -> tuple[str, str
         raise InvalidAnswer(
             f"returned {describe(answer)} that fails when read: {type(error).__name__}") from error
     if len(items) != moves_per_turn:
-        count = f"{len(items)}" if len(items) <= moves_per_turn else f"more than {moves_per_turn}"
-        raise InvalidAnswer(
-            f"returned {count} moves ({describe(answer)}), expected {moves_per_turn}")
+        count = (counted(len(items), "move") if len(items) <= moves_per_turn
+                 else f"more than {counted(moves_per_turn, 'move')}")
+        raise InvalidAnswer(f"returned {count} ({describe(answer)}), expected {moves_per_turn}")
     try:
         moves, canonical = zip(*(_move(item, lisp) for item in items), strict=True)
     except InvalidAnswer as error:  # quote the whole answer, as the SBCL host does

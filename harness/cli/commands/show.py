@@ -6,6 +6,7 @@ import json
 
 import click
 
+from harness.core.counts import noun_for
 from harness.core.safe_text import block, echo, line
 
 from .options import bounded
@@ -221,6 +222,7 @@ def _fault_lines(faults, every: bool) -> list[str]:
             lines.append(f"  game {f['game']} (round {f['round']}) turn {f['turn']}: "
                          f"{line(f['kind'])}: {line(f['message'])}")
         if len(found) > len(shown):
-            lines.append(f"  ... and {len(found) - len(shown)} more {line(kind)} faults "
+            lines.append(f"  ... and {len(found) - len(shown)} more {line(kind)} "
+                         f"{noun_for(len(found) - len(shown), 'fault')} "
                          "(--all-faults lists every one)")
     return lines

@@ -6,6 +6,7 @@ from typing import Any
 import click
 
 from harness.agents.memory_agents import MAX_MEMORY
+from harness.core.counts import counted
 
 from .options import file_limit_options, unless_given
 from .output_options import quiet_option
@@ -51,7 +52,7 @@ def command(file, out, condition, memory, games, seed, isolation, timeout, memor
     save_model(model, out)
     from harness.core.safe_text import line
 
-    click.echo(f"trained a memory-{model.memory} Q-table per type in {training.games} games "
+    click.echo(f"trained a memory-{model.memory} Q-table per type in {counted(training.games, 'game')} "
                f"against {line(', '.join(model.types))} ({line(chosen.name)}); wrote "
                f"{line(str(out))}")
     for t, name in enumerate(model.types):
