@@ -54,7 +54,7 @@ def start_and_stop(tmp_path, stop, *extra, isolation="process", console=False,
     start = [console_script()] if console else [sys.executable, "-m", "harness"]
     process = subprocess.Popen(
         [*start, "tournament", *FIELD, *GAME, "--isolation",
-         isolation, "--db", str(path), "--format", "json", *extra],
+         isolation, "--db", str(path), "--format", "json", "--quiet", *extra],
         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
         env=dict(os.environ, PYTHONPATH=str(ROOT)), start_new_session=to_group,
         preexec_fn=default_stop_signals)
