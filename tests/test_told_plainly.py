@@ -1,0 +1,120 @@
+"""Where a user was left guessing (issue 33): what a run says about faults, a record that
+exists, a population's parameters, and the small words, through the installed console
+script as a user types it."""
+import json
+import sqlite3
+import subprocess
+import textwrap
+
+import pytest
+
+from conftest import AGENTS, console_script
+
+CORE = AGENTS / "core"
+
+
+def pdharness(*args, cwd=None, timeout=300):
+    """The installed console script: (exit status, stdout, stderr)."""
+    done = subprocess.run([console_script(), *map(str, args)], capture_output=True,
+                          text=True, cwd=cwd, timeout=timeout)
+    return done.returncode, done.stdout, done.stderr
+
+
+def problems_of(table: str) -> list[str]:
+    return table[table.index("Agents with problems:"):].splitlines()[1:]
+
+
+# -- faults: their first message, where it was ---------------------------------------------
+def test_the_table_names_each_faulting_agents_first_fault_and_where_it_was(sandboxed):
+    """Counts alone ("42 exception") leave a student guessing: under "Agents with problems"
+    each agent that faulted has its count and first fault, with the file and line
+    (Python) in the one form every message uses."""
+    status, out, err = pdharness("tournament", CORE / "Raiser.py", CORE / "Liar.py",
+                                 CORE / "Crasher.py", "titfortat", "--seed", "3",
+                                 "--length", "5", "5", "-q")
+    assert status == 0, err
+    shown = {row.split(":")[0].strip(): row for row in problems_of(out)}
+    assert set(shown) == {"Raiser", "Liar", "Crasher"}
+    assert " faults, the first (exception): ValueError: odd history, at Raiser.py:3: " \
+           "raise ValueError" in shown["Raiser"]
+    assert ", the first (invalid): returned 2 moves" in shown["Liar"]
+    # a crash is its status's reason already: said once, with the count
+    assert shown["Crasher"].startswith("  Crasher: crashed: process exited with status 3; ")
+    assert "crashed: crashed" not in shown["Crasher"]
+
+
+def test_a_lisp_error_names_the_function_it_came_from(tmp_path, sbcl, sandboxed):
+    """SBCL's message alone (TYPE-ERROR: The value 5 is not of type LIST) does not say
+    which of a team's functions failed: the fault says the innermost one of theirs."""
+    (tmp_path / "LispDeep.lisp").write_text(textwrap.dedent("""\
+        (defun LispDeep-helper (x) (car x))
+        (defun LispDeep (hist score)
+          (declare (ignore score))
+          (if hist (LispDeep-helper (length hist)) (error "first call")))
+        """))
+    status, out, err = pdharness("tournament", tmp_path / "LispDeep.lisp", "titfortat",
+                                 "--seed", "1", "--length", "3", "3", "--db",
+                                 tmp_path / "run.sqlite", "-q")
+    assert status == 0, err
+    with sqlite3.connect(tmp_path / "run.sqlite") as connection:
+        messages = {message for (message,) in connection.execute(
+            "SELECT message FROM fault WHERE agent = 'LispDeep'")}
+    assert "SIMPLE-ERROR: first call, in function LISPDEEP" in messages
+    assert any(m.startswith("TYPE-ERROR: ") and m.endswith(", in function LISPDEEP-HELPER")
+               for m in messages), messages
+    [row] = problems_of(out)
+    assert "the first (exception): SIMPLE-ERROR: first call, in function LISPDEEP" in row
+
+
+@pytest.mark.parametrize("name,source,line", [
+    ("AbeBo.py", "def AbeBo(hist, score)\n    return 'CCC'\n", 1),
+    ("AbeBo.hy", "(defn AbeBo [hist score]\n  ['C 'C 'C]\n", 1),
+])
+def test_validate_and_the_tournament_say_file_line_alike(tmp_path, sandboxed, name, source,
+                                                         line):
+    """`validate` said `AbeBo.py: line 1:` where the tournament said `AbeBo.py:1:`."""
+    path = tmp_path / name
+    path.write_text(source)
+    status, out, _ = pdharness("validate", path)
+    assert status == 1 and f"{name}:{line}: " in out and ": line " not in out
+    status, out, _ = pdharness("tournament", path, "titfortat", "--length", "2", "2", "-q")
+    assert status == 0 and f"{name}:{line}: " in out
+
+
+def test_lisp_load_errors_say_file_line_as_the_others_do(tmp_path, sbcl, sandboxed):
+    path = tmp_path / "AbeBo.lisp"
+    path.write_text("(defun AbeBo (hist score)\n  (AbeBo-missing hist))\n")
+    status, out, _ = pdharness("tournament", path, "titfortat", "--length", "2", "2", "-q")
+    assert status == 0
+    assert f"load-error: {path}:2: undefined function ABEBO-MISSING" in out
+    status, out, _ = pdharness("validate", path)
+    assert status == 1 and "AbeBo.lisp:2: undefined function ABEBO-MISSING" in out
+
+
+# -- a record that exists ------------------------------------------------------------------
+def test_a_second_run_on_a_complete_record_says_it_is_complete_and_how_to_choose(tmp_path):
+    path = tmp_path / "run.sqlite"
+    status, _, err = pdharness("tournament", "defect", "titfortat", "--isolation", "none",
+                               "--db", path, "-q")
+    assert status == 0, err
+    before = path.read_bytes()
+    status, _, err = pdharness("tournament", "defect", "titfortat", "--isolation", "none",
+                               "--db", path, "-q")
+    assert status == 2 and len(err.strip().splitlines()) == 1
+    assert f"{path} holds a complete run" in err and "resume" not in err
+    assert f"--db {tmp_path / 'run-2.sqlite'}" in err and f"pdharness show {path}" in err
+    assert path.read_bytes() == before
+
+
+def test_an_unfinished_record_is_offered_to_resume_and_another_file_to_choose(tmp_path):
+    path = tmp_path / "run.sqlite"
+    status, _, err = pdharness("tournament", "defect", "titfortat", "--isolation", "none",
+                               "--db", path, "-q")
+    assert status == 0, err
+    with sqlite3.connect(path) as connection:
+        connection.execute("UPDATE run SET finished_at = NULL")
+    (tmp_path / "run-2.sqlite").write_text("taken")
+    status, _, err = pdharness("tournament", "defect", "--isolation", "none", "--db", path)
+    assert status == 2
+    assert f"holds an unfinished run (finish it: pdharness resume {path})" in err
+    assert f"--db {tmp_path / 'run-3.sqlite'}" in err
