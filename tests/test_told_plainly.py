@@ -118,3 +118,50 @@ def test_an_unfinished_record_is_offered_to_resume_and_another_file_to_choose(tm
     assert status == 2
     assert f"holds an unfinished run (finish it: pdharness resume {path})" in err
     assert f"--db {tmp_path / 'run-3.sqlite'}" in err
+
+
+# -- a population's parameters --------------------------------------------------------------
+def population_file(tmp_path, **extra) -> str:
+    path = tmp_path / "pop.json"
+    path.write_text(json.dumps({"types": [{"id": "tft", "agent": "titfortat", "count": 2},
+                                          {"id": "alld", "agent": "defect", "count": 1}],
+                                **extra}))
+    return str(path)
+
+
+def test_tournament_population_applies_the_files_parameters_as_train_does(tmp_path):
+    """`train` played under the file's `parameters`, `tournament --population` ignored
+    them: both apply them, say so, and the command line wins over the file."""
+    path = population_file(tmp_path, parameters={"length": [4, 4], "moves-per-turn": 1,
+                                                 "flip": [0.0, 0.0]})
+    status, out, err = pdharness("tournament", "--population", path, "--isolation", "none",
+                                 "--format", "json", "-q")
+    assert status == 0, err
+    result = json.loads(out)
+    assert result["params"]["length"] == [4, 4] and result["params"]["moves_per_turn"] == 1
+    assert {r["game_length"] for r in result["rounds"]} == {4}
+    assert f"pdharness: population {path}: length = [4, 4]; moves-per-turn = 1; " \
+           "flip = [0, 0]" in err
+    status, out, err = pdharness("tournament", "--population", path, "--isolation", "none",
+                                 "--format", "json", "--length", "6", "6", "-q")
+    assert status == 0, err
+    assert json.loads(out)["params"]["length"] == [6, 6]
+    assert "the command line overrode length" in err
+    # train reads the same file the same way: its games are 4 turns of 1 move
+    status, out, err = pdharness("train", path, "--isolation", "none", "--games", "20",
+                                 "--out", tmp_path / "q.json", "-q")
+    assert status == 0, err
+
+
+@pytest.mark.parametrize("extra,words", [
+    ({"replicates": 3}, "replicates is an experiment's"),
+    ({"seed": 4}, "seed is an experiment's"),
+    ({"conditions": [{"name": "a"}, {"name": "b"}]}, "2 conditions (a, b); a tournament "
+                                                     "plays one: pdharness experiment"),
+    ({"parameters": {"length": [0, 5]}}, "length"),
+])
+def test_what_a_tournament_cannot_take_from_a_population_is_one_line(tmp_path, extra, words):
+    status, out, err = pdharness("tournament", "--population", population_file(tmp_path,
+                                                                               **extra),
+                                 "--isolation", "none")
+    assert status == 2 and words in err and len(err.strip().splitlines()) == 1, err

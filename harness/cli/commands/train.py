@@ -40,7 +40,7 @@ def command(file, out, condition, memory, games, seed, isolation, timeout, memor
     from harness.run.qlearning import train
 
     experiment = plan.load(file, isolation, {"timeout": timeout, "memory_limit": memory_limit})
-    chosen = _condition(experiment, condition)
+    chosen = plan.condition_of(experiment, condition)
     training = _training(experiment, file, memory=memory, games=games, seed=seed)
     make_parent(out, f"--out {out}")
     bar = progress.CountProgress("games") if progress.wanted(quiet) else None
@@ -61,18 +61,6 @@ def command(file, out, condition, memory, games, seed, isolation, timeout, memor
                    f"{len(greedy)} states")
     click.echo(f"playing, it tells these types apart from their replies; play it as "
                f"qtable:{line(str(out))}")
-
-
-def _condition(experiment, name):
-    from harness.core.errors import HarnessError
-
-    if name is None:
-        return experiment.conditions[0]
-    for condition in experiment.conditions:
-        if condition.name == name:
-            return condition
-    raise HarnessError(f"no condition {name!r} in {experiment.path} (conditions: "
-                       f"{', '.join(c.name for c in experiment.conditions)})")
 
 
 def _training(experiment, file, **given):
