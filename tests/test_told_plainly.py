@@ -165,3 +165,25 @@ def test_what_a_tournament_cannot_take_from_a_population_is_one_line(tmp_path, e
                                                                                **extra),
                                  "--isolation", "none")
     assert status == 2 and words in err and len(err.strip().splitlines()) == 1, err
+
+
+# -- a model server that accepts and never answers -----------------------------------------
+def test_a_server_that_accepts_but_never_answers_is_not_called_unreachable(tmp_path):
+    """It is there (the connection is made): the line says it did not answer in time."""
+    import socket
+
+    pytest.importorskip("openai")
+    listener = socket.create_server(("127.0.0.1", 0))
+    port = listener.getsockname()[1]
+    course = tmp_path / "course.toml"
+    course.write_text(f'[llm.bot]\nbase_url = "http://127.0.0.1:{port}/v1"\nmodel = "m"\n'
+                      "timeout = 1\n")
+    try:
+        status, _out, err = pdharness("tournament", "llm:bot", "titfortat", "--config",
+                                      course, "--isolation", "none", timeout=120)
+    finally:
+        listener.close()
+    assert status == 2 and "Traceback" not in err
+    [said] = [row for row in err.splitlines() if row.startswith("pdharness: error: ")]
+    assert f"http://127.0.0.1:{port}/v1 did not answer the list of models within 1 s" in said
+    assert "cannot reach" not in said

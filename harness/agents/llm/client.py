@@ -69,6 +69,9 @@ class ModelClient:
         except openai.AuthenticationError:
             raise HarnessError(f"{where}: {config.base_url} refused the API key (from "
                                f"{config.api_key_env or 'no variable: api_key_env'})") from None
+        except openai.APITimeoutError:   # connected, then silence: not "cannot reach"
+            raise HarnessError(f"{where}: {config.base_url} did not answer the list of models "
+                               f"within {config.timeout:g} s (its timeout)") from None
         except openai.APIConnectionError:
             raise HarnessError(f"{where}: cannot reach {config.base_url} (is the server "
                                "running?)") from None
