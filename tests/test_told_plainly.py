@@ -187,3 +187,65 @@ def test_a_server_that_accepts_but_never_answers_is_not_called_unreachable(tmp_p
     [said] = [row for row in err.splitlines() if row.startswith("pdharness: error: ")]
     assert f"http://127.0.0.1:{port}/v1 did not answer the list of models within 1 s" in said
     assert "cannot reach" not in said
+
+
+# -- the small words -----------------------------------------------------------------------
+def test_a_warning_of_every_game_is_shown_once_with_its_count(tmp_path):
+    """`show --agent` listed "game N: the same warning" once per game (29 times)."""
+    record = tmp_path / "run.sqlite"
+    status, _, err = pdharness("tournament", CORE / "Lowercase.py", "titfortat", "defect",
+                               "cooperate", "--isolation", "none", "--seed", "2",
+                               "--max-rounds", "1", "--db", record, "-q")
+    assert status == 0, err
+    status, out, err = pdharness("show", record, "--agent", "Lowercase")
+    assert status == 0, err
+    warnings = out[out.index("Warnings (the first of each game):"):].splitlines()[1:]
+    warnings = warnings[:warnings.index("")] if "" in warnings else warnings
+    [shown] = warnings
+    assert shown.startswith("  in 3 games (1, 2, 3): answer ") and "non-canonically" in shown
+
+
+def test_one_fault_is_one_fault(tmp_path):
+    """"1 faults (limit 1)": every count a run prints agrees with its number."""
+    once = tmp_path / "Once.py"   # faults on its second turn: one game, one fault
+    once.write_text("def Once(hist, score):\n    if len(hist) == 3:\n"
+                    "        raise ValueError('once')\n    return 'CCC'\n")
+    status, out, err = pdharness("tournament", once, "defect", "--isolation", "none",
+                                 "--length", "2", "2", "--max-faults", "1", "--format",
+                                 "json", "-q")
+    assert status == 0, err
+    [raiser] = [a for a in json.loads(out)["agents"] if a["name"] == "Once"]
+    assert raiser["status"] == "disqualified" and raiser["message"] == "1 fault (limit 1)"
+    status, out, err = pdharness("play", "titfortat", "defect", "--turns", "1", "--seed", "1")
+    assert status == 0 and "  1 turn  " in out.splitlines()[0]
+
+
+def test_duplicate_names_get_the_fix_for_their_case(tmp_path):
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    for folder, suffix in (("a", "py"), ("b", "py")):
+        (tmp_path / folder / f"AbeBo.{suffix}").write_text(
+            "def AbeBo(hist, score):\n    return ['C', 'C', 'C']\n")
+    (tmp_path / "Pavlov.py").write_text("def Pavlov(hist, score):\n    return 'CCC'\n")
+    status, out, _ = pdharness("validate", tmp_path / "a", tmp_path / "b", "--isolation",
+                               "none", "--format", "json")
+    assert status == 1
+    status, table, _ = pdharness("validate", tmp_path / "a", tmp_path / "b", "--isolation",
+                                 "none")
+    fixes = [row for row in table.splitlines() if "fix:" in row]
+    assert fixes and not any("built-in" in row for row in fixes), table
+    status, table, _ = pdharness("validate", tmp_path / "Pavlov.py", "--isolation", "none")
+    assert status == 1 and any("built-in" in row for row in table.splitlines()
+                               if "fix:" in row), table
+
+
+def test_help_ranges_are_the_values_a_game_may_take():
+    """`play --help` offered `-1000000<=x<=1000000` for --length: no game is -5 turns."""
+    for command in ("play", "tournament", "monitor"):
+        status, out, _ = pdharness(command, "--help")
+        assert status == 0
+        flat = " ".join(out.split())
+        assert "-1000000<=x" not in flat.split("--payoffs")[0].split("--length")[-1]
+        assert "--length LMIN LMAX" in out and "1<=x<=1000000" in flat
+    status, _, err = pdharness("tournament", "defect", "titfortat", "--length", "0", "5")
+    assert status == 2 and "--length" in err and len(err.strip().splitlines()) == 1
