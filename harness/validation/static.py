@@ -127,4 +127,5 @@ def _unprefixed(found: Definitions, agent: str, path: Path, reported) -> list[Pr
                        for kind, function in offenders)
     return [Problem("helper-not-prefixed",
                     f"{path.name}: every name it defines must start with {agent} "
-                    f"(all submissions share one Lisp image): {listed}")]
+                    f"(the course's monitor loads every submission into one Lisp image): "
+                    f"{listed}")]
