@@ -480,7 +480,7 @@ SBCL's own fasl loader. LOAD itself where this SBCL names those parts otherwise.
   "(values \"CCD\" warning) or (values nil problem)."
   (unless (and (listp answer) (handler-case (list-length answer) (error () nil)))
     (return-from answer-moves
-      (values nil (format nil "returned ~A, not a list of ~D moves"
+      (values nil (format nil "returned ~A, not a list of ~D move~:P"
                           (describe-answer answer) *per-turn*))))
   (unless (= (length answer) *per-turn*)
     (return-from answer-moves

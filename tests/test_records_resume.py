@@ -10,8 +10,7 @@ import time
 
 import pytest
 
-from conftest import (AGENTS, ROOT, all_gone, children, console_script, default_stop_signals,
-                      run_cli)
+from conftest import AGENTS, ROOT, all_gone, children, console_script, default_stop_signals, run_cli
 
 pytestmark = pytest.mark.slow  # every test here starts processes (the CLI, agent hosts)
 

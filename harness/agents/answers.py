@@ -109,7 +109,8 @@ def _normalize_slowly(answer, moves_per_turn: int, lisp: bool) -> tuple[str, str
     if answer is None:
         raise InvalidAnswer("returned nothing (None)")
     if isinstance(answer, (bytes, bytearray, dict, set, frozenset, int, float)):
-        raise InvalidAnswer(f"returned {describe(answer)}, not a list of {moves_per_turn} moves")
+        raise InvalidAnswer(f"returned {describe(answer)}, not a list of "
+                            f"{counted(moves_per_turn, 'move')}")
     try:
         items = list(islice(iter(answer), moves_per_turn + 1))
     except Exception as error:  # an iterable that raises is the agent's fault, not ours
