@@ -249,3 +249,19 @@ def test_help_ranges_are_the_values_a_game_may_take():
         assert "--length LMIN LMAX" in out and "1<=x<=1000000" in flat
     status, _, err = pdharness("tournament", "defect", "titfortat", "--length", "0", "5")
     assert status == 2 and "--length" in err and len(err.strip().splitlines()) == 1
+
+
+def test_the_language_model_table_gives_cooperation_in_percent_as_every_table(tmp_path):
+    """It said `cooperation 0.67` where the report and experiments say 67%."""
+    pytest.importorskip("openai")
+    from llm_server import StandIn
+
+    with StandIn({"m": ["ACTION: C C D"]}) as server:
+        course = tmp_path / "course.toml"
+        course.write_text(f'[llm.bot]\nbase_url = "{server.base_url}"\nmodel = "m"\n')
+        status, out, err = pdharness("tournament", "llm:bot", "titfortat", "--config",
+                                     course, "--seed", "3", "--length", "2", "2",
+                                     "--max-rounds", "1", "--isolation", "none", "-q")
+    assert status == 0, err
+    [row] = [r for r in out.splitlines() if r.startswith("  llm:bot: cooperation ")]
+    assert row.startswith("  llm:bot: cooperation 67%  "), row
