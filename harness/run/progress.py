@@ -13,7 +13,7 @@ import sys
 import time
 
 from harness.core.fault_policy import FAULT_POLICY
-from harness.engine.tournament import Observer
+from harness.engine.tournament import Observer, goes_on
 
 
 def wanted(quiet: bool) -> bool:
@@ -141,7 +141,7 @@ class TournamentProgress(Observer):
         self.remaining = len(state.remaining)
         self.round = state.next_round
         self.round_done = 0
-        if self.remaining < 2:   # the last round: no bar to draw, but a log says it
+        if not goes_on(state, self.settings):   # the last round: no bar, but a log says it
             if isinstance(self.bar, Lines):
                 self.bar.draw(1.0, f"round {round_result.number} done: games {self.done}/"
                                    f"{self.done}  {clock(self.bar.elapsed())} elapsed",
