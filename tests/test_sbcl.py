@@ -283,7 +283,7 @@ def test_a_load_error_in_a_tournament_marks_only_that_agent(tmp_path):
     assert status == 0, err
     agents = {a["name"]: a for a in json.loads(out)["agents"]}
     assert agents["LispReadError"]["status"] == "load-error"
-    assert "line 6" in agents["LispReadError"]["message"]
+    assert "LispReadError.lisp:6: " in agents["LispReadError"]["message"]
     assert {agents[n]["status"] for n in ("LispFriendly", "titfortat", "defect")} == {"ok"}
 
 
