@@ -265,3 +265,16 @@ def test_the_language_model_table_gives_cooperation_in_percent_as_every_table(tm
     assert status == 0, err
     [row] = [r for r in out.splitlines() if r.startswith("  llm:bot: cooperation ")]
     assert row.startswith("  llm:bot: cooperation 67%  "), row
+
+
+def test_the_repls_monitor_names_the_erring_function_too(tmp_path, sbcl):
+    """A function of the student's own image: the fault names which one signalled."""
+    from test_repl_monitor import repl
+
+    output = repl("(defun ReplDeep-helper (x) (car x))\n"
+                  "(defun ReplDeep (hist score) (declare (ignore hist score))"
+                  " (ReplDeep-helper 5))\n"
+                  "(monitor '(.25 .1) '(2 2) '(#'ReplDeep #'titfortat) :seed 1)", tmp_path)
+    [row] = [r for r in output.splitlines() if r.strip().startswith("REPLDEEP: ")]
+    assert "the first (exception): TYPE-ERROR: " in row, output
+    assert row.endswith(", in function REPLDEEP-HELPER"), row
