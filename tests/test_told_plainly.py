@@ -140,13 +140,14 @@ def test_tournament_population_applies_the_files_parameters_as_train_does(tmp_pa
     result = json.loads(out)
     assert result["params"]["length"] == [4, 4] and result["params"]["moves_per_turn"] == 1
     assert {r["game_length"] for r in result["rounds"]} == {4}
-    assert f"pdharness: population {path}: length = [4, 4]; moves-per-turn = 1; " \
-           "flip = [0, 0]" in err
+    assert f"pdharness: population {path}: length = [4, 4], moves-per-turn = 1, " \
+           "flip = [0.0, 0.0]" in err
     status, out, err = pdharness("tournament", "--population", path, "--isolation", "none",
                                  "--format", "json", "--length", "6", "6", "-q")
     assert status == 0, err
     assert json.loads(out)["params"]["length"] == [6, 6]
-    assert "the command line overrode length" in err
+    assert f"population {path}: moves-per-turn = 1, flip = [0.0, 0.0]; the command " \
+           "line overrode length" in err
     # train reads the same file the same way: its games are 4 turns of 1 move
     status, out, err = pdharness("train", path, "--isolation", "none", "--games", "20",
                                  "--out", tmp_path / "q.json", "-q")

@@ -67,6 +67,7 @@ def _population(path, options: dict) -> list:
     from harness.core.safe_text import line
     from harness.run.experiment import plan
 
+    from ..course import toml_text
     from .output_options import given_here
 
     chosen, given = plan.population(path, None, {"timeout": options.get("timeout"),
@@ -76,18 +77,14 @@ def _population(path, options: dict) -> list:
     for name, value in given.items():
         if name not in beaten:
             options[name] = value
-    said = [f"{name.replace('_', '-')} = {_shown(value)}"
-            for name, value in given.items() if name not in beaten]
-    if beaten:
-        said.append(f"the command line overrode {', '.join(n.replace('_', '-') for n in beaten)}")
-    if said:
-        click.echo(line(f"pdharness: population {path}: {'; '.join(said)}"), err=True)
+    if given:   # said as the course file's note says its values (course.note)
+        taken = ", ".join(f"{name.replace('_', '-')} = {toml_text(value)}"
+                          for name, value in given.items() if name not in beaten)
+        overrode = ", ".join(name.replace("_", "-") for name in beaten)
+        click.echo(line(f"pdharness: population {path}: {taken or 'nothing'}"
+                        + (f"; the command line overrode {overrode}" if overrode else "")),
+                   err=True)
     return chosen.specs()
-
-
-def _shown(value) -> str:
-    return f"[{', '.join(map(_shown, value))}]" if isinstance(value, tuple) else (
-        f"{value:g}" if isinstance(value, float) else str(value))
 
 
 def _note_retraining(specs) -> None:
