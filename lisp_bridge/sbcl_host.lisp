@@ -96,7 +96,10 @@ error came from, agent-function-on-stack) is known: where a student looks first.
          (and package
               (not (member package *not-agent-packages*))
               (not (eql 0 (search "SB-" (package-name package))))
-              (not (string= (package-name package) "PDHARNESS-REPL"))))))
+              ;; the REPL's monitor, and libraries a student's image may have loaded
+              (not (member (package-name package) '("PDHARNESS-REPL" "ASDF/INTERFACE" "UIOP"
+                                                    "ASDF" "UIOP/UTILITY")
+                           :test #'string=))))))
 
 (defun names-agent-code-p (name)
   "Whether a frame's function NAME (a symbol, or a list such as (FLET F :IN G) or
