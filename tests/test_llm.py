@@ -453,7 +453,7 @@ def test_the_progress_bar_counts_model_requests():
     progress = TournamentProgress(Settings(), stream)
     progress.remaining = 2
     progress.game_finished(game)
-    progress._draw(force=True)
+    progress._draw(done_round=1)   # a round's end: off a terminal, its line is written
     # turn 1: 500 then garbage (2 requests), D after the correction; turn 2: D
     assert "model requests 4" in stream.getvalue()
 
