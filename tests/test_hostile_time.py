@@ -30,8 +30,7 @@ from harness.isolation.handles.agent_handle import GameStart
 from harness.isolation.handles.opening import Isolation, open_handle
 
 from conftest import AGENTS, IN_CI
-from test_own_time import AGENTS as OWN_TIME_AGENTS
-from test_own_time import LIMIT, NEED, crowded_cpu
+from test_own_time import AGENTS as OWN_TIME_AGENTS, LIMIT, NEED, crowded_cpu
 
 pytestmark = pytest.mark.slow  # hosts, and a loaded CPU
 

@@ -61,7 +61,10 @@ class CallClock:
     """One host's agent over its current call: started when the call's request goes out,
     read when its deadline passes. `counter` is the file of the agent's cgroup that counts
     the CPU time of all its processes (cpuacct.usage, or cpu.stat on cgroup v2), or None
-    where it has no cgroup and may not fork."""
+    where it has no cgroup and may not fork.
+
+    Every call starts it, so the start only reads (two preads of open files, the bytes
+    kept as they are); what they say is worked out at a deadline, which few calls reach."""
 
     def __init__(self, host_pid: int, counter: str | None = None):
         self.host_pid = host_pid
@@ -72,9 +75,8 @@ class CallClock:
         self._game: _GameProcess | None = None
         self._serial: int | None = None
         self._started = 0.0
-        self._cpu = 0.0          # the agent's CPU seconds when the call started
-        self._waited = 0.0       # its game's process's wait then (seconds)
-        self._game_at_start = False
+        self._cpu_then: bytes | float | None = None   # the agent's CPU at the start, raw
+        self._wait_then: bytes | None = None          # its game's process's schedstat then
 
     def start(self, serial: int) -> None:
         """The call's request goes out, in the host's game `serial` (a new game, or a
@@ -83,14 +85,15 @@ class CallClock:
             self._forget_game()
             self._serial = serial
         game = self._game or self._find_game()
-        self._game_at_start = game is not None
-        self._cpu = self._agent_cpu(game)
-        self._waited = game.waited() if game is not None else 0.0
         self._started = time.monotonic()
+        self._cpu_then = self._read_cpu(game)
+        # a game's process born after the start has all its life in the call
+        self._wait_then = game.read_wait() if game is not None else _NOTHING_YET
 
     def at_deadline(self) -> tuple[float, int | None]:
         """(seconds of the call given back to it, its game's process's wait status if that
         process is dead): see the module's docstring."""
+        known_at_start = self._game is not None
         game = self._game or self._find_game()
         if game is None:
             return 0.0, None
@@ -100,13 +103,12 @@ class CallClock:
             # code's report, however long a loaded machine keeps it from a CPU
             return (0.0, status) if status is not None else (math.inf, None)
         elapsed = time.monotonic() - self._started
-        # a game's process born after the start has all its life in the call
-        cpu_before = self._cpu if self._grouped or self._game_at_start else 0.0
-        waited_before = self._waited if self._game_at_start else 0.0
-        readings = (cpu_before, waited_before, self._agent_cpu(game), game.waited())
+        cpu_then = self._cpu_then if self._grouped or known_at_start else 0.0
+        readings = (self._cpu_seconds(self._read_cpu(game)) - self._cpu_seconds(cpu_then),
+                    _wait_seconds(game.read_wait()) - _wait_seconds(self._wait_then))
         if not all(map(math.isfinite, readings)):
             return 0.0, None   # a counter could not be read: nothing is given back
-        used, waited = readings[2] - cpu_before, readings[3] - waited_before
+        used, waited = readings
         return max(0.0, min(waited, elapsed - used)), None
 
     def close(self) -> None:
@@ -116,27 +118,34 @@ class CallClock:
             self._counter = -1
 
     # -- what is read ----------------------------------------------------------------------
-    def _agent_cpu(self, game: _GameProcess | None) -> float:
-        """The CPU seconds of everything the agent runs so far; math.inf when they cannot
-        be told (nothing is given back then)."""
+    def _read_cpu(self, game: _GameProcess | None) -> bytes | float | None:
+        """The CPU time of everything the agent runs so far, as read: its cgroup's counter
+        (bytes), or its game's process's CPU clock (seconds; 0.0 before it is born);
+        None when it cannot be read."""
         if not self._grouped:
             return game.cpu() if game is not None else 0.0
         try:
-            text = os.pread(self._counter, 4096, 0)
+            return os.pread(self._counter, 4096, 0)
+        except OSError:
+            return None
+
+    def _cpu_seconds(self, read: bytes | float | None) -> float:
+        """What `_read_cpu` read, in seconds (math.inf when it cannot be told)."""
+        if read is None or isinstance(read, float):
+            return math.inf if read is None else read
+        try:
             if self._in_microseconds:   # cgroup v2's cpu.stat: "usage_usec N" first
-                return int(text.split(b"\n", 1)[0].split()[1]) / _US_PER_SECOND
-            return int(text) / _NS_PER_SECOND
-        except (OSError, ValueError, IndexError):
+                return int(read.split(b"\n", 1)[0].split()[1]) / _US_PER_SECOND
+            return int(read) / _NS_PER_SECOND
+        except (ValueError, IndexError):
             return math.inf
 
     def _find_game(self) -> _GameProcess | None:
         """The game's process now, if there is one yet: the zygote's first child once the
-        zygote is known (one read), else found below the host (a walk of its tree)."""
+        zygote is known (one read: a zygote has one thread, as fork wants), else found
+        below the host (a walk of its tree)."""
         if self._zygote is not None:
-            from .process_tree import children
-
-            found = children(self._zygote)
-            pid = found[0] if found else None
+            pid = _first_child(self._zygote)
         else:
             tree = _children_below(self.host_pid)
             pid = game_process(tree)
@@ -156,6 +165,29 @@ class CallClock:
             self._game = None
 
 
+_NOTHING_YET = b"0 0 0"   # the schedstat of a process not born yet
+
+
+def _wait_seconds(schedstat: bytes | None) -> float:
+    """Seconds a thread was runnable but not running, from its schedstat as read (math.inf
+    when it could not be read: nothing is given back then)."""
+    if schedstat is None:
+        return math.inf
+    try:
+        return int(schedstat.split()[1]) / _NS_PER_SECOND
+    except (ValueError, IndexError):
+        return math.inf
+
+
+def _first_child(pid: int) -> int | None:
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children", "rb") as found:
+            first = found.read(64).split(maxsplit=1)
+        return int(first[0]) if first else None
+    except (OSError, ValueError):
+        return None
+
+
 class _GameProcess:
     """The process that plays the game, its counters held open for the game's calls."""
 
@@ -164,20 +196,19 @@ class _GameProcess:
         self._schedstat = os.open(f"/proc/{pid}/schedstat", os.O_RDONLY)
         self._clock = ((~pid) << 3) | _CPUCLOCK_SCHED
 
-    def waited(self) -> float:
-        """Seconds its first thread was runnable but not running; math.inf when it cannot
-        be read (nothing is given back then: a start point of infinity)."""
+    def read_wait(self) -> bytes | None:
+        """Its first thread's schedstat (run time, wait, slices), None if unreadable."""
         try:
-            return int(os.pread(self._schedstat, 128, 0).split()[1]) / _NS_PER_SECOND
-        except (OSError, ValueError, IndexError):
-            return math.inf
+            return os.pread(self._schedstat, 128, 0)
+        except OSError:
+            return None
 
-    def cpu(self) -> float:
-        """The CPU seconds of all its threads, living or ended (math.inf if unknown)."""
+    def cpu(self) -> float | None:
+        """The CPU seconds of all its threads, living or ended (None if unknown)."""
         try:
             return time.clock_gettime(self._clock)
         except OSError:
-            return math.inf
+            return None
 
     def close(self) -> None:
         os.close(self._schedstat)
