@@ -81,11 +81,17 @@ class CallClock:
     def start(self, serial: int) -> None:
         """The call's request goes out, in the host's game `serial` (a new game, or a
         replaced game's process, has a new one)."""
-        if serial != self._serial:
-            self._forget_game()
-            self._serial = serial
-        game = self._game or self._find_game()
+        game = self._game
+        if game is None or serial != self._serial:
+            game = self._game_of(serial)
         self._started = time.monotonic()
+        if self._grouped and game is not None:   # as a rule: two reads, nothing more
+            try:
+                self._cpu_then = os.pread(self._counter, 64, 0)
+                self._wait_then = os.pread(game.schedstat, 128, 0)
+                return
+            except OSError:
+                pass
         self._cpu_then = self._read_cpu(game)
         # a game's process born after the start has all its life in the call
         self._wait_then = game.read_wait() if game is not None else _NOTHING_YET
@@ -111,6 +117,12 @@ class CallClock:
         used, waited = readings
         return max(0.0, min(waited, elapsed - used)), None
 
+    def _game_of(self, serial: int) -> _GameProcess | None:
+        if serial != self._serial:   # a new game, or a new process for this one
+            self._forget_game()
+            self._serial = serial
+        return self._game or self._find_game()
+
     def close(self) -> None:
         self._forget_game()
         if self._counter >= 0:
@@ -125,7 +137,7 @@ class CallClock:
         if not self._grouped:
             return game.cpu() if game is not None else 0.0
         try:
-            return os.pread(self._counter, 4096, 0)
+            return os.pread(self._counter, 64, 0)
         except OSError:
             return None
 
@@ -193,13 +205,13 @@ class _GameProcess:
 
     def __init__(self, pid: int):
         self.pid = pid
-        self._schedstat = os.open(f"/proc/{pid}/schedstat", os.O_RDONLY)
+        self.schedstat = os.open(f"/proc/{pid}/schedstat", os.O_RDONLY)
         self._clock = ((~pid) << 3) | _CPUCLOCK_SCHED
 
     def read_wait(self) -> bytes | None:
         """Its first thread's schedstat (run time, wait, slices), None if unreadable."""
         try:
-            return os.pread(self._schedstat, 128, 0)
+            return os.pread(self.schedstat, 128, 0)
         except OSError:
             return None
 
@@ -211,7 +223,7 @@ class _GameProcess:
             return None
 
     def close(self) -> None:
-        os.close(self._schedstat)
+        os.close(self.schedstat)
 
 
 def _open(path: str) -> int:
