@@ -37,7 +37,9 @@ pytestmark = pytest.mark.slow  # hosts, and a loaded CPU
 HOSTILE = AGENTS / "hostile"
 THREADS = ["CrowdBehindLock", "CrowdAsleepAtDeadline", "LispCrowdBehindLock"]
 PROCESSES = ["CrowdOfStoppedChildren", "CrowdOfOrphans"]
-TURNS = 3   # the honest agent's calls: the first finds its game's process, the others reuse it
+GAMES, TURNS = 2, 2   # the honest agent's first call finds its game's process (in its
+                      # host's first game, below the host; then from its zygote), the next
+                      # reuses it
 
 
 @pytest.fixture(params=["process", "sandbox"])
@@ -124,21 +126,24 @@ def test_an_honest_agent_beside_a_crowding_agent_in_another_game_gets_its_wait_b
         try:
             # else the test would pass without checking anything
             assert os.sched_getaffinity(honest.host.process.pid) == {cpu}
-            honest.start_game(GameStart(1, 3, Payoffs()))
-            crowder.start_game(GameStart(2, 3, Payoffs()))
             replies, slowest = [], 0.0
-            for turn in range(TURNS):
-                last = None if turn == 0 else ("CCC", "CCC")
-                started = time.monotonic()
-                crowder.request(last)
-                honest.request(last)
-                replies.append(honest.collect())
-                slowest = max(slowest, time.monotonic() - started)
-                crowded = crowder.collect()
-                assert crowded.fault is not None and crowded.fault.kind == "timeout"
+            for game in range(GAMES):
+                honest.start_game(GameStart(1 + game, 3, Payoffs()))
+                crowder.start_game(GameStart(1 + game, 3, Payoffs()))
+                for turn in range(TURNS):
+                    last = None if turn == 0 else ("CCC", "CCC")
+                    started = time.monotonic()
+                    crowder.request(last)
+                    honest.request(last)
+                    replies.append(honest.collect())
+                    slowest = max(slowest, time.monotonic() - started)
+                    crowded = crowder.collect()
+                    assert crowded.fault is not None and crowded.fault.kind == "timeout"
+                honest.end_game()
+                crowder.end_game()
         finally:
             crowder.close()
             honest.close()
-    assert [(reply.moves, reply.fault) for reply in replies] == [("CCC", None)] * TURNS
+    assert [(reply.moves, reply.fault) for reply in replies] == [("CCC", None)] * GAMES * TURNS
     # its wall time over the limit (else nothing was given back), its CPU far under it
     assert slowest > LIMIT > 5 * NEED
