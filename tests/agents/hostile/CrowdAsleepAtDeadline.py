@@ -3,9 +3,7 @@ its own threads passed off as other programs' load, with no lock: its helper thr
 pinned with it to one CPU, compute beside it and sleep only in a window around the
 deadline, when the monitor looks; then they compute again.
 
-It answers (D D D) only once the call has used more than LIMIT * 1.1 s of CPU, its
-threads together: a monitor that counts every thread's CPU as the agent's gives it no
-time for that, and the call is a timeout.
+It answers D D D only past LIMIT * 1.1 s of CPU in the call (tests/test_hostile_time.py).
 """
 import hashlib
 import os

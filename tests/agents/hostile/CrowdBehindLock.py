@@ -8,9 +8,7 @@ it across the deadline: none of them is running or runnable when the monitor loo
 a monitor that gives back the main thread's wait unless another task of the game is
 runnable at that instant moves the deadline on by time its own helpers held the CPU.
 
-It answers (D D D) only once the call has used more than LIMIT * 1.1 s of CPU, its
-threads together: a monitor that counts every thread's CPU as the agent's gives it no
-time for that, and the call is a timeout.
+It answers D D D only past LIMIT * 1.1 s of CPU in the call (tests/test_hostile_time.py).
 """
 import hashlib
 import os

@@ -5,10 +5,8 @@ process in a world of its own, else the zygote). Pinned with it to one CPU, they
 beside it, and sleep in a window around the deadline, when the monitor looks.
 
 They read the call's start from memory shared with it, and count their CPU time there.
-It answers (D D D) only once the call has used more than LIMIT * 1.1 s of CPU, its
-orphans' included: a monitor that counts every process of the agent's as the agent's
-gives it no time for that, and the call is a timeout. Where forking is denied (no cgroup
-holds an agent's processes together) it raises: an exception fault.
+It answers D D D only past LIMIT * 1.1 s of CPU in the call (tests/test_hostile_time.py).
+Where forking is denied (no cgroup holds an agent's processes together) it raises.
 """
 import mmap
 import os

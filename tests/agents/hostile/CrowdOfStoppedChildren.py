@@ -6,10 +6,8 @@ for the CPU behind them; well before the deadline it stops them (SIGSTOP: not ru
 not runnable, when the monitor looks) and goes on alone; it lets them go on at its next
 call. They count their CPU time in memory shared with it (the agent's /proc is empty).
 
-It answers (D D D) only once the call has used more than LIMIT * 1.1 s of CPU, its
-children included: a monitor that counts every process of the agent's as the agent's
-gives it no time for that, and the call is a timeout. Where forking is denied (no cgroup
-holds an agent's processes together) it raises: an exception fault.
+It answers D D D only past LIMIT * 1.1 s of CPU in the call (tests/test_hostile_time.py).
+Where forking is denied (no cgroup holds an agent's processes together) it raises.
 """
 import mmap
 import os
