@@ -319,6 +319,54 @@ def test_a_host_gets_a_group_of_its_own_which_goes_with_it(grouped):
     assert ours() == before
 
 
+BURNS_IN_A_CHILD = """
+import os, time
+if os.fork() == 0:
+    start = time.process_time()
+    while time.process_time() - start < 0.3:
+        pass
+    os._exit(0)
+os.wait()
+"""
+
+
+def test_a_group_counts_the_cpu_time_of_all_its_processes(grouped):
+    """What the time limit reads as the agent's CPU (harness/isolation/own_time.py): a
+    grandchild's work is in it, though its parent only waited."""
+    group = grouped.make(cgroups.Budget(64 * MIB, 8))
+    try:
+        counter = group.cpu_counter()
+        assert counter is not None
+
+        def used():
+            with open(counter, "rb") as read:
+                text = read.read()
+            if counter.endswith("cpu.stat"):
+                return int(text.split()[1]) / 1e6
+            return int(text) / 1e9
+
+        before = used()
+        subprocess.run([sys.executable, "-c", BURNS_IN_A_CHILD], preexec_fn=group.enter,
+                       check=True, timeout=120)
+        assert used() - before >= 0.3
+    finally:
+        group.remove()
+
+
+def test_a_group_that_cannot_count_cpu_time_lets_no_agent_fork(monkeypatch):
+    """A child's CPU time would not count towards the agent's time limit: so no child."""
+    from harness.isolation import confinement
+
+    memory_only = cgroups.Hierarchy(1, "/nowhere", frozenset({"memory"}))
+    groups = cgroups.Groups([memory_only])
+    monkeypatch.setattr(groups, "make", lambda budget: cgroups.AgentGroup(
+        [(memory_only, "/nowhere/agent-0")]))
+    monkeypatch.setattr(cgroups, "available", lambda: groups)
+    found = confinement.per_agent(64 * MIB)
+    assert found.cpu_counter is None and found.enter is not None
+    assert found.env == confinement._game_filter(True, True)
+
+
 # -- a monitor that is not root: no cgroup, so no fork; the user keyring shared by all ----------
 NOT_ROOT = ["ShmHoarder.py", "MemoryForker.py", "KeyringCourier.py", "KeyringReceiver.py",
             "FlockListener.py", "LispForker.lisp", "LispKeyring.lisp"]

@@ -35,8 +35,11 @@ HOSTILE = AGENTS / "hostile"
 CARRIERS = {"GameCounter", "ModuleStasher", "EnvCounter", "ThreadCounter",
             "GrandchildCounter", "LengthSpy", "FdFlagger", "PidfsSpy", "CacheCourier",
             "CgroupSpy", "PtySpy"}
+# agents that take more than their time limit's worth of CPU: played in tests/test_hostile_time.py
+TIME_THIEVES = {"CrowdBehindLock", "CrowdAsleepAtDeadline", "CrowdOfStoppedChildren",
+                "CrowdOfOrphans"}
 PYTHON_HOSTILE = sorted(path.stem for path in HOSTILE.glob("*.py")
-                        if path.stem not in CARRIERS)
+                        if path.stem not in CARRIERS | TIME_THIEVES)
 HONEST = ["titfortat", "grudger", "pavlov", "random", "KhosmoodLevinson"]
 # What Pickler and Evaluator leave if the monitor ever runs their code, and what Planter
 # leaves in the machine's /tmp (where a root monitor's `process` games write): each run's

@@ -17,10 +17,11 @@ from .handle_waits import HandleWaits
 if TYPE_CHECKING:
     from .forked import Workers
 
-# Every host process holds five descriptors in the monitor (its stdin, stdout and stderr,
-# and the game channel's two ends: harness/isolation/handles/process.py), and starting one briefly
-# more; the rest of the monitor (records, threads, the sandbox's helpers) needs a few.
-FDS_PER_HOST = 6
+# Every host process holds seven descriptors in the monitor (its stdin, stdout and stderr,
+# the game channel's two ends: harness/isolation/handles/process.py; its cgroup's CPU counter and
+# its game's schedstat, which time each call: harness/isolation/own_time.py), and starting one
+# briefly more; the rest of the monitor (records, threads, the sandbox's helpers) needs a few.
+FDS_PER_HOST = 8
 FDS_KEPT_FREE = 64
 
 

@@ -9,7 +9,9 @@ group of its own, so the agent's processes together get:
 - memory: at most the memory limit (the kernel's OOM killer ends a process of that group
   when it is reached; swap is not a way around it);
 - processes: at most `limits.DEFAULT_PROCESSES` tasks;
-- CPU: at most one core's worth at any moment, however many processes it starts.
+- CPU: at most one core's worth at any moment, however many processes it starts, and
+  the CPU time of all of them counted together (cpuacct on v1, cpu.stat on v2), which
+  the time limit reads (harness/isolation/own_time.py).
 
 Layout: `<own group>/pdharness-<monitor pid>/agent-<n>` in each hierarchy used. A host's
 group is removed when the host ends (its remaining processes killed first, so under
@@ -91,7 +93,7 @@ def _inside_mount(point: str, root: str, path: str) -> str | None:
     return os.path.join(point, path[len(root):].lstrip("/"))
 
 
-WANTED_V1 = ("memory", "pids", "cpu")
+WANTED_V1 = ("memory", "pids", "cpu", "cpuacct")
 WANTED_V2 = frozenset({"memory", "pids", "cpu"})
 
 
@@ -157,6 +159,18 @@ class AgentGroup:
                 os.write(fd, b"0")
             finally:
                 os.close(fd)
+
+    def cpu_counter(self) -> str | None:
+        """The file that counts the CPU time of every process in the group: cpuacct.usage
+        (v1, nanoseconds) or cpu.stat (v2, `usage_usec` first, there in every group)."""
+        for hierarchy, folder in self.folders:
+            if hierarchy is None:
+                continue
+            if hierarchy.version == 2:
+                return os.path.join(folder, "cpu.stat")
+            if "cpuacct" in hierarchy.controllers:
+                return os.path.join(folder, "cpuacct.usage")
+        return None
 
     def pids(self) -> set[int]:
         found: set[int] = set()

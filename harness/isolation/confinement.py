@@ -4,9 +4,11 @@ Two mechanisms, both set up before any agent code runs (docs/readme/untrusted.md
 table of what holds where):
 
 - a cgroup per host process where this monitor can make one (harness/isolation/cgroups.py): memory,
-  processes and CPU of everything the agent starts, together;
-- where it cannot, agent code may not start processes at all: the game filter the host
-  installs in every process that runs agent code (`GAME_FILTER`, below) denies forking too.
+  processes and CPU of everything the agent starts, together (its CPU time counted too,
+  for the time limit: harness/isolation/own_time.py);
+- where it cannot (or the group cannot count its CPU time), agent code may not start
+  processes at all: the game filter the host installs in every process that runs agent
+  code (`GAME_FILTER`, below) denies forking too.
 
 Every agent process runs under seccomp's base filter (keyring, locks, inotify, SysV IPC,
 memfd, ptrace, namespaces ... denied), in two layers (harness/isolation/seccomp.py): the host's
@@ -30,6 +32,7 @@ class PerAgent:
     enter: Callable | None = None       # run in the child before exec: join the cgroup
     release: Callable | None = None     # run once the host ended: remove the cgroup
     env: dict = field(default_factory=dict)
+    cpu_counter: str | None = None      # the file counting its processes' CPU time
 
     def command(self, argv: list[str]) -> list[str]:
         """The host's argv as given: every language's host is a zygote and must fork; each
@@ -52,8 +55,11 @@ def per_agent(memory: int | None, unix_sockets: bool = True) -> PerAgent:
         except OSError:
             group = None
         if group is not None:
+            # an agent may fork only where its processes' CPU time is counted together:
+            # else a child's would not count towards its time limit
+            counter = group.cpu_counter()
             return PerAgent(group.enter, lambda: groups.release(group),
-                            _game_filter(False, unix_sockets))
+                            _game_filter(counter is None, unix_sockets), counter)
     return PerAgent(env=_game_filter(True, unix_sockets))
 
 

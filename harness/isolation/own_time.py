@@ -1,25 +1,35 @@
-"""A call's own time: the time since it was asked, less what its game's process spent
-waiting for a CPU that other work held.
+"""A call's own time: the time since it was asked, less the time its agent waited for a
+CPU that other programs held, measured over the call alone.
 
 The time limit is the agent's: on a machine that other programs load (a grading server, a
 CI runner beside another suite, a laptop), a call that needs 20 ms of CPU can take a
 second of wall time queued behind them, and an honest agent must not lose its turn for
-that. The kernel counts, per thread, the time it was runnable but not running
-(/proc/PID/schedstat, second field); a call's deadline is moved on by what the game's
-process waited so, up to OWN_TIME_CAP times the limit in all. A call that sleeps, blocks or
-waits for something else is charged every second of it, as before.
+that. So a call's deadline is moved on by the time its game's process was runnable but
+not running (the kernel counts it per thread: /proc/PID/schedstat, second field), up to
+OWN_TIME_CAP times the limit in all. A call that sleeps, blocks or waits for something
+else is charged every second of it.
 
-Read only when a deadline passes, so a call that answers in time costs nothing here. The
-game's process is found below the host (harness/isolation/world.py): the first of the deepest
-processes in PID namespaces (each game's PID 1), or, where games get no world, the first
-child of the zygote. The wait counted is its whole life's (it is fresh every game): a few
-milliseconds more than the call's own, and never more than the cap. Where /proc does not
-show it (another `hidepid`, another kernel), nothing is credited: wall time, as before.
+An agent can make its process wait on purpose: threads or processes of its own, pinned
+with it to one CPU, that compute while it does (and sleep, stop or block on a lock
+whenever a monitor might look). That wait is its own doing, and so it is not given back:
 
-An agent could make its process wait on purpose, behind threads or children of its own
-that keep the CPU busy, and so stretch every call to the cap (a tournament five times
-longer). Such a wait is its own doing: when any other task of the game is running or
-runnable as the deadline passes, nothing is given back.
+- everything is counted over the call's own interval, from when its request went out
+  (`CallClock.start`) to the deadline, never over the process's life;
+- the CPU of everything the agent runs counts as the agent's: its cgroup's counter
+  (every thread of every process it started, harness/isolation/cgroups.py), or, where it
+  has no cgroup and so may not fork (harness/isolation/confinement.py), every thread of
+  its game's process (the process's CPU clock);
+- what is given back is at most the wall time the agent did not use a CPU for:
+  min(its game's process's wait, wall time - the agent's CPU time). While the agent used
+  about a core's worth of CPU over the call (its cgroup allows it one core), that is
+  nothing, whoever ran when; an agent whose own tasks keep its process waiting uses that
+  CPU itself. So the CPU an agent uses in a call never exceeds the limit, however it
+  spreads its work (with no cgroup, its threads may use every core, as they may anyway).
+
+No moment's snapshot decides anything. The start costs a call two reads of open files
+(the counter and the game's schedstat; `benchmarks/call_cost.py`); the game's process is
+found once per game, below the zygote. Where /proc does not show it (another `hidepid`,
+another kernel), nothing is given back: wall time, as before.
 
 A game's process that died is not reaped by the zygote until the zygote gets a CPU, and
 only then would the monitor hear of it (DIED); on a crowded machine that can take longer
@@ -36,35 +46,191 @@ from __future__ import annotations
 
 import math
 import os
+import time
 
 # A call's wall time never exceeds this many times the limit. It bounds what an agent that
 # computes forever costs a loaded machine (the limit's worth of its own CPU can take many
 # times that in wall time there), and leaves an honest call room at a load of ~10 a core.
 OWN_TIME_CAP = 5
 _NS_PER_SECOND = 1e9
+_US_PER_SECOND = 1e6
+_CPUCLOCK_SCHED = 2   # a process's CPU clock id: ((~pid) << 3) | CPUCLOCK_SCHED (its threads)
 
 
-def at_deadline(host_pid: int) -> tuple[float, int | None]:
-    """(how long the current game's process below `host_pid` was runnable but not
-    running, in seconds; its wait status if it is dead). The seconds are 0.0 when they
-    cannot be told, or when the game competes with itself."""
-    below = _children_below(host_pid)
-    pid = game_process(below)
-    if pid is None:
-        return 0.0, None
-    dead, status = _death(pid)
-    if dead:
-        # its status when /proc tells it; else the wait is for the zygote's DIED, our own
-        # code's report, however long a loaded machine keeps it from a CPU
-        return (0.0, status) if status is not None else (math.inf, None)
-    if _competes_with_itself(pid, below):
-        return 0.0, None
+class CallClock:
+    """One host's agent over its current call: started when the call's request goes out,
+    read when its deadline passes. `counter` is the file of the agent's cgroup that counts
+    the CPU time of all its processes (cpuacct.usage, or cpu.stat on cgroup v2), or None
+    where it has no cgroup and may not fork.
+
+    Every call starts it, so the start only reads (two preads of open files, the bytes
+    kept as they are); what they say is worked out at a deadline, which few calls reach."""
+
+    def __init__(self, host_pid: int, counter: str | None = None):
+        self.host_pid = host_pid
+        self._counter = -1 if counter is None else _open(counter)
+        self._grouped = counter is not None
+        self._in_microseconds = counter is not None and counter.endswith("cpu.stat")
+        self._zygote: int | None = None
+        self._game: _GameProcess | None = None
+        self._serial: int | None = None
+        self._started = 0.0
+        self._cpu_then: bytes | float | None = None   # the agent's CPU at the start, raw
+        self._wait_then: bytes | None = None          # its game's process's schedstat then
+
+    def start(self, serial: int) -> None:
+        """The call's request goes out, in the host's game `serial` (a new game, or a
+        replaced game's process, has a new one)."""
+        game = self._game
+        if game is None or serial != self._serial:
+            game = self._game_of(serial)
+        self._started = time.monotonic()
+        if self._grouped and game is not None:   # as a rule: two reads, nothing more
+            try:
+                self._cpu_then = os.pread(self._counter, 64, 0)
+                self._wait_then = os.pread(game.schedstat, 128, 0)
+                return
+            except OSError:
+                pass
+        self._cpu_then = self._read_cpu(game)
+        # a game's process born after the start has all its life in the call
+        self._wait_then = game.read_wait() if game is not None else _NOTHING_YET
+
+    def at_deadline(self) -> tuple[float, int | None]:
+        """(seconds of the call given back to it, its game's process's wait status if that
+        process is dead): see the module's docstring."""
+        known_at_start = self._game is not None
+        game = self._game or self._find_game()
+        if game is None:
+            return 0.0, None
+        dead, status = _death(game.pid)
+        if dead:
+            # its status when /proc tells it; else the wait is for the zygote's DIED, our own
+            # code's report, however long a loaded machine keeps it from a CPU
+            return (0.0, status) if status is not None else (math.inf, None)
+        elapsed = time.monotonic() - self._started
+        cpu_then = self._cpu_then if self._grouped or known_at_start else 0.0
+        readings = (self._cpu_seconds(self._read_cpu(game)) - self._cpu_seconds(cpu_then),
+                    _wait_seconds(game.read_wait()) - _wait_seconds(self._wait_then))
+        if not all(map(math.isfinite, readings)):
+            return 0.0, None   # a counter could not be read: nothing is given back
+        used, waited = readings
+        return max(0.0, min(waited, elapsed - used)), None
+
+    def _game_of(self, serial: int) -> _GameProcess | None:
+        if serial != self._serial:   # a new game, or a new process for this one
+            self._forget_game()
+            self._serial = serial
+        return self._game or self._find_game()
+
+    def close(self) -> None:
+        self._forget_game()
+        if self._counter >= 0:
+            os.close(self._counter)
+            self._counter = -1
+
+    # -- what is read ----------------------------------------------------------------------
+    def _read_cpu(self, game: _GameProcess | None) -> bytes | float | None:
+        """The CPU time of everything the agent runs so far, as read: its cgroup's counter
+        (bytes), or its game's process's CPU clock (seconds; 0.0 before it is born);
+        None when it cannot be read."""
+        if not self._grouped:
+            return game.cpu() if game is not None else 0.0
+        try:
+            return os.pread(self._counter, 64, 0)
+        except OSError:
+            return None
+
+    def _cpu_seconds(self, read: bytes | float | None) -> float:
+        """What `_read_cpu` read, in seconds (math.inf when it cannot be told)."""
+        if read is None or isinstance(read, float):
+            return math.inf if read is None else read
+        try:
+            if self._in_microseconds:   # cgroup v2's cpu.stat: "usage_usec N" first
+                return int(read.split(b"\n", 1)[0].split()[1]) / _US_PER_SECOND
+            return int(read) / _NS_PER_SECOND
+        except (ValueError, IndexError):
+            return math.inf
+
+    def _find_game(self) -> _GameProcess | None:
+        """The game's process now, if there is one yet: the zygote's first child once the
+        zygote is known (one read: a zygote has one thread, as fork wants), else found
+        below the host (a walk of its tree)."""
+        if self._zygote is not None:
+            pid = _first_child(self._zygote)
+        else:
+            tree = _children_below(self.host_pid)
+            pid = game_process(tree)
+            self._zygote = next((parent for parent, below in tree.items() if pid in below),
+                                None)
+        if pid is None:
+            return None
+        try:
+            self._game = _GameProcess(pid)
+        except OSError:
+            return None
+        return self._game
+
+    def _forget_game(self) -> None:
+        if self._game is not None:
+            self._game.close()
+            self._game = None
+
+
+_NOTHING_YET = b"0 0 0"   # the schedstat of a process not born yet
+
+
+def _wait_seconds(schedstat: bytes | None) -> float:
+    """Seconds a thread was runnable but not running, from its schedstat as read (math.inf
+    when it could not be read: nothing is given back then)."""
+    if schedstat is None:
+        return math.inf
     try:
-        with open(f"/proc/{pid}/schedstat", "rb") as stats:
-            fields = stats.read().split()
-        return int(fields[1]) / _NS_PER_SECOND, None
-    except (OSError, IndexError, ValueError):
-        return 0.0, None
+        return int(schedstat.split()[1]) / _NS_PER_SECOND
+    except (ValueError, IndexError):
+        return math.inf
+
+
+def _first_child(pid: int) -> int | None:
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children", "rb") as found:
+            first = found.read(64).split(maxsplit=1)
+        return int(first[0]) if first else None
+    except (OSError, ValueError):
+        return None
+
+
+class _GameProcess:
+    """The process that plays the game, its counters held open for the game's calls."""
+
+    def __init__(self, pid: int):
+        self.pid = pid
+        self.schedstat = os.open(f"/proc/{pid}/schedstat", os.O_RDONLY)
+        self._clock = ((~pid) << 3) | _CPUCLOCK_SCHED
+
+    def read_wait(self) -> bytes | None:
+        """Its first thread's schedstat (run time, wait, slices), None if unreadable."""
+        try:
+            return os.pread(self.schedstat, 128, 0)
+        except OSError:
+            return None
+
+    def cpu(self) -> float | None:
+        """The CPU seconds of all its threads, living or ended (None if unknown)."""
+        try:
+            return time.clock_gettime(self._clock)
+        except OSError:
+            return None
+
+    def close(self) -> None:
+        os.close(self.schedstat)
+
+
+def _open(path: str) -> int:
+    try:
+        return os.open(path, os.O_RDONLY)
+    except OSError:
+        return -1   # unreadable: every read fails, and nothing is given back
 
 
 def _death(pid: int) -> tuple[bool, int | None]:
@@ -104,8 +270,7 @@ def _may_trace_any_process() -> bool:
 
 
 def _children_below(root: int) -> dict[int, list[int]]:
-    """Every process below `root` (root included) -> its children, in the order found:
-    one walk of /proc serves both questions below."""
+    """Every process below `root` (root included) -> its children, in the order found."""
     from .process_tree import children
 
     tree, todo = {}, [root]
@@ -118,8 +283,9 @@ def _children_below(root: int) -> dict[int, list[int]]:
 
 def game_process(tree: dict[int, list[int]]) -> int | None:
     """The process that plays the game below a host (`_children_below`'s tree): the
-    first found of those nested in the most PID namespaces (its children come after it,
-    and are no deeper)."""
+    first found of those nested in the most PID namespaces (each game's PID 1, in a world
+    of its own: harness/isolation/world.py), or, where games get no world, the first child
+    of the zygote (its children come after it, and are no deeper)."""
     best, best_depth = None, -1
     for pid in _in_order_found(tree):
         depth = _pid_namespace_depth(pid)
@@ -141,32 +307,3 @@ def _pid_namespace_depth(pid: int) -> int:
     except OSError:
         pass
     return -1
-
-
-def _competes_with_itself(game_pid: int, tree: dict[int, list[int]]) -> bool:
-    """Another thread or process of the game is on a CPU or waiting for one."""
-    family, todo = [], [game_pid]
-    while todo:
-        pid = todo.pop()
-        family.append(pid)
-        todo += tree.get(pid, [])
-    for pid in family:
-        try:
-            tasks = os.listdir(f"/proc/{pid}/task")
-        except OSError:
-            continue
-        for task in tasks:
-            if pid == game_pid and task == str(game_pid):
-                continue   # the game's own thread: its wait is what is measured
-            if _task_state(pid, task) == b"R":
-                return True
-    return False
-
-
-def _task_state(pid: int, task: str) -> bytes:
-    try:
-        with open(f"/proc/{pid}/task/{task}/stat", "rb") as stat:
-            # "PID (COMM) STATE ...": COMM may hold spaces and parentheses
-            return stat.read().rpartition(b")")[2].split()[0]
-    except (OSError, IndexError):
-        return b""

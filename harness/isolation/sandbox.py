@@ -58,6 +58,7 @@ class Launch:
     pass_fds: tuple[int, ...] = ()
     cpu_seconds: int | None = None     # the CPU time limit it will run under
     release: Callable | None = None    # call once the process has ended (its cgroup)
+    cpu_counter: str | None = None     # its cgroup's CPU counter (own_time.CallClock)
 
     def popen_options(self) -> dict:
         options: dict[str, object] = {}
@@ -138,7 +139,8 @@ def _plain(spec, memory):
         world = {OFF: "1"} if keep_read else kept
         return Launch(per_agent.command(argv),
                       dict(env, **per_agent.env, **world, **source.env), preexec, source.fds,
-                      cpu_seconds=limits.cpu_seconds, release=per_agent.release)
+                      cpu_seconds=limits.cpu_seconds, release=per_agent.release,
+                      cpu_counter=per_agent.cpu_counter)
 
     return launch
 
@@ -253,7 +255,7 @@ def _sandboxed(spec, memory, found: Support):
         limits = resource_limits.Limits(memory=memory, processes=processes)
         return Launch(command, {"PATH": SANDBOX_PATH},
                       resource_limits.preexec(limits, first=per_agent.enter), fds,
-                      limits.cpu_seconds, per_agent.release)
+                      limits.cpu_seconds, per_agent.release, per_agent.cpu_counter)
 
     return launch
 

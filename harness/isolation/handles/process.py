@@ -106,7 +106,7 @@ class HostProcess:
     """
 
     def __init__(self, argv, env, token, output, popen_options=None, end_allowance=3.0,
-                 game: GameChannel | None = None):
+                 game: GameChannel | None = None, cpu_counter: str | None = None):
         self.output = output
         from ..sandbox import popen  # from a thread that outlives this one: see there
 
@@ -154,6 +154,9 @@ class HostProcess:
         self.busy = 0.0            # seconds spent answering calls: a bound on its CPU time
         self.cpu_budget = None     # its CPU time limit (seconds), if any
         self.on_end = lambda: None  # once it is dead: what its launch set up goes (cgroup)
+        from ..own_time import CallClock
+
+        self.clock = CallClock(self.process.pid, cpu_counter)   # each call's own time
 
     def make_polls(self) -> None:
         """Poll sets made once: whether anything waits on the reply pipe (a poll, not a
@@ -171,12 +174,15 @@ class HostProcess:
         is not counted here, and meets the limit)."""
         return self.cpu_budget is not None and self.busy > self.cpu_budget / 2
 
-    def at_deadline(self) -> tuple[float, int | None]:
-        """Its current game's process, as a call's deadline passes: seconds it waited for
-        a CPU, and its wait status if it died (harness/isolation/own_time.py)."""
-        from ..own_time import at_deadline
+    def call_started(self) -> None:
+        """A call's request goes out now: its own time is measured from here."""
+        self.clock.start(self.serial)
 
-        return at_deadline(self.process.pid)
+    def at_deadline(self) -> tuple[float, int | None]:
+        """As a call's deadline passes: the seconds of it given back (its agent waited for
+        a CPU that others held), and its game's process's wait status if that died
+        (harness/isolation/own_time.py)."""
+        return self.clock.at_deadline()
 
     # -- the control channel ----------------------------------------------------------------
     def first_words(self, deadline: float) -> str:
@@ -260,6 +266,8 @@ class HostProcess:
         self.replies = ReplyReader(self.token)
         self.replies.expecting = asked
         self.died = None
+        if asked:
+            self.call_started()
         self.outgoing += self.held
         self.held.clear()
         self.released_at = time.monotonic()
@@ -299,6 +307,8 @@ class HostProcess:
                and self.reply_waiting.poll(0) and self._read_replies()):
             pass
         self.replies.expect()
+        if not self.ending:   # else it goes out when the last game has ended
+            self.call_started()
         self.send(text)
 
     def _flush(self) -> None:
@@ -470,6 +480,7 @@ class HostProcess:
         self.close_pipes()
 
     def close_pipes(self) -> None:
+        self.clock.close()
         for stream in (self.process.stdin, self.process.stdout, self.process.stderr):
             try:
                 if stream is not None:
@@ -595,7 +606,8 @@ class ProcessHandle:
             raise
         try:
             host = HostProcess(launch.argv, launch.env, token, self.output,
-                               launch.popen_options(), self._end_allowance(), game)
+                               launch.popen_options(), self._end_allowance(), game,
+                               launch.cpu_counter)
         except OSError as error:
             launch.ended()
             if error.errno in (errno.EMFILE, errno.ENFILE):  # ours, not the agent's

@@ -89,8 +89,11 @@ class ReplHost(HostProcess):
         self.cpu_budget = None
         self.on_end = lambda: None
 
+    def call_started(self) -> None:
+        pass   # not a process of ours; the REPL times its calls itself
+
     def at_deadline(self) -> tuple[float, int | None]:
-        return 0.0, None   # not a process of ours; the REPL times its calls itself
+        return 0.0, None
 
     def send(self, text: str) -> None:
         super().send("".join(self.prefix + line + "\n" for line in text.splitlines()))
