@@ -425,15 +425,30 @@ def test_in_the_sandbox_no_file_appears_outside_the_run(sandboxed_run):
 AS_ROOT = os.geteuid() == 0
 
 
+def root_keeps_read() -> bool:
+    """Whether a root monitor's `process` hosts keep root's right to read, and so have no
+    world of their own: with this suite's venv in a folder other users cannot read."""
+    from harness.agents.specs import builtin_spec
+    from harness.isolation.sandbox import _keeps_read
+
+    return AS_ROOT and _keeps_read(builtin_spec("cooperate"))
+
+
 def test_under_process_isolation_agents_read_what_their_user_may_and_reach_no_network(
         process_run):
     """Not protected without the OS sandbox: an agent reads what its user may (a root
     monitor's agents keep root's right to read, harness/isolation/agent_user.py). Under any other
     monitor a game runs in a world of its own (harness/isolation/world.py): no other process in
     sight.
-    The seccomp filter allows no socket."""
-    assert process_run.intended("Snoop") == {"DDD"}
-    assert process_run.intended("Peeker") == ({"DDD"} if AS_ROOT else {"CCC"})
+    The seccomp filter allows no socket.
+    Which of the two a root monitor is depends on its install: a venv every user can read
+    gives each host a user of its own and a world; one in a private folder (/root, or
+    mktemp's) keeps root's right to read (harness/isolation/sandbox.py, _keeps_read)."""
+    reads_as_root = root_keeps_read()
+    # its folder is the monitor's own (mkdtemp's 0700): seen by the monitor's user or root
+    assert process_run.intended("Snoop") == ({"DDD"} if reads_as_root or not AS_ROOT
+                                             else {"CCC"})
+    assert process_run.intended("Peeker") == ({"DDD"} if reads_as_root else {"CCC"})
     assert process_run.intended("Networker") == {"CCC"}
     assert process_run.connections == 0
 
@@ -441,9 +456,10 @@ def test_under_process_isolation_agents_read_what_their_user_may_and_reach_no_ne
 def test_under_process_isolation_agents_write_only_what_their_own_user_may(process_run):
     """Under a root monitor each agent is a user of its own: the run's folders are root's,
     /tmp is anyone's. Under any other monitor its agents write whatever it may, but /tmp,
-    which is each game's own (harness/isolation/world.py)."""
+    which is each game's own (harness/isolation/world.py), as it is a root monitor's when
+    its hosts need no right to read (`root_keeps_read`)."""
     if AS_ROOT:
-        assert process_run.markers["planted"]
+        assert process_run.markers["planted"] == root_keeps_read()
         # the /tmp marker belongs to the user id of the game that wrote it first: a later
         # game's process, another user, may not write over it (/tmp is sticky)
         assert "CDC" in process_run.intended("Planter") <= {"CDC", "CCC"}
@@ -504,8 +520,12 @@ def test_in_the_sandbox_no_memory_escapes_the_limits(sandboxed_run):
 
 def test_under_process_isolation_the_machines_dev_shm_is_writable(process_run):
     """Not protected without the OS sandbox (what lands there is counted in the agent's
-    cgroup where there is one); memfd and SysV shared memory are denied all the same."""
-    assert process_run.intended("ShmHoarder") == {"DCC"}
+    cgroup where there is one); memfd and SysV shared memory are denied all the same. A
+    game with a world of its own has its own /dev/shm, too small for the hoard (4 MiB,
+    harness/isolation/world.py), as every monitor's but a root one's that keeps its right
+    to read (`root_keeps_read`)."""
+    has_world = not root_keeps_read()
+    assert process_run.intended("ShmHoarder") == ({"CCC"} if has_world else {"DCC"})
 
 
 def test_nothing_from_an_agent_is_unpickled_or_evaluated(run):
