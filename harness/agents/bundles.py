@@ -132,6 +132,9 @@ def open_bundle(path) -> Bundle:
                 _opened[key] = _snapshot(str(path), key[1])
             except LoadError as error:
                 _opened[key] = error
+            except OSError as error:   # the monitor's own folder of snapshots
+                _opened[key] = LoadError(f"{path}: cannot be read into a snapshot: "
+                                         f"{error.strerror or error}")
         found = _opened[key]
     if isinstance(found, LoadError):
         raise LoadError(str(found))
@@ -476,7 +479,7 @@ class _ZipReader:
 
 
 # -- the snapshots' place -------------------------------------------------------------------
-_place: list[str] = []   # this process's own folder of snapshots
+_place: list = []   # [pid, root, this process's own folder of snapshots]
 _place_lock = threading.Lock()
 
 
@@ -486,8 +489,15 @@ def snapshots_root() -> str:
     root monitor run as users of their own) and listable by none."""
     from .cache import cache_dir
 
-    root = os.path.join(str(cache_dir()), "bundles")
+    root = os.path.join(os.path.realpath(cache_dir()), "bundles")
+    if root.startswith("/tmp/"):
+        # each game covers /tmp with its own, where an SBCL host binds nothing back
+        # (harness/isolation/world.py's KEEP is the Python host's): not there
+        root = f"/var/tmp/pdharness-bundles-{os.geteuid()}"
     os.makedirs(root, 0o711, exist_ok=True)
+    found = os.lstat(root)
+    if not stat.S_ISDIR(found.st_mode) or found.st_uid != os.geteuid():
+        raise OSError(0, f"{root} is not a folder of this user's own")
     os.chmod(root, 0o711)
     return root
 
@@ -497,13 +507,14 @@ def _new_place() -> str:
     (made once and removed when the process exits)."""
     import tempfile
 
+    root = snapshots_root()
     with _place_lock:
-        if not _place or not _place[0].startswith(f"{os.getpid()}:"):
-            folder = tempfile.mkdtemp(prefix=f"{os.getpid()}-", dir=snapshots_root())
+        if _place[:2] != [os.getpid(), root] or not os.path.isdir(_place[2]):
+            folder = tempfile.mkdtemp(prefix=f"{os.getpid()}-", dir=root)
             os.chmod(folder, 0o711)
             _remove_at_exit(folder)
-            _place[:] = [f"{os.getpid()}:{folder}"]
-        mine = _place[0].split(":", 1)[1]
+            _place[:] = [os.getpid(), root, folder]
+        mine = _place[2]
     place = tempfile.mkdtemp(dir=mine)
     os.chmod(place, 0o711)
     return place
