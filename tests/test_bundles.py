@@ -16,8 +16,10 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from harness.agents import bundles
 from harness.core.errors import LoadError
+
 from conftest import console_script, run_cli
 from test_records_resume import cut_back
+
 
 @pytest.fixture(autouse=True)
 def _readable_cache(shared_folder, monkeypatch):

@@ -22,6 +22,7 @@ import os
 import stat
 import threading
 from dataclasses import dataclass
+from typing import Any
 
 from harness.core.errors import LoadError
 
@@ -159,7 +160,8 @@ class _Writer:
 
     def __init__(self, source: str, target: str, limit: int):
         self.source, self.target, self.limit = source, target, limit
-        self.size, self.hashes = 0, {}
+        self.size = 0
+        self.hashes: dict[str, str] = {}
 
     def refuse(self, why: str) -> LoadError:
         from harness.core.safe_text import line
@@ -317,7 +319,7 @@ class _ZipReader:
 
     def __init__(self, path: str, limit: int):
         self.path, self.limit = path, limit
-        self.archive = None
+        self.archive: Any = None
 
     def __enter__(self) -> "_ZipReader":
         import zipfile

@@ -43,9 +43,8 @@ def submission_files(arguments, recursive: bool = False) -> list[Path]:
     """Files named on the command line, and the submissions in folders named there (agent
     files, and files meant as agents under a suffix the harness does not load). The same
     file named twice counts once."""
-    from harness.core.errors import HarnessError
-
     from harness.agents.bundles import is_bundle
+    from harness.core.errors import HarnessError
 
     files: list[Path] = []
     for argument in arguments:
@@ -111,13 +110,12 @@ def _meant_as(path: Path) -> str | None:
 # -- one file -----------------------------------------------------------------------------
 def read_submission(path: Path, roster=None) -> Verdict:
     """Everything that can be found without running the file."""
+    from harness.agents.bundles import is_bundle
     from harness.agents.specs import file_spec
     from harness.core.errors import LoadError
 
     from .naming import declared_team
     from .static import check_file
-
-    from harness.agents.bundles import is_bundle
 
     bundled = is_bundle(path)
     if path.suffix not in SUFFIXES and not bundled:
