@@ -73,32 +73,31 @@ def AdamsSnoop(hist, score):
 """
 
 
-def python_bundle(folder: Path, move: str = "D") -> Path:
-    bundle = folder / "JonesSmith"
+def make_bundle(folder: Path, name: str, files: dict[str, str]) -> Path:
+    bundle = folder / name
     bundle.mkdir(parents=True)
-    (bundle / "JonesSmith.py").write_text(PY_AGENT)
-    (bundle / "weights.json").write_text(json.dumps({"move": move}))
-    (bundle / "jonessmith_helpers.py").write_text("def three(m):\n    return [m, m, m]\n")
-    (bundle / "SECRET-OF-JONESSMITH.txt").write_text("x")
+    for file, text in files.items():
+        (bundle / file).write_text(text)
     return bundle
+
+
+def python_bundle(folder: Path, move: str = "D") -> Path:
+    return make_bundle(folder, "JonesSmith", {
+        "JonesSmith.py": PY_AGENT, "weights.json": json.dumps({"move": move}),
+        "jonessmith_helpers.py": "def three(m):\n    return [m, m, m]\n",
+        "SECRET-OF-JONESSMITH.txt": "x"})
 
 
 def hy_bundle(folder: Path) -> Path:
-    bundle = folder / "ChenDiaz"
-    bundle.mkdir(parents=True)
-    (bundle / "ChenDiaz.hy").write_text(HY_AGENT)
-    (bundle / "hyhelp.hy").write_text('(defn pick [w] (get w "move"))\n')
-    (bundle / "data.json").write_text('{"move": "D"}')
-    return bundle
+    return make_bundle(folder, "ChenDiaz", {
+        "ChenDiaz.hy": HY_AGENT, "hyhelp.hy": '(defn pick [w] (get w "move"))\n',
+        "data.json": '{"move": "D"}'})
 
 
 def lisp_bundle(folder: Path) -> Path:
-    bundle = folder / "BakerLee"
-    bundle.mkdir(parents=True)
-    (bundle / "BakerLee.lisp").write_text(LISP_AGENT)
-    (bundle / "lisphelp.lisp").write_text("(defun bakerlee-three (m) (list m m m))\n")
-    (bundle / "move.txt").write_text("D\n")
-    return bundle
+    return make_bundle(folder, "BakerLee", {
+        "BakerLee.lisp": LISP_AGENT, "move.txt": "D\n",
+        "lisphelp.lisp": "(defun bakerlee-three (m) (list m m m))\n"})
 
 
 def zipped(folder: Path, target: Path) -> Path:
