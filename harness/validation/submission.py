@@ -130,6 +130,10 @@ def read_submission(path: Path, roster=None) -> Verdict:
         verdict.problems.append(Problem(FaultCode.LOAD_ERROR, str(error)))
         return verdict
     problems, agent = check_file(read, spec.language, source, verdict.warnings)
+    if bundled:   # named as given, not as its private snapshot
+        shown = spec.bundle().shown
+        problems = [Problem(p.code, shown(p.message)) for p in problems]
+        verdict.warnings[:] = [shown(warning) for warning in verdict.warnings]
     verdict.problems += problems
     verdict.agent = agent or spec.name
     check_name(verdict, roster, declared_team(source))

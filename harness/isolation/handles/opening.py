@@ -105,15 +105,22 @@ def _in_monitor(name, factory, pairs, isolation) -> PollableHandle:
 
 def _in_process_of_its_own(spec, argv, isolation) -> PollableHandle:
     from harness.agents.lang.python_process import host_environment
+    from harness.core.errors import LoadError
 
     from .process import ProcessHandle
 
     language = spec.runs_on   # what its host needs from the environment, how its crash reads
     assert language is not None
-    return ProcessHandle(spec.name, argv, {**host_environment(""), **language.host_environment(),
-                                           **_folder_environment(spec)},
-                         isolation.timeout, wrap=_launcher(spec, isolation),
-                         last_words=language.last_words)
+    try:
+        return ProcessHandle(spec.name, argv,
+                             {**host_environment(""), **language.host_environment(),
+                              **_folder_environment(spec)},
+                             isolation.timeout, wrap=_launcher(spec, isolation),
+                             last_words=language.last_words)
+    except LoadError as error:
+        if spec.is_bundle:   # named as given, not as its private snapshot
+            raise LoadError(spec.bundle().shown(str(error))) from None
+        raise
 
 
 def _folder_environment(spec) -> dict[str, str]:
