@@ -220,6 +220,19 @@ def test_the_digest_covers_every_file_alike_from_a_folder_or_a_zip(tmp_path):
         bundles.use_max_mib(None)
 
 
+def test_a_helper_modules_random_is_the_agents_seeded_one(tmp_path):
+    make_bundle(tmp_path, "JonesSmith", {
+        "JonesSmith.py": "from jonessmith_dice import roll\n\n\n"
+                         "def JonesSmith(hist, score):\n    return [roll(), roll(), roll()]\n",
+        "jonessmith_dice.py": "import random\n\n\n"
+                              "def roll():\n    return random.choice('CD')\n"})
+    runs = [run_cli("play", tmp_path / "JonesSmith", "cooperate", "--turns", "8", "--seed",
+                    "3", "--isolation", "process", "--format", "json") for _ in range(2)]
+    assert [status for status, _, _ in runs] == [0, 0], runs[0][2]
+    first, second = (json.loads(out) for _, out, _ in runs)
+    assert first == second and played(first, "JonesSmith") == {"C", "D"}
+
+
 # -- validate --------------------------------------------------------------------------------
 def test_validate_takes_a_folder_of_bundles_and_files_and_no_helper_is_an_agent(tmp_path):
     course = _course(tmp_path)

@@ -79,6 +79,7 @@ class Agent:
             # runs): made there, it would write to (and so copy) pages of this process's
             # objects. The game's process gives the factory the agent's code (`runtime`).
             ahead = MadeAhead()
+            self.random_module = ahead.random_module
             self.factory = code_factory(None, source, name, check=False,
                                         namespaces=ahead.namespace)
             self.ready = AgentRuntime(self.factory, self.language.pairs(),
@@ -106,6 +107,9 @@ class Agent:
         if self.folder:
             os.chdir(self.folder)
             sys.path.insert(0, self.folder)
+            # its helper modules' `import random` is the agent's own, seeded by the game
+            # (same seed, same result), as a script's modules share one `random`
+            sys.modules["random"] = self.random_module
 
     def runtime(self, compiled: bytes):
         """The game's runtime, in its own process (once: it is made ahead, see __init__)."""
