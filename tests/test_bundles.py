@@ -427,3 +427,36 @@ def test_any_bytes_give_a_bundle_or_one_line(tmp_path, data):
         assert found.size <= 1024 * 1024 and os.path.isfile(found.agent_file)
     finally:
         bundles.use_max_mib(None)
+
+
+# -- the example a course can copy ---------------------------------------------------------------
+def test_the_example_bundle_trains_validates_and_plays_as_the_readme_says(tmp_path, sandboxed):
+    """examples/AdamsBrown, copied as a course would: the README's three commands, through
+    the console script; training writes the very model the example ships."""
+    import shutil
+
+    from conftest import ROOT
+
+    course = tmp_path / "examples"
+    shutil.copytree(ROOT / "examples" / "AdamsBrown", course / "AdamsBrown")
+    shutil.copy(ROOT / "examples" / "train.json", course / "train.json")
+    shipped = (course / "AdamsBrown" / "model.json").read_bytes()
+    (course / "AdamsBrown" / "model.json").unlink()
+
+    def run(*args):
+        done = subprocess.run([console_script(), *args], cwd=tmp_path, capture_output=True,
+                              text=True, timeout=300)
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    run("train", "examples/train.json", "--out", "examples/AdamsBrown/model.json")
+    assert (course / "AdamsBrown" / "model.json").read_bytes() == shipped
+    [verdict] = json.loads(run("validate", "examples/AdamsBrown", "--format", "json"))
+    assert verdict["ok"] and verdict["agent"] == "AdamsBrown"
+    game = json.loads(run("play", "examples/AdamsBrown", "titfortat", "--seed", "1",
+                          "--format", "json"))
+    assert game["agents"] == ["AdamsBrown", "titfortat"] and len(game["turns"]) > 0
+    # it learned to exploit a type that always cooperates
+    against = json.loads(run("play", "examples/AdamsBrown", "cooperate", "--seed", "1",
+                             "--flip", "0", "0", "--format", "json"))
+    assert against["score"][0] > against["score"][1]
