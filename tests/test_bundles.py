@@ -233,6 +233,26 @@ def test_a_helper_modules_random_is_the_agents_seeded_one(tmp_path):
     assert first == second and played(first, "JonesSmith") == {"C", "D"}
 
 
+def test_monitor_finds_bundles_among_its_agents_by_name(tmp_path):
+    python_bundle(tmp_path / "course")
+    status, out, err = run_cli("monitor", "(monitor '(.25 .1) '(10 20) '(#'cooperate "
+                               "#'JonesSmith))", "--agents", tmp_path / "course",
+                               "--isolation", "process", "--seed", "1")
+    assert status == 0, err
+    assert out.startswith("((JonesSmith ")   # it defects, as its weights say
+
+
+def test_the_course_file_sets_the_bundle_limit(tmp_path):
+    bundle = python_bundle(tmp_path / "course")
+    (bundle / "big.bin").write_bytes(b"\0" * (2 * 1024 * 1024))
+    (tmp_path / "pdharness.toml").write_text("max-bundle-mib = 1\n")
+    status, out, err = run_cli("tournament", bundle, "cooperate", "--isolation", "process",
+                               "--seed", "1", "--format", "json", cwd=tmp_path)
+    assert status == 0, err
+    agent = json.loads(out)["agents"][0]
+    assert agent["status"] == "load-error" and "more than 1 MiB" in agent["message"]
+
+
 # -- validate --------------------------------------------------------------------------------
 def test_validate_takes_a_folder_of_bundles_and_files_and_no_helper_is_an_agent(tmp_path):
     course = _course(tmp_path)

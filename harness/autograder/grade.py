@@ -23,7 +23,8 @@ from harness.core.fault_policy import FAULT_POLICY, GradeCheck
 SETTINGS_FILE = "pdharness-autograder.json"   # the instructor's settings, written by bundle.py
 ROOT_VARIABLE = "AUTOGRADER_ROOT"
 DEFAULT_ROOT = "/autograder"
-TOURNAMENT_SETTINGS = ("timeout", "moves_per_turn", "memory_limit", "isolation")
+TOURNAMENT_SETTINGS = ("timeout", "moves_per_turn", "memory_limit", "isolation",
+                       "max_bundle_mib")
 PRACTICE = ("titfortat", "defect", "cooperate", "random", "grudger", "pavlov")
 PRACTICE_SEED = 20261124
 NOT_CHECKED = "Not checked: {} failed first."
@@ -160,6 +161,9 @@ def grade(root: Path) -> dict:
     if isolation.mode == "sandbox" and sandbox.support().flavor is None:
         notes.append(f"Bubblewrap cannot run in this container ({sandbox.support().reason}): "
                      "your agent ran as a plain process with the resource limits only.")
+    from harness.agents.bundles import use_max_mib
+
+    use_max_mib(settings["max_bundle_mib"])   # an upload of several files is a bundle
     files, missing = submitted_files(root / "submission")
     roster = (Roster.read(root / "source" / settings["roster"]) if settings["roster"]
               else None)
