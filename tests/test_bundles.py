@@ -319,6 +319,28 @@ def test_a_zip_that_expands_past_the_limit_is_refused_while_read(tmp_path):
         bundles.use_max_mib(None)
 
 
+def test_reading_a_zip_bomb_holds_memory_bounded(tmp_path):
+    """100 MiB of zeros in a 100 KiB zip, under the default 64 MiB: refused once 64 MiB
+    are out, having held a chunk at a time (tracemalloc counts what Python allocates)."""
+    import tracemalloc
+
+    archive = tmp_path / "JonesSmith.zip"
+    with zipfile.ZipFile(archive, "w", zipfile.ZIP_DEFLATED) as written:
+        written.writestr("JonesSmith.py", AGENT)
+        with written.open("bomb.bin", "w") as bomb:
+            for _ in range(100):
+                bomb.write(bytes(1024 * 1024))
+    assert archive.stat().st_size < 1024 * 1024
+    tracemalloc.start()
+    try:
+        message = _refusal(archive)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert "more than 64 MiB (expanded)" in message
+    assert peak < 4 * 1024 * 1024
+
+
 def test_a_zip_whose_header_lies_about_its_size_is_still_counted(tmp_path):
     archive = _zip({"JonesSmith.py": AGENT, "bomb.bin": b"\0" * (3 * 1024 * 1024)},
                    tmp_path / "JonesSmith.zip")

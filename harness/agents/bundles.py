@@ -395,7 +395,7 @@ class _ZipReader:
 
         handle.seek(0, os.SEEK_END)
         size = handle.tell()
-        tail_size = min(size, 22 + 65535)
+        tail_size = min(size, 22 + 65535 + 20)   # and room for a zip64 locator before it
         handle.seek(size - tail_size)
         tail = handle.read(tail_size)
         at = len(tail) - 22 if tail[-22:-18] == b"PK\x05\x06" and tail[-2:] == b"\0\0" \
