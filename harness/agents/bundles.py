@@ -99,7 +99,7 @@ def bundle_language(path) -> str:
         found = folder_agent_file(path)
         return BY_SUFFIX[os.path.splitext(found)[1]].name if found else "python"
     try:
-        with _ZipReader(str(path), MAX_BUNDLE_MIB * _MIB) as reader:
+        with _ZipReader(str(path), max_bytes()) as reader:
             top = _top_files(reader.entry_names(), name)
     except LoadError:
         return "python"

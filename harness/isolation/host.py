@@ -102,8 +102,8 @@ class Agent:
         helper modules import as beside a script). Done in each process that runs agent
         code, once its world is built (a folder entered before would stay reachable
         through the current folder, past the world's mounts), just before the agent's
-        code and after everything the host imports: a helper named like a module of the
-        standard library shadows it for the agent only."""
+        code and after what the host imports ahead: as beside a script, a helper named
+        like a module of the standard library shadows it (in that process only)."""
         if self.folder:
             os.chdir(self.folder)
             sys.path.insert(0, self.folder)
