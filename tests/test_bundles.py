@@ -186,6 +186,7 @@ def test_jobs_resume_and_modes_give_the_same_result_with_bundles(tmp_path, sandb
     assert [a["status"] for a in first["agents"]] == ["ok"] * 3
     assert first == _json(course, "--jobs", "2")
     assert first == _json(course, "--isolation", "process")
+    assert first == _json(course, "--isolation", "none")   # a bundle plays in a host there
     record = tmp_path / "run.sqlite"
     assert first == _json(course, "--db", record)
     cut_back(record, 1)   # as if stopped after round 1
@@ -251,6 +252,15 @@ def test_the_course_file_sets_the_bundle_limit(tmp_path):
     assert status == 0, err
     agent = json.loads(out)["agents"][0]
     assert agent["status"] == "load-error" and "more than 1 MiB" in agent["message"]
+
+
+def test_a_bundle_does_not_travel_to_a_cluster_and_says_so(tmp_path):
+    from harness.agents.specs import file_spec
+    from harness.core.errors import HarnessError
+    from harness.run.cluster.shipment import pack
+
+    with pytest.raises(HarnessError, match="is a bundle"):
+        pack([file_spec(python_bundle(tmp_path))])
 
 
 # -- validate --------------------------------------------------------------------------------
