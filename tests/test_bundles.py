@@ -9,6 +9,7 @@ import os
 import sqlite3
 import subprocess
 import zipfile
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -214,11 +215,8 @@ def test_the_digest_covers_every_file_alike_from_a_folder_or_a_zip(tmp_path):
     archive = zipped(folder, tmp_path / "JonesSmith.zip")
     assert bundles.open_bundle(folder).digest == bundles.open_bundle(archive).digest
     (folder / "SECRET-OF-JONESSMITH.txt").write_text("y")
-    bundles.use_max_mib(63)   # a new key: read anew
-    try:
+    with bundle_limit(63):   # another limit: read anew
         assert bundles.open_bundle(folder).digest != bundles.open_bundle(archive).digest
-    finally:
-        bundles.use_max_mib(None)
 
 
 def test_a_helper_modules_random_is_the_agents_seeded_one(tmp_path):
@@ -298,6 +296,16 @@ def _zip(entries: dict, target: Path, method=zipfile.ZIP_DEFLATED) -> Path:
 AGENT = b"def JonesSmith(hist, score):\n    return 'CCC'\n"
 
 
+@contextmanager
+def bundle_limit(mib: int):
+    """--max-bundle-mib MIB for what runs inside, the default again after."""
+    bundles.use_max_mib(mib)
+    try:
+        yield
+    finally:
+        bundles.use_max_mib(None)
+
+
 def _refusal(path) -> str:
     with pytest.raises(LoadError) as caught:
         bundles.open_bundle(path)
@@ -311,22 +319,16 @@ def test_a_bundle_over_the_size_limit_is_refused(tmp_path):
     folder.mkdir()
     (folder / "JonesSmith.py").write_bytes(AGENT)
     (folder / "big.bin").write_bytes(b"\0" * (2 * 1024 * 1024))
-    bundles.use_max_mib(1)
-    try:
+    with bundle_limit(1):
         assert "more than 1 MiB" in _refusal(folder)
-    finally:
-        bundles.use_max_mib(None)
 
 
 def test_a_zip_that_expands_past_the_limit_is_refused_while_read(tmp_path):
     archive = _zip({"JonesSmith.py": AGENT, "bomb.bin": b"\0" * (3 * 1024 * 1024)},
                    tmp_path / "JonesSmith.zip")
     assert archive.stat().st_size < 100_000
-    bundles.use_max_mib(2)
-    try:
+    with bundle_limit(2):
         assert "more than 2 MiB (expanded)" in _refusal(archive)
-    finally:
-        bundles.use_max_mib(None)
 
 
 def test_reading_a_zip_bomb_holds_memory_bounded(tmp_path):
@@ -362,11 +364,8 @@ def test_a_zip_whose_header_lies_about_its_size_is_still_counted(tmp_path):
             if b"bomb.bin" in data[at:at + 80]:
                 data[at + offset:at + offset + 4] = (10).to_bytes(4, "little")
     archive.write_bytes(bytes(data))
-    bundles.use_max_mib(2)
-    try:
+    with bundle_limit(2):
         _refusal(archive)   # cut short and damaged, or too large: never 10 bytes
-    finally:
-        bundles.use_max_mib(None)
 
 
 def test_too_many_files_are_refused(tmp_path):
@@ -469,7 +468,6 @@ VALID = _valid_zip()
 def test_any_bytes_give_a_bundle_or_one_line(tmp_path, data):
     archive = tmp_path / "JonesSmith.zip"
     archive.write_bytes(data)
-    bundles.use_max_mib(1)
     try:
         found = bundles._snapshot(str(archive), 1024 * 1024)
     except LoadError as error:
@@ -477,8 +475,6 @@ def test_any_bytes_give_a_bundle_or_one_line(tmp_path, data):
         assert message.startswith(str(archive)) and "\n" not in message
     else:
         assert found.size <= 1024 * 1024 and os.path.isfile(found.agent_file)
-    finally:
-        bundles.use_max_mib(None)
 
 
 # -- the example a course can copy ---------------------------------------------------------------
