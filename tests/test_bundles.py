@@ -409,6 +409,18 @@ def test_a_non_utf8_entry_name_is_refused(tmp_path):
     assert "not UTF-8" in _refusal(archive)
 
 
+def test_a_folder_with_a_non_utf8_name_or_a_fifo_is_refused(tmp_path):
+    folder = tmp_path / "JonesSmith"
+    folder.mkdir()
+    (folder / "JonesSmith.py").write_bytes(AGENT)
+    (folder / os.fsdecode(b"caf\xff.txt")).write_text("x")
+    assert "not UTF-8" in _refusal(folder)
+    os.unlink(folder / os.fsdecode(b"caf\xff.txt"))
+    os.mkfifo(folder / "pipe")
+    with bundle_limit(63):   # read anew (no wait on the FIFO)
+        assert "not a plain file" in _refusal(folder)
+
+
 def test_a_duplicate_entry_name_is_refused(tmp_path):
     archive = tmp_path / "JonesSmith.zip"
     with zipfile.ZipFile(archive, "w") as written:

@@ -241,10 +241,17 @@ def _shown(name: str) -> str:
 def _from_folder(folder: str, relative: str, writer: _Writer, depth: int) -> None:
     if depth > MAX_DEPTH:
         raise writer.refuse(f"nests folders deeper than {MAX_DEPTH}")
+    entries = []
     try:
-        entries = sorted(os.scandir(folder), key=lambda entry: entry.name)
+        with os.scandir(folder) as listing:
+            for entry in listing:   # counted as listed: a folder of a million entries is
+                entries.append(entry)   # refused before it fills the monitor's memory
+                if len(entries) > MAX_FILES + MAX_DEPTH:
+                    raise writer.refuse(f"holds more than {MAX_FILES} files, the most a "
+                                        "bundle may")
     except OSError as error:
         raise writer.refuse(f"cannot read {_shown(relative or '.')}: {error.strerror}") from error
+    entries.sort(key=lambda entry: entry.name)
     for entry in entries:
         if entry.name in SKIPPED:
             continue
@@ -266,8 +273,9 @@ def _checked_name(name: str, writer: _Writer) -> str:
     try:
         name.encode("utf-8")
     except UnicodeEncodeError:   # os.scandir keeps undecodable bytes as surrogates
-        raise writer.refuse(f"holds a file whose name is not UTF-8 "
-                            f"({_shown(name.encode('utf-8', 'surrogateescape').decode('utf-8', 'replace'))})") from None
+        readable = name.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+        raise writer.refuse(f"holds a file whose name is not UTF-8 ({_shown(readable)})") \
+            from None
     return name
 
 
