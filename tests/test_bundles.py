@@ -198,6 +198,17 @@ def test_jobs_resume_and_modes_give_the_same_result_with_bundles(tmp_path, sandb
     assert resumed == first
 
 
+def test_the_report_and_show_name_a_bundle_with_its_digest(tmp_path):
+    course = _course(tmp_path)
+    record, report = tmp_path / "run.sqlite", tmp_path / "report.html"
+    _json(course, "--db", record, "--report", report, "--isolation", "process")
+    digest = bundles.open_bundle(course / "JonesSmith").digest
+    assert "JonesSmith" in report.read_text(encoding="utf-8")
+    status, out, err = run_cli("show", record, "--agent", "JonesSmith")
+    assert status == 0, err
+    assert digest in out and str(course / "JonesSmith") in out
+
+
 def test_a_tampered_bundle_is_refused_on_resume(tmp_path):
     course = _course(tmp_path)
     record = tmp_path / "run.sqlite"
