@@ -308,7 +308,12 @@ class _Views:
         """What each game's world must keep of /tmp (harness/isolation/world.py), for its host."""
         from .world import KEEP, kept_paths
 
-        paths = kept_paths(self.roots)
+        # not the cache for a language that never reads it in a game: binding it back
+        # needs every folder above it open to the agent's user, and one under a private
+        # folder (/tmp/pytest-of-root is 0700) failed every such game's world
+        language = self.spec.file_language if self.spec is not None else None
+        reads_cache = language is not None and language.reads_cache
+        paths = kept_paths([root for root in self.roots if reads_cache or root != self.cache])
         return {KEEP: paths} if paths else {}
 
 
