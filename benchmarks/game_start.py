@@ -1,6 +1,13 @@
 """What a fresh game start costs: CPU time of the monitor and the agent's host together.
 
     python benchmarks/game_start.py [--games N] [--repeat R] [--kinds builtin python hy lisp]
+    python benchmarks/game_start.py --kinds python python-bundle python-bundle-reads \
+        hy hy-bundle lisp lisp-bundle
+
+A KIND-bundle is the same agent file in a bundle (harness/agents/bundles.py) beside a 10 KiB
+data file and a helper module it does not use (what the harness adds: the agent's folder
+entered, its import path); python-bundle-reads imports its helper and reads its data, as a
+trained agent does, in every game.
 
 Every game is played by a fresh process forked from the agent's zygote
 (harness/isolation/process_tree.py) and killed at its end. For each kind of agent this plays N one-turn games, and one game of
@@ -14,6 +21,8 @@ not hand their children's CPU time on to the monitor when they are killed.
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import resource
 import statistics
 import sys
@@ -34,6 +43,33 @@ AGENTS = {
     "hy": ("Bench.hy", "(defn Bench [hist score] [\"C\" \"C\" \"C\"])\n"),
     "lisp": ("Bench.lisp", "(defun Bench (hist score) (declare (ignore hist score)) '(C C C))\n"),
 }
+
+
+HELPERS = {".py": ("bench_helpers.py", "def three():\n    return ['C', 'C', 'C']\n"),
+           ".hy": ("bench_helpers.hy", "(defn three [] [\"C\" \"C\" \"C\"])\n"),
+           ".lisp": ("bench-helpers.lisp", "(defun bench-three () '(C C C))\n")}
+READS = ("Bench.py", "import json, os\nfrom bench_helpers import three\n"
+                     "with open(os.path.join(os.path.dirname(__file__), 'data.json')) as f:\n"
+                     "    DATA = json.load(f)\n\ndef Bench(hist, score):\n    return three()\n")
+
+
+def agent_spec(kind: str, folder: Path):
+    """The spec of KIND's agent, written under FOLDER (a bundle for KIND-bundle...)."""
+    if kind == "builtin":
+        return builtin_spec("titfortat")
+    language, _, bundled = kind.partition("-")
+    name, text = READS if bundled == "bundle-reads" else AGENTS[language]
+    if not bundled:
+        path = folder / name
+        path.write_text(text)
+        return file_spec(path)
+    bundle = folder / kind / "Bench"
+    bundle.mkdir(parents=True)
+    (bundle / name).write_text(text)
+    helper, helper_text = HELPERS[Path(name).suffix]
+    (bundle / helper).write_text(helper_text)
+    (bundle / "data.json").write_text(json.dumps(list(range(1900))))   # ~10 KiB
+    return file_spec(bundle)
 
 
 def cpu_seconds() -> float:
@@ -67,14 +103,12 @@ def main() -> None:
     options = parser.parse_args()
     isolation = Isolation("process", 10.0)
     with tempfile.TemporaryDirectory() as folder:
+        # a cache every user can reach (a root monitor's agents run as users of their own):
+        # else the hosts keep root's right to read, and so play without worlds
+        os.chmod(folder, 0o755)
+        os.environ.setdefault("PDHARNESS_CACHE", os.path.join(folder, "cache"))
         for kind in options.kinds:
-            if kind == "builtin":
-                spec = builtin_spec("titfortat")
-            else:
-                name, text = AGENTS[kind]
-                path = Path(folder) / name
-                path.write_text(text)
-                spec = file_spec(path)
+            spec = agent_spec(kind, Path(folder))
             cpu_of(spec, isolation, 2, 1)  # warm caches (Hy's bytecode, SBCL's fasl)
             figures = [game_start_ms(spec, isolation, options.games)
                        for _ in range(options.repeat)]

@@ -146,6 +146,14 @@ handler unwinds the stack): an error the agent handles itself never reaches here
 
 
 (defvar *fasl-bytes* nil "The agent's compiled file, in the zygote's memory.")
+(defvar *agent-folder* nil
+  "A bundle's agent: its folder (its bundle's snapshot, PDH_AGENT_FOLDER), a string; nil for
+a single file. Every process that runs agent code makes it the current folder and
+*DEFAULT-PATHNAME-DEFAULTS* (relative (load \"helpers.lisp\") finds the bundle's files).")
+(defvar *agent-folder-pathname* nil "*agent-folder* as a pathname, parsed once in the zygote.")
+(defvar *agent-truename* nil
+  "A bundle's agent file as *LOAD-TRUENAME* and *LOAD-PATHNAME* show it while it loads
+(the fasl loaded is a scratch copy), parsed once in the zygote; nil for a single file.")
 (defvar *pid-namespace* nil
   "The zygote's PID namespace (a descriptor) once it has a world of its own; nil: games are
 plain forks (no user namespaces here).")
@@ -289,8 +297,10 @@ monitor gives them that way, else from FILE, read now."
                          (lambda (w)
                            ;; noted for the agent's log, not a reason to refuse the file:
                            ;; (load "file.lisp") in the course would have run it anyway
+                           ;; a bundle's file may (load "helpers.lisp") what it calls:
+                           ;; defined when it loads, not when it compiles
                            (let ((text (one-line (princ-to-string w) 300)))
-                             (if (search "undefined function" text)
+                             (if (and (search "undefined function" text) (not *agent-folder*))
                                  (push (undefined-function-text file text) undefined)
                                  (format *agent-output* "~&; ~:[warning~;style warning~]: ~A~%"
                                          (typep w 'style-warning) text)))
@@ -400,7 +410,8 @@ SBCL's own fasl loader. LOAD itself where this SBCL names those parts otherwise.
                           '(("*POLICY*" . "SB-C") ("*HANDLED-CONDITIONS*" . "SB-C")))))
     (if (and loader (fboundp loader) (every (lambda (s) (and s (boundp s))) bindings))
         (progv (list* '*readtable* '*load-pathname* '*load-truename* bindings)
-            (list* *readtable* (pathname path) (pathname path)
+            (list* *readtable* (or *agent-truename* (pathname path))
+                   (or *agent-truename* (pathname path))
                    (mapcar #'symbol-value bindings))
           (funcall loader in nil nil))
         (load in))))
@@ -792,11 +803,30 @@ agent code runs) if the kernel refuses."
       (progn (prctl 1 +sigkill+)            ; PR_SET_PDEATHSIG: die with the zygote
              (close-monitor-pipes)
              (when *pid-namespace* (build-world))
+             (enter-agent-folder)
              (install-game-filter)
              (funcall work)
              (finish-output *agent-output*)
              (exit-now 0))
     (serious-condition () (exit-now 70))))
+
+(defun enter-agent-folder ()
+  "A bundle's agent runs in its folder: once its world is built (entered before, the folder
+would stay reachable past the world's mounts), before any agent code."
+  (when *agent-folder*
+    (checked (c-call "chdir" sb-alien:int (sb-alien:c-string *agent-folder*))
+             "chdir" *agent-folder*)
+    (setf *default-pathname-defaults* *agent-folder-pathname*)))
+
+(defun take-agent-folder (file)
+  "PDH_AGENT_FOLDER, taken from the environment (harness/agents/agent_files.py, AGENT_FOLDER)."
+  (let ((folder (sb-ext:posix-getenv "PDH_AGENT_FOLDER")))
+    (forget-environment-variable "PDH_AGENT_FOLDER")
+    (when (and folder (plusp (length folder)))
+      (setf *agent-folder* folder
+            *agent-folder-pathname* (sb-ext:parse-native-namestring
+                                     (concatenate 'string (string-right-trim "/" folder) "/"))
+            *agent-truename* (sb-ext:parse-native-namestring file)))))
 
 (defun close-monitor-pipes ()
   (dolist (fd *monitor-fds*) (sb-unix:unix-close fd)))
@@ -1048,6 +1078,7 @@ replies), closed on exec; nil if it did not."
   (unless *game-fds*
     (reply "LOADERR" "no game channel: PDH_GAME_FDS does not name two open descriptors")
     (exit-now 1))
+  (take-agent-folder (first (arguments)))
   (handler-case (read-given-source (first (arguments)))
     (serious-condition (c)
       (reply "LOADERR" (one-line (format nil "~A: cannot read: ~A" (first (arguments))

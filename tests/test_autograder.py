@@ -355,3 +355,17 @@ def test_a_misnamed_upload_gets_validates_checks_and_fix(tmp_path, bundle, bwrap
     assert "tell the instructor" not in json.dumps(results)
     assert str(root) not in json.dumps(results) and "/source/" not in json.dumps(results)
     assert "Practice games" in json.dumps(results) and "could not play" not in json.dumps(results)
+
+
+def test_an_upload_of_several_files_is_the_agents_bundle(tmp_path, bundle, bwrap):
+    """Gradescope puts every uploaded file (or a zip's contents) in submission/: the agent's
+    file with its data and helper module plays as one bundle, helpers no agents."""
+    from test_bundles import python_bundle
+
+    files = python_bundle(tmp_path / "upload")
+    results = run_autograder(gradescope_layout(tmp_path, bundle, sorted(files.iterdir())))
+    assert all(test["status"] == "passed" for test in results["tests"]), results
+    assert results["score"] == 20
+    practice = by_name(results)["Practice games against built-in agents (not graded)"]
+    assert "vs cooperate" in practice["output"]
+    assert "bundles" not in json.dumps(results)   # no path of the monitor's own

@@ -165,6 +165,12 @@ def check_agent_file(path) -> None:
 # nothing, and the record's SHA-256 is of what was played. A host gets them from the
 # monitor (SOURCE_FD) and hands them over here, where loading a source looks first.
 SOURCE_FD = "PDH_SOURCE_FD"
+# A bundle's agent (harness/agents/bundles.py) has a folder: its bundle's snapshot, which the
+# monitor names in this variable. The host (Python, Hy: harness/isolation/host.py; SBCL:
+# lisp_bridge/sbcl_host.lisp) removes it from the environment and, in every process that
+# runs agent code, once that process's world is built and before any agent code, makes it
+# the current folder and puts it first on the import path (Lisp: *default-pathname-defaults*).
+AGENT_FOLDER = "PDH_AGENT_FOLDER"
 _handed: dict[str, bytes] = {}
 
 

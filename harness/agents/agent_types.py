@@ -23,7 +23,7 @@ def definition(spec) -> str:
         return f"qtable:{sha256_of(spec.path)}"
     if kind.strategy:
         return f"builtin:{strategy_key(spec)}"
-    return f"{spec.language}:{sha256_of(spec.path)}"
+    return f"{spec.language}:{spec.sha256()}"   # a bundle's: of all its files
 
 
 def retrain_notes(specs) -> list[str]:

@@ -58,7 +58,8 @@ class MadeAhead:
 
     def __init__(self):
         self.rng = _random.Random()
-        self.builtins = agent_builtins(private_random_module(self.rng))
+        self.random_module = private_random_module(self.rng)
+        self.builtins = agent_builtins(self.random_module)
         self.used = False
 
     def seeded(self, seed: int) -> _random.Random:

@@ -90,8 +90,31 @@ class AgentSpec:
         if not self._content:
             from .agent_files import read_agent_file
 
-            self._content.append(read_agent_file(self.source))
+            self._content.append(read_agent_file(self.agent_file))
         return self._content[0]
+
+    @property
+    def is_bundle(self) -> bool:
+        """An agent file that came in a bundle (harness/agents/bundles.py): a folder or a
+        zip named after it, its source; what it plays is the bundle's snapshot."""
+        if not self.is_file:
+            return False
+        from .lang import BY_SUFFIX
+
+        return os.path.splitext(self.source)[1] not in BY_SUFFIX
+
+    def bundle(self):
+        """The bundle as the run plays it (read once into a snapshot); LoadError if it is
+        refused. Only for `is_bundle`."""
+        from .bundles import open_bundle
+
+        return open_bundle(self.source)
+
+    @property
+    def agent_file(self) -> str:
+        """The file a host loads: the source, or the agent's file in its bundle's snapshot
+        (LoadError if the bundle is refused)."""
+        return self.bundle().agent_file if self.is_bundle else self.source
 
     def sha256(self) -> str | None:
         """The SHA-256 of `content` (of the model file for a Q-table agent); None if it
@@ -105,6 +128,8 @@ class AgentSpec:
 
             return file_hash(self.path) if self.path is not None else None
         try:
+            if self.is_bundle:   # of every file it holds (bundles.digest_of)
+                return self.bundle().digest
             return hashlib.sha256(self.content()).hexdigest()
         except LoadError:
             return None
@@ -221,8 +246,11 @@ def llm_spec(argument: str, declarations: dict | None = None,
 
 
 def file_spec(path: Path) -> AgentSpec:
+    from .bundles import bundle_language, bundle_name, is_bundle
     from .lang import BY_SUFFIX, listed_suffixes
 
+    if is_bundle(path):
+        return AgentSpec(bundle_name(path), bundle_language(path), str(path))
     language = BY_SUFFIX.get(path.suffix)
     if language is None:
         raise AgentNotFound(f"{path}: not an agent file (expected {listed_suffixes()})")
@@ -247,7 +275,12 @@ def _lexists(path: Path) -> bool:
 
 
 def folder_specs(folder: Path) -> list[AgentSpec]:
-    return [file_spec(path) for path in sorted(folder.iterdir()) if is_agent_file(path)]
+    """The submissions in a folder: agent files and bundles (folders and zips named after
+    their agent, harness/agents/bundles.py)."""
+    from .bundles import is_bundle
+
+    return [file_spec(path) for path in sorted(folder.iterdir())
+            if is_agent_file(path) or (not path.name.startswith(("_", ".")) and is_bundle(path))]
 
 
 def _subfolders_hint(folder: Path) -> str:
@@ -278,6 +311,10 @@ def resolve_one(argument: str, search: Sequence[Path] = ()) -> list[AgentSpec]:
     if argument.startswith("llm:"):
         return [llm_spec(argument)]
     path = Path(argument)
+    from .bundles import is_bundle
+
+    if is_bundle(path):
+        return [file_spec(path)]
     if path.is_dir():
         specs = folder_specs(path)
         if not specs:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,7 +24,8 @@ from harness.core.fault_policy import FAULT_POLICY, GradeCheck
 SETTINGS_FILE = "pdharness-autograder.json"   # the instructor's settings, written by bundle.py
 ROOT_VARIABLE = "AUTOGRADER_ROOT"
 DEFAULT_ROOT = "/autograder"
-TOURNAMENT_SETTINGS = ("timeout", "moves_per_turn", "memory_limit", "isolation")
+TOURNAMENT_SETTINGS = ("timeout", "moves_per_turn", "memory_limit", "isolation",
+                       "max_bundle_mib")
 PRACTICE = ("titfortat", "defect", "cooperate", "random", "grudger", "pavlov")
 PRACTICE_SEED = 20261124
 NOT_CHECKED = "Not checked: {} failed first."
@@ -160,6 +162,9 @@ def grade(root: Path) -> dict:
     if isolation.mode == "sandbox" and sandbox.support().flavor is None:
         notes.append(f"Bubblewrap cannot run in this container ({sandbox.support().reason}): "
                      "your agent ran as a plain process with the resource limits only.")
+    from harness.agents.bundles import use_max_mib
+
+    use_max_mib(settings["max_bundle_mib"])   # an upload of several files is a bundle
     files, missing = submitted_files(root / "submission")
     roster = (Roster.read(root / "source" / settings["roster"]) if settings["roster"]
               else None)
@@ -190,9 +195,13 @@ def without_own_paths(results: dict, root: Path) -> dict:
     autograder's folders (messages quote files by their full path, the harness's own
     code by where it is installed)."""
     upload, source = f"{root / 'submission'}/", f"{root / 'source'}/"
+    from harness.agents.bundles import snapshots_root
+
+    snapshots = re.compile(re.escape(snapshots_root()) + r"/[^/\s]+/[^/\s]+/")
 
     def clean(value):
-        if isinstance(value, str):
+        if isinstance(value, str):   # an upload played as a bundle: by its agent's name
+            value = snapshots.sub("", value)
             return value.replace(upload, "").replace(source, "").replace(str(root), ".")
         if isinstance(value, list):
             return [clean(item) for item in value]
@@ -206,11 +215,17 @@ def without_own_paths(results: dict, root: Path) -> dict:
 def submitted_files(folder: Path) -> tuple[list[Path], str]:
     """The upload's agent files (in subfolders too: an uploaded zip may hold a folder), or
     why there are none."""
-    from harness.core.errors import HarnessError
+    from harness.core.errors import HarnessError, LoadError
 
     from ..validation.submission import submission_files
 
     try:
+        bundle = upload_bundle(folder)
+    except LoadError as error:
+        return [], f"The upload cannot be played as one agent with its files: {error}"
+    try:
+        if bundle is not None:
+            return [bundle], ""
         return submission_files([str(folder)], recursive=True), ""
     except HarnessError:
         from harness.core.safe_text import line
@@ -220,6 +235,45 @@ def submitted_files(folder: Path) -> tuple[list[Path], str]:
         return [], ("No agent file in the upload (uploaded: "
                     f"{', '.join(uploaded) or 'nothing'}). Upload one file named after your "
                     f"team, ending in {listed_suffixes()}, e.g. KhosmoodLevinson.py.")
+
+
+def upload_bundle(folder: Path) -> Path | None:
+    """An upload of several files (the agent's file with its data and helper modules,
+    uploaded one by one or as a zip Gradescope unpacks) is the bundle of its agent
+    (harness/agents/bundles.py): the one agent file at its top, or the one there that
+    defines a function named after itself. Its snapshot, a folder named after the agent;
+    None for an upload of one file, or one that is a bundle folder itself (found as it is),
+    or where no agent file stands out. LoadError if the bundle is refused."""
+    from harness.agents.bundles import folder_as_bundle, is_bundle
+    from harness.agents.lang import SUFFIXES
+
+    if not folder.is_dir() or folder.is_symlink():
+        return None
+    top = [path for path in sorted(folder.iterdir()) if not path.name.startswith(("_", "."))]
+    if len(top) < 2 or any(is_bundle(path) for path in top):
+        return None
+    agents = [path for path in top if path.suffix in SUFFIXES and path.is_file()
+              and not path.is_symlink()]
+    chosen = agents if len(agents) == 1 else [path for path in agents if _defines_itself(path)]
+    if len(chosen) != 1:
+        return None
+    return Path(folder_as_bundle(folder, chosen[0].stem).folder)
+
+
+def _defines_itself(path: Path) -> bool:
+    """Whether the agent file defines a function named after itself (read, never run)."""
+    from harness.agents.lang import BY_SUFFIX
+    from harness.core.errors import LoadError
+
+    from ..validation.static import check_file
+    from ..validation.submission import read_text
+
+    language = BY_SUFFIX[path.suffix].name
+    try:
+        _, agent = check_file(path, language, read_text(path, language, []))
+    except LoadError:
+        return False
+    return agent == path.stem
 
 
 def checks(verdicts, missing: str, points: float, visibility: str = "visible") -> list[dict]:

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Callable
 
+from harness.agents.bundles import MAX_BUNDLE_MIB
 from harness.agents.specs import ISOLATION_MODES
 from harness.core.horizons import HORIZONS
 from harness.core.rules import DECAY_MODES
@@ -164,6 +165,7 @@ JOBS = bounded(1, MAX_JOBS)
 SEED = bounded(0, SEED_LIMIT - 1)   # every seed: a tournament's, an experiment's, training's
 REPLICATES = bounded(1, MAX_REPLICATES)
 MEMORY_MIB = bounded(16, MAX_MEMORY_MIB)
+BUNDLE_MIB = bounded(1, 64 * 1024)
 GAME_LENGTH = bounded(1, MAX_GAME_LENGTH)   # what --help shows is what a game may be
 
 
@@ -277,6 +279,10 @@ TABLE = (
               "Address space an agent's process may use, in MiB.",
               lambda s: s.isolation.memory_limit // MIB, metavar="MIB",
               api="memory_limit_mib"),
+    Parameter("max_bundle_mib", BUNDLE_MIB,
+              "The most a submission bundle (a folder or .zip named after its agent) may "
+              "hold, expanded, in MiB.", lambda s: MAX_BUNDLE_MIB, metavar="MIB",
+              api=None),
     Parameter("jobs", JOBS,
               "1: one game at a time. More (default: every core): with --isolation none, "
               "games run in that many forked workers; in a process or the sandbox, one "

@@ -55,9 +55,11 @@ class Agent:
     """What the zygote knows of the agent: how to prepare it (in a throwaway child: this
     runs agent code) and how a game's child makes a runtime from what preparing gave."""
 
-    def __init__(self, kind: str, source: str, name: str):
+    def __init__(self, kind: str, source: str, name: str, folder: str = ""):
         # a str, not a Path: pathlib is not imported here (every game's fork copies less)
         self.kind, self.source, self.name = kind, source, name
+        # a bundle's snapshot (harness/agents/agent_files.py, AGENT_FOLDER), '' for a file
+        self.folder = folder
         # what every game's child uses, imported once here (no agent code runs), so that
         # no game pays for importing it again
         from harness.agents import answers, lang, pyload, runtime  # noqa: F401
@@ -77,6 +79,7 @@ class Agent:
             # runs): made there, it would write to (and so copy) pages of this process's
             # objects. The game's process gives the factory the agent's code (`runtime`).
             ahead = MadeAhead()
+            self.random_module = ahead.random_module
             self.factory = code_factory(None, source, name, check=False,
                                         namespaces=ahead.namespace)
             self.ready = AgentRuntime(self.factory, self.language.pairs(),
@@ -91,7 +94,22 @@ class Agent:
             return b""
         from pathlib import Path  # in the throwaway child that prepares the agent
 
+        self.enter_folder()
         return marshal.dumps(self.language.checked_code(Path(self.source), self.name))
+
+    def enter_folder(self) -> None:
+        """A bundle's agent runs in its folder, which is first on its import path (its
+        helper modules import as beside a script). Done in each process that runs agent
+        code, once its world is built (a folder entered before would stay reachable
+        through the current folder, past the world's mounts), just before the agent's
+        code and after what the host imports ahead: as beside a script, a helper named
+        like a module of the standard library shadows it (in that process only)."""
+        if self.folder:
+            os.chdir(self.folder)
+            sys.path.insert(0, self.folder)
+            # its helper modules' `import random` is the agent's own, seeded by the game
+            # (same seed, same result), as a script's modules share one `random`
+            sys.modules["random"] = self.random_module
 
     def runtime(self, compiled: bytes):
         """The game's runtime, in its own process (once: it is made ahead, see __init__)."""
@@ -100,6 +118,7 @@ class Agent:
             from harness.agents.strategy_keys import strategy_for
 
             return StrategyRuntime(strategy_for(self.name))
+        self.enter_folder()
         # unmarshalled here, not in the zygote: the bytes come from a process that ran
         # the agent's code, and reading crafted ones may crash the process reading them
         self.factory.code = marshal.loads(compiled)
@@ -456,11 +475,12 @@ def _game_pipes() -> tuple[int, int]:
 def _agent(kind: str, source: str, name: str) -> Agent:
     """The agent's bytes, read before any game's world hides its file (the bytes the run
     plays, from the monitor), and what every game's child needs, imported once."""
-    if kind != "builtin":
-        from harness.agents.agent_files import take_given_source
+    if kind == "builtin":
+        return Agent(kind, source, name)
+    from harness.agents.agent_files import AGENT_FOLDER, take_given_source
 
-        take_given_source(source)
-    return Agent(kind, source, name)
+    take_given_source(source)
+    return Agent(kind, source, name, os.environ.pop(AGENT_FOLDER, ""))
 
 
 if __name__ == "__main__":

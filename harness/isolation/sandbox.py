@@ -7,7 +7,9 @@ What the agent's process gets (docs/readme/untrusted.md says it for users):
   installation and its site folders, what the agent's language adds (harness/agents/lang: SBCL
   elsewhere, the folders of hy and hyrule), the harness and lisp_bridge packages, the
   harness's cache, and a read-only copy of its own file at the file's path (not the
-  folder around it, so no other submission);
+  folder around it, so no other submission); a bundle's agent, its own bundle's snapshot
+  instead (harness/agents/bundles.py), read-only, as its current folder, and no other
+  bundle's (the cache's folder of snapshots is covered by an empty one);
 - a private, empty, size-limited /tmp, a minimal /dev, its own /proc, no capabilities, a
   new session (no terminal to inject input into), SIGKILL when the monitor dies;
 - a minimal environment, and the resource limits of harness/isolation/limits.py.
@@ -189,6 +191,7 @@ def _keeps_read(spec) -> bool:
     from .agent_user import unreadable
 
     paths = _system_roots() + _python_roots() + _package_roots() + _language_roots(spec)
+    paths += [_bundle_folder(spec)] if spec.is_bundle else []
     cache = _cache_of(spec)
     key = tuple(dict.fromkeys(paths + ([cache] if cache else [])))
     with _read_lock:
@@ -270,6 +273,7 @@ class _Views:
     hidden: list[str] = field(default_factory=list)  # bound folders covered by empty ones
     cache: str | None = None
     spec: AgentSpec | None = None
+    bundle: str | None = None          # a bundle's snapshot, bound read-only at its path
 
     @classmethod
     def of(cls, spec) -> "_Views":
@@ -278,16 +282,19 @@ class _Views:
         if cache:
             roots.append(cache)
         roots = _outermost(roots)
-        agent_file = None
-        if spec.is_file:
+        agent_file = bundle = None
+        if spec.is_bundle:   # the file is in its bundle's folder
+            bundle = _bundle_folder(spec)
+        elif spec.is_file:
             agent_file = os.path.abspath(spec.source)
         hidden = []
         for folder in (*_bundled_agents_dirs(),
                        os.path.dirname(agent_file) if agent_file else None,
-                       _compiled_agents_dir() if cache else None):
+                       _compiled_agents_dir() if cache else None,
+                       _snapshots_root() if cache else None):
             if folder and _inside(folder, roots) and folder not in hidden:
                 hidden.append(folder)
-        return cls(roots, agent_file, hidden, cache, spec)
+        return cls(roots, agent_file, hidden, cache, spec, bundle)
 
     def open_agent_file(self) -> int | None:
         """The bytes the run plays (AgentSpec.content), for --ro-bind-data at the file's path."""
@@ -302,7 +309,7 @@ class _Views:
         """What each game's world must keep of /tmp (harness/isolation/world.py), for its host."""
         from .world import KEEP, kept_paths
 
-        paths = kept_paths(self.roots)
+        paths = kept_paths(self.roots)   # the cache among them only if it is read: _cache_of
         return {KEEP: paths} if paths else {}
 
 
@@ -379,6 +386,20 @@ def _compiled_agents_dir() -> str | None:
         return None
 
 
+def _bundle_folder(spec) -> str:
+    return os.path.abspath(spec.bundle().folder)
+
+
+def _snapshots_root() -> str | None:
+    """Where bundles' snapshots are kept (in the cache): every agent's but its own hidden."""
+    try:
+        from harness.agents.bundles import snapshots_root
+
+        return os.path.realpath(snapshots_root())
+    except OSError:
+        return None
+
+
 def _bundled_agents_dirs() -> list[str]:
     """The bundled example agents: where they are imported from, and an installed copy in
     the site folders the sandbox shows (`pip install .` puts one there)."""
@@ -434,7 +455,7 @@ def bwrap_command(argv, env, views: _Views, found: Support, data_fd: int | None,
 
         command += ["--size", str(TMP_SIZE)]
     command += perms("1777") + ["--tmpfs", "/tmp"]
-    cwd = os.getcwd()
+    cwd = views.bundle or os.getcwd()   # a bundle's agent works in its own folder
     # bwrap gives the folders it creates on the way to a bind the modes of the host's
     # (/root is 0700): a sandbox user could not reach its own files through them
     for folder in _folders_to_make(views, cwd):
@@ -448,6 +469,11 @@ def bwrap_command(argv, env, views: _Views, found: Support, data_fd: int | None,
         command += perms("0755") + ["--tmpfs", folder]
     if views.agent_file is not None:
         command += perms("0444") + ["--ro-bind-data", str(data_fd), views.agent_file]
+    if views.bundle is not None:   # over the empty folder that hides every snapshot
+        for folder in _ancestors(views.bundle):   # bwrap would make them 0700: the
+            if any(folder.startswith(hidden + "/") for hidden in views.hidden):  # agent's
+                command += perms("0711") + ["--dir", folder]   # user could not reach it
+        command += ["--ro-bind", views.bundle, views.bundle]
     # /dev is a tmpfs of half the RAM, its shm folder writable by a sandbox in a user
     # namespace: read-only, no agent stores memory there that no limit counts
     for folder in ["/", "/dev"] + views.hidden:

@@ -76,5 +76,7 @@ def source_hash(entrant) -> str | None:
     kept = getattr(entrant, "sha256", None)
     if kept:
         return kept
+    if entrant.spec.is_file:   # a bundle's covers every file it holds
+        return entrant.spec.sha256()
     path = entrant.spec.path
     return file_hash(path) if path is not None else None

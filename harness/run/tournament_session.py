@@ -297,7 +297,7 @@ def recorded_specs(record):
             raise HarnessError(f"{record.path}: agent {row['name']} was a {row['language']} "
                                "given from Python; such a run cannot be resumed")
         path = Path(row["path"])
-        if not path.is_file():
+        if not (path.is_file() or path.is_dir()):   # a file, or a bundle's folder
             raise HarnessError(f"{record.path}: agent {row['name']}: {path} is gone; put it "
                                "back to resume the run")
         if kind.strategy:  # a Q-table agent: its model file
@@ -308,7 +308,7 @@ def recorded_specs(record):
             # prints the same source), else where the file is; the bytes checked here are
             # the bytes the resumed run plays (AgentSpec.content)
             given = Path(row["source"])
-            source = row["source"] if given.is_file() and given.resolve() == path else str(path)
+            source = row["source"] if given.exists() and given.resolve() == path else str(path)
             spec = AgentSpec(row["name"], row["language"], source)
             played = spec.sha256()
         if played != row["sha256"]:

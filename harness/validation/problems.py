@@ -32,8 +32,10 @@ HINTS: dict[str, str] = {
                            "same name would replace yours.",
     "syntax-error": "Fix the syntax at the line shown (often a missing bracket or quote "
                     "further up); the file must load as written.",
-    FaultCode.LOAD_ERROR: "Make the file load on its own, with no other files and no input: fix "
-                  "the error at the line shown.",
+    FaultCode.LOAD_ERROR: "Make the file load with no input: fix the error at the line shown. "
+                  "A file it reads or a module it imports goes beside it in a bundle: a "
+                  "folder (or .zip) named after the agent, its file at the top (README, "
+                  "'Submission bundles').",
     FaultCode.BAD_ANSWER: "Return exactly 3 moves, each C or D.",
     FaultCode.TIMEOUT: "Answer every call within the time limit: look for a loop that does not end "
                "or work that grows with the history.",

@@ -43,12 +43,15 @@ def submission_files(arguments, recursive: bool = False) -> list[Path]:
     """Files named on the command line, and the submissions in folders named there (agent
     files, and files meant as agents under a suffix the harness does not load). The same
     file named twice counts once."""
+    from harness.agents.bundles import is_bundle
     from harness.core.errors import HarnessError
 
     files: list[Path] = []
     for argument in arguments:
         path = Path(argument)
-        if path.is_dir():
+        if is_bundle(path):   # a folder or zip named after its agent: one submission
+            files.append(path)
+        elif path.is_dir():
             files += _in_folder(path, recursive)
         elif path.exists() and (path.is_file() or path.is_symlink()
                                 or path.suffix in SUFFIXES):
@@ -74,11 +77,15 @@ def submission_files(arguments, recursive: bool = False) -> list[Path]:
 
 
 def _in_folder(folder: Path, recursive: bool) -> list[Path]:
+    from harness.agents.bundles import is_bundle
+
     found = []
     for path in sorted(folder.iterdir()):
         if path.name.startswith(("_", ".")):
             continue  # __init__.py, editor and system files
-        if path.is_dir() and not path.is_symlink():  # a linked folder may loop
+        if is_bundle(path):   # its helper modules are no submissions of their own
+            found.append(path)
+        elif path.is_dir() and not path.is_symlink():  # a linked folder may loop
             if recursive:
                 found += _in_folder(path, recursive)
         elif path.suffix in SUFFIXES or _meant_as(path):
@@ -103,24 +110,32 @@ def _meant_as(path: Path) -> str | None:
 # -- one file -----------------------------------------------------------------------------
 def read_submission(path: Path, roster=None) -> Verdict:
     """Everything that can be found without running the file."""
+    from harness.agents.bundles import is_bundle
     from harness.agents.specs import file_spec
     from harness.core.errors import LoadError
 
     from .naming import declared_team
     from .static import check_file
 
-    if path.suffix not in SUFFIXES:
+    bundled = is_bundle(path)
+    if path.suffix not in SUFFIXES and not bundled:
         return _not_an_agent_file(path, roster)
     spec = file_spec(path)
-    verdict = Verdict(path, path.stem, spec.language)
+    verdict = Verdict(path, spec.name, spec.language)
     try:
-        source = read_text(path, spec.language, verdict.warnings)
+        # a bundle's agent file is read as its snapshot holds it (refused bundles stop here)
+        read = Path(spec.agent_file)
+        source = read_text(read, spec.language, verdict.warnings)
     except LoadError as error:
         verdict.problems.append(Problem(FaultCode.LOAD_ERROR, str(error)))
         return verdict
-    problems, agent = check_file(path, spec.language, source, verdict.warnings)
+    problems, agent = check_file(read, spec.language, source, verdict.warnings)
+    if bundled:   # named as given, not as its private snapshot
+        shown = spec.bundle().shown
+        problems = [Problem(p.code, shown(p.message)) for p in problems]
+        verdict.warnings[:] = [shown(warning) for warning in verdict.warnings]
     verdict.problems += problems
-    verdict.agent = agent or path.stem
+    verdict.agent = agent or spec.name
     check_name(verdict, roster, declared_team(source))
     verdict.playable = not any(p.code == "syntax-error" for p in problems)
     return verdict

@@ -16,6 +16,8 @@ from .options import FiniteFloat, option
 @option("timeout")
 @option("moves_per_turn", help="Moves an answer must hold, as the tournament will ask.")
 @option("memory_limit")
+@option("max_bundle_mib", help="The most an upload of several files (a bundle: the agent's "
+        "file with its data and helper modules) may hold, expanded, in MiB.")
 @click.option("--visibility", type=click.Choice(["visible", "hidden", "after_due_date",
                                                  "after_published"]),
               default="visible", show_default=True,
@@ -24,8 +26,8 @@ from .options import FiniteFloat, option
 @click.option("--leaderboard/--no-leaderboard", default=True, show_default=True,
               help="Put each upload's practice score against the built-ins on Gradescope's "
                    "leaderboard (when the assignment has one).")
-def command(folder, roster, points, timeout, moves_per_turn, memory_limit, visibility,
-            leaderboard):
+def command(folder, roster, points, timeout, moves_per_turn, memory_limit, max_bundle_mib,
+            visibility, leaderboard):
     """Write into DIR a Gradescope autograder (setup.sh, run_autograder, a copy of this
     harness, the settings) and DIR/autograder.zip, the file to upload under the
     assignment's Configure Autograder. Every student upload is then validated as
@@ -37,7 +39,8 @@ def command(folder, roster, points, timeout, moves_per_turn, memory_limit, visib
     from harness.autograder.bundle import write_bundle
 
     settings = {"points": points, "timeout": timeout, "moves_per_turn": moves_per_turn,
-                "memory_limit": memory_limit, "visibility": visibility,
+                "memory_limit": memory_limit, "max_bundle_mib": max_bundle_mib,
+                "visibility": visibility,
                 "leaderboard": leaderboard}
     archive = write_bundle(Path(folder), settings, Path(roster) if roster else None)
     from harness.core.safe_text import echo  # paths and type names are the user's

@@ -93,8 +93,20 @@ def options(*names: str):
     return compose(*(option(name) for name in names))
 
 
+def _use_bundle_limit(ctx, param, value):
+    from harness.agents.bundles import use_max_mib
+
+    use_max_mib(value)   # before any agent is opened, from the command line or course file
+    return value
+
+
+# `--max-bundle-mib`: applied as it is read (every bundle opened after is held to it), so
+# no command passes it on
+bundle_limit_option = option("max_bundle_mib", callback=_use_bundle_limit, expose_value=False)
+
 # how agents are confined: also `resume`'s, which never takes them from the record
-isolation_options = options("timeout", "isolation", "memory_limit")
+isolation_options = compose(options("timeout", "isolation", "memory_limit"),
+                            bundle_limit_option)
 
 game_options = compose(
     options("flip", "decay", "moves_per_turn", "payoffs", "on_fault"),

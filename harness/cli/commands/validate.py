@@ -20,6 +20,7 @@ from .options import format_option, option
              "note, where the sandbox is not available; none runs them inside this "
              "process, for trusted code only (a call that never returns hangs).")
 @option("timeout")
+@options.bundle_limit_option
 @option("moves_per_turn", help="Moves an answer must hold, as the tournament will ask.")
 @option("jobs", help="Submissions played at once (default: four per core).")
 @option("seed",

@@ -47,7 +47,9 @@ def open_handle(spec: AgentSpec, isolation: Isolation) -> PollableHandle:
         from harness.core.errors import LoadError
 
         raise LoadError(f"no language or kind of agent is called {spec.language!r}")
-    if spec.path is not None:  # no link, FIFO, device or huge file, in every mode alike
+    if spec.is_bundle:   # read into its snapshot under the limits, or refused (LoadError)
+        spec.bundle()
+    elif spec.path is not None:  # no link, FIFO, device or huge file, in every mode alike
         from harness.agents.agent_files import check_agent_file
 
         check_agent_file(spec.path)
@@ -66,7 +68,9 @@ def open_handle(spec: AgentSpec, isolation: Isolation) -> PollableHandle:
         from harness.core.errors import LoadError
 
         raise LoadError(runnable.reason)
-    if isolation.mode == "none" and language.runs_in_monitor:
+    # a bundle's agent has a folder of its own (its current folder, its import path):
+    # under `none` too it runs in a process, as under `process`
+    if isolation.mode == "none" and language.runs_in_monitor and not spec.is_bundle:
         from harness.agents.agent_files import hand_over
 
         from .inprocess import InProcessHandle, Printed
@@ -76,7 +80,7 @@ def open_handle(spec: AgentSpec, isolation: Isolation) -> PollableHandle:
         factory = printed.run(language.load, Path(spec.source), spec.entry)
         return InProcessHandle(spec.name, factory, language.pairs(), isolation.timeout,
                                printed)
-    argv = language.host_command(spec.source, spec.entry, isolation.memory_limit)
+    argv = language.host_command(spec.agent_file, spec.entry, isolation.memory_limit)
     return _in_process_of_its_own(spec, argv, isolation)
 
 
@@ -101,14 +105,33 @@ def _in_monitor(name, factory, pairs, isolation) -> PollableHandle:
 
 def _in_process_of_its_own(spec, argv, isolation) -> PollableHandle:
     from harness.agents.lang.python_process import host_environment
+    from harness.core.errors import LoadError
 
     from .process import ProcessHandle
 
     language = spec.runs_on   # what its host needs from the environment, how its crash reads
     assert language is not None
-    return ProcessHandle(spec.name, argv, {**host_environment(""), **language.host_environment()},
-                         isolation.timeout, wrap=_launcher(spec, isolation),
-                         last_words=language.last_words)
+    try:
+        return ProcessHandle(spec.name, argv,
+                             {**host_environment(""), **language.host_environment(),
+                              **_folder_environment(spec)},
+                             isolation.timeout, wrap=_launcher(spec, isolation),
+                             last_words=language.last_words)
+    except LoadError as error:
+        if spec.is_bundle:   # named as given, not as its private snapshot
+            raise LoadError(spec.bundle().shown(str(error))) from None
+        raise
+
+
+def _folder_environment(spec) -> dict[str, str]:
+    """A bundle's agent is told its folder (its snapshot): the host makes it the agent's
+    current folder and puts it first on its import path (harness/agents/agent_files.py,
+    AGENT_FOLDER)."""
+    if not spec.is_bundle:
+        return {}
+    from harness.agents.agent_files import AGENT_FOLDER
+
+    return {AGENT_FOLDER: spec.bundle().folder}
 
 
 def _launcher(spec, isolation):

@@ -53,6 +53,9 @@ def pack(specs) -> Shipment:
         if spec.kind is Kind.LLM:
             raise HarnessError(f"agent {spec.name} is a language model: it plays in the "
                                "monitor, not on a cluster (leave out --cluster)")
+        if spec.is_bundle:
+            raise HarnessError(f"agent {spec.name} is a bundle ({spec.source}): bundles do "
+                               "not travel to a cluster yet (leave out --cluster)")
         path = spec.path
         if path is None:
             parcels.append(Parcel(spec.name, spec.language, spec.source, None, None))
