@@ -743,6 +743,7 @@ agent code runs) if the kernel refuses."
   "In a throwaway child: compile FILE and load it once. The zygote gets the fasl's bytes
 (then this child and all it started die), or sends LOADERR and exits."
   (multiple-value-bind (read-fd write-fd) (sb-unix:unix-pipe)
+    (reply "LOADING")   ; the monitor's load time limit (--load-timeout) starts now
     (let ((pid (world-fork)))
       (when (zerop pid)
         (sb-unix:unix-close read-fd)

@@ -153,6 +153,9 @@ QUIT = Verb("QUIT", CONTROL_CHANNEL, MONITOR, ZYGOTE, about="exit (so does the e
 # -- control channel: the zygote -> the monitor ------------------------------------------------
 READY = Verb("READY", CONTROL_CHANNEL, ZYGOTE, MONITOR, about=(
     "loaded, and the first game's process forked (a REPL says it on each reply pipe)"))
+LOADING = Verb("LOADING", CONTROL_CHANNEL, ZYGOTE, MONITOR, about=(
+    "the host has started and the agent's own load begins (its file compiled and loaded "
+    "once): the load's time limit (--load-timeout) runs from here to READY or LOADERR"))
 LOADERR = Verb("LOADERR", CONTROL_CHANNEL, ZYGOTE, MONITOR, (Argument("message", TEXT),), about=(
     "instead of READY: the agent does not load here (then the host exits)"))
 ENDED = Verb("ENDED", CONTROL_CHANNEL, ZYGOTE, MONITOR, about=(
@@ -193,7 +196,7 @@ REPL_GAME = Verb("GAME", REPL_CHANNEL, MONITOR, GAME_PROCESS, GAME.arguments[1:]
     "GAME without its serial: one channel, no process of a past game to skip"))
 
 # -- who speaks what ---------------------------------------------------------------------------
-HOST: tuple[Verb, ...] = (END, QUIT, READY, LOADERR, ENDED, DIED,
+HOST: tuple[Verb, ...] = (END, QUIT, LOADING, READY, LOADERR, ENDED, DIED,
                           GAME, SYNC, TURN, MOVES, INVALID, ERROR)
 """Every verb a host (Python or SBCL) sends or reads."""
 REPL: tuple[Verb, ...] = (REPL_GAME, SYNC, TURN, END, READY, MOVES, INVALID, ERROR, TIMEOUT)
@@ -213,7 +216,7 @@ def table(verbs: tuple[Verb, ...]) -> dict[str, Verb]:
 # -- what each reader reads ---------------------------------------------------------------------
 ZYGOTE_READS = table((END, QUIT))                     # the control channel's requests
 GAME_PROCESS_READS = table((GAME, SYNC, TURN))        # the game channel's requests
-MONITOR_READS_CONTROL = table((READY, LOADERR, ENDED, DIED))   # the zygote's, marked
+MONITOR_READS_CONTROL = table((LOADING, READY, LOADERR, ENDED, DIED))   # the zygote's, marked
 MONITOR_READS_GAME = table((MOVES, INVALID, ERROR, TIMEOUT))   # one answers each TURN, marked
 NOT_A_LINE: tuple[None, tuple[()]] = (None, ())
 

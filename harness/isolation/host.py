@@ -17,6 +17,7 @@ import os
 import select
 import sys
 
+from harness.agents import agent_imports
 from harness.core import protocol
 
 from . import process_tree as zygote, world as worlds
@@ -144,6 +145,7 @@ class Zygote:
         from harness.core.errors import LoadError
 
         read_end, write_end = os.pipe()
+        self.send(protocol.LOADING)   # the monitor's load time limit starts now
         pid = self._fork()
         if pid == 0:
             os.close(read_end)
@@ -382,6 +384,8 @@ def _site_folders() -> None:
     if not sys.flags.no_site:
         return
     given = os.environ.pop("PDH_SITE_FOLDERS", None)
+    if agent_imports.serve_from_environment():   # only the declared libraries, by name
+        return
     if given is None:  # started by hand, not by the monitor
         import site
 
@@ -430,6 +434,8 @@ def main(argv: list[str]) -> int:
             raise OSError(0, "the kernel allows no user namespace here")
     except OSError as error:
         return refuse(f"cannot make a game's namespaces: {error.strerror or error}")
+    # the declared libraries the agent's file imports, once here rather than in every game
+    agent_imports.preimport(os.environ.pop(agent_imports.PREIMPORT, "").split())
     zygote.become_zygote()
     host = Zygote(agent, requests, replies, token, world, game_pipes)
     compiled = host.prepare()

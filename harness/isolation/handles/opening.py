@@ -18,12 +18,26 @@ class Isolation:
     mode: str = "sandbox"
     timeout: float = 1.0          # seconds per call: the one time limit, enforced and recorded
     memory_limit: int = DEFAULT_MEMORY   # bytes of address space for an agent's process
+    load_timeout: float = 10.0    # seconds to load an agent's file (its module body, its load)
+    # what agents may import besides the standard library, hy and hyrule: pip requirements
+    # (harness/agents/agent_environment.py)
+    agent_packages: tuple[str, ...] = ()
 
     def __post_init__(self):
         from harness.core.errors import ParameterError
 
         if not self.timeout > 0:
             raise ParameterError(f"timeout {self.timeout} must be positive")
+        if not self.load_timeout > 0:
+            raise ParameterError(f"load timeout {self.load_timeout} must be positive")
+        object.__setattr__(self, "agent_packages", tuple(self.agent_packages))
+
+    def environment(self):
+        """The agents' environment this declares, resolved here (HarnessError if a declared
+        package is not installed)."""
+        from harness.agents.agent_environment import resolve
+
+        return resolve(self.agent_packages)
 
 
 def open_handle(spec: AgentSpec, isolation: Isolation) -> PollableHandle:
@@ -71,13 +85,54 @@ def open_handle(spec: AgentSpec, isolation: Isolation) -> PollableHandle:
 
         from .inprocess import InProcessHandle, Printed
 
+        _declare_in_monitor(isolation)
         hand_over(spec.source, spec.content())  # the bytes the run plays (AgentSpec.content)
         printed = Printed()   # what it prints while it loads, too
-        factory = printed.run(language.load, Path(spec.source), spec.entry)
+        factory = _timed_load(printed, language, spec, isolation.load_timeout)
         return InProcessHandle(spec.name, factory, language.pairs(), isolation.timeout,
                                printed)
     argv = language.host_command(spec.source, spec.entry, isolation.memory_limit)
     return _in_process_of_its_own(spec, argv, isolation)
+
+
+def _declare_in_monitor(isolation) -> None:
+    """`none`: the agents' own imports are held to the declaration (trusted code: see
+    harness/agents/agent_imports.py)."""
+    from harness.agents.agent_imports import declare_in_monitor
+
+    resolved = isolation.environment()
+    declare_in_monitor(resolved.modules, resolved.undeclared)
+
+
+def _timed_load(printed, language, spec, limit: float):
+    """The agent loaded in the monitor (`none`): nothing here can stop it, so a load past
+    the limit is a load error once it returns, as a host's would have been."""
+    import time
+
+    from harness.core.errors import LoadError
+
+    from .process import load_too_long
+
+    started = time.monotonic()
+    factory = printed.run(language.load, Path(spec.source), spec.entry)
+    took = time.monotonic() - started
+    if took > limit:
+        raise LoadError(load_too_long(took, limit))
+    return factory
+
+
+def _preimports(spec, resolved) -> str:
+    """The declared modules the agent's file imports at its top level (read, not run)."""
+    language = spec.file_language
+    if language is None or not resolved.modules:
+        return ""
+    try:
+        source = spec.content().decode("utf-8", "replace")
+        imports = language.definitions(source, Path(spec.source)).imports
+    except Exception:   # unreadable: the load says why
+        return ""
+    return " ".join(dict.fromkeys(name for name in imports
+                                  if name.partition(".")[0] in resolved.modules))
 
 
 def _entry(spec) -> str:
@@ -104,11 +159,15 @@ def _in_process_of_its_own(spec, argv, isolation) -> PollableHandle:
 
     from .process import ProcessHandle
 
+    from harness.agents.agent_imports import PREIMPORT
+
     language = spec.runs_on   # what its host needs from the environment, how its crash reads
     assert language is not None
-    return ProcessHandle(spec.name, argv, {**host_environment(""), **language.host_environment()},
-                         isolation.timeout, wrap=_launcher(spec, isolation),
-                         last_words=language.last_words)
+    resolved = isolation.environment()
+    env = {**host_environment(""), **language.host_environment(), **resolved.host_variables(),
+           PREIMPORT: _preimports(spec, resolved)}
+    return ProcessHandle(spec.name, argv, env, isolation.timeout, wrap=_launcher(spec, isolation),
+                         last_words=language.last_words, load_timeout=isolation.load_timeout)
 
 
 def _launcher(spec, isolation):

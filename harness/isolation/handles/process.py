@@ -29,6 +29,12 @@ OUTPUT_CAP = 64 * 1024
 READ_CHUNK = 65536
 
 
+def load_too_long(took: float, limit: float) -> str:
+    """The load error of an agent whose load took longer than --load-timeout."""
+    return (f"loading took {took:.1f} s, more than the {limit:g} s allowed (--load-timeout; "
+            "import less, or compute less at the top of the file)")
+
+
 class _Dead(Exception):
     """The host process ended, or its game's process died."""
 
@@ -558,12 +564,14 @@ _EVENT_OF = {protocol.TIMEOUT: Event.STOPPED,   # the REPL stopped the call itse
 
 class ProcessHandle:
     def __init__(self, name: str, argv: list[str], env: dict, timeout: float,
-                 start_timeout: float = 30.0, wrap=None, last_words=None):
+                 start_timeout: float = 30.0, wrap=None, last_words=None,
+                 load_timeout: float = 10.0):
         self.name = name
         self.argv = argv
         self.env = env
         self.timeout = timeout
-        self.start_timeout = start_timeout
+        self.start_timeout = start_timeout   # the host's own start, up to LOADING
+        self.load_timeout = load_timeout     # the agent's load, LOADING to READY
         self.wrap = wrap or _as_is  # (argv, env) -> harness.isolation.sandbox.Launch
         # output -> why the host died: its language reads its own runtime's crash output
         self.last_words = last_words or _last_line
@@ -612,6 +620,8 @@ class ProcessHandle:
         host.on_end = launch.ended
         try:
             line = host.first_words(time.monotonic() + start_timeout)
+            if protocol.parse(line, protocol.MONITOR_READS_CONTROL)[0] is protocol.LOADING:
+                line = self._loaded(host)
         except TimeoutError:
             host.kill()
             raise LoadError(f"did not finish loading within {start_timeout:g} s") from None
@@ -629,6 +639,16 @@ class ProcessHandle:
             host.kill()
             raise LoadError(f"host answered {one_line(line, 80)!r} instead of READY")
         return host
+
+    def _loaded(self, host: HostProcess) -> str:
+        """The zygote's word after LOADING (READY or LOADERR), within the load's own time
+        limit; LoadError, saying how long it took, past it."""
+        began = time.monotonic()
+        try:
+            return host.first_words(began + self.load_timeout)
+        except TimeoutError:
+            host.kill()
+            raise LoadError(load_too_long(time.monotonic() - began, self.load_timeout)) from None
 
     def _output_hint(self) -> str:
         said = self.last_words(self.output.tail.decode("utf-8", "replace"))
