@@ -139,6 +139,23 @@ def _own_packages_in(folders) -> list[str]:
             if root in folders and os.path.isdir(os.path.join(root, package))]
 
 
+def pinned(requirements: tuple[str, ...]) -> list[str]:
+    """Each declared requirement pinned to the version installed here (`numpy==2.1.3`,
+    extras and marker kept): what the autograder's image installs. HarnessError, as in
+    `resolve`, for one that is not installed."""
+    from importlib import metadata
+
+    resolve(requirements)   # each is installed, in a version it allows
+    found = []
+    for text in requirements:
+        requirement = parse_requirement(text)
+        extras = f"[{','.join(sorted(requirement.extras))}]" if requirement.extras else ""
+        marker = f"; {requirement.marker}" if requirement.marker else ""
+        found.append(f"{requirement.name}{extras}=={metadata.version(requirement.name)}"
+                     f"{marker}")
+    return found
+
+
 def site_folders() -> list[str]:
     """The monitor's own site folders (a virtual environment's, when it runs from one)."""
     from harness.agents.lang.python_process import site_folders as folders

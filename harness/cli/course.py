@@ -276,6 +276,10 @@ def _checked(path: Path, key: str, param: click.Parameter, value):
                            f"{_example(param)}), not {value!r}")
     if isinstance(value, list) and param.nargs == 1 and not param.multiple:
         raise HarnessError(f"{path}: {key} takes one value, not a list")
+    if param.multiple and not (isinstance(value, list)
+                               and all(isinstance(item, str) for item in value)):
+        raise HarnessError(f"{path}: {key} takes a list of quoted values (e.g. {key} = "
+                           f'["numpy"]), not {_toml(value)}')
     if isinstance(param, click.Option) and param.is_flag:
         if not isinstance(value, bool):
             raise HarnessError(f"{path}: {key} is true or false, not {_toml(value)}")
