@@ -889,6 +889,9 @@ serves the game's turns. Lines before it were meant for a game whose child died 
                           (destructuring-bind (seed per-turn tt r p s)
                               (mapcar #'parse-integer (cddr words))
                             (start-game seed per-turn (list tt r p s) name))
+                          ;; loaded: the monitor sends the first TURN only now, so the load
+                          ;; has its own limit (--load-timeout), not the first call's
+                          (reply "LOADED")
                           (setf started t)))
                        ((string= command "TURN")
                         (when (= (length words) 3) (record-turn (second words) (third words)))

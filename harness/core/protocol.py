@@ -168,9 +168,10 @@ GAME = Verb("GAME", GAME_CHANNEL, MONITOR, GAME_PROCESS, (
     Argument("serial", COUNT), Argument("agent_seed", COUNT),
     Argument("moves_per_turn", COUNT), Argument("T", INTEGER), Argument("R", INTEGER),
     Argument("P", INTEGER), Argument("S", INTEGER)), about=(
-    "a fresh agent, seeded (0 <= seed < 2**64); no reply. The serial counts this host's "
-    "games from 1, one more after each END on both sides: a game's process skips the "
-    "lines before its own GAME"))
+    "a fresh agent, seeded (0 <= seed < 2**64), loaded: one reply, LOADED (a built-in's "
+    "host, which loads nothing, none). The serial counts this host's games from 1, one "
+    "more after each END on both sides: a game's process skips the lines before its own "
+    "GAME"))
 SYNC = Verb("SYNC", GAME_CHANNEL, MONITOR, GAME_PROCESS, _TURN_PLAYED, about=(
     "a played turn, the agent not called (a replacement brought up to date); no reply"))
 TURN = Verb("TURN", GAME_CHANNEL, MONITOR, GAME_PROCESS,
@@ -179,6 +180,10 @@ TURN = Verb("TURN", GAME_CHANNEL, MONITOR, GAME_PROCESS,
                 "one reply"))
 
 # -- game channel: the game's process -> the monitor -------------------------------------------
+LOADED = Verb("LOADED", GAME_CHANNEL, GAME_PROCESS, MONITOR, about=(
+    "the answer to GAME: the fresh agent has loaded (its module body ran, its fasl "
+    "loaded); the monitor sends the game's first TURN only then, so the load has its own "
+    "limit (--load-timeout), not the first call's"))
 WARN = "WARN"
 MOVES = Verb("MOVES", GAME_CHANNEL, GAME_PROCESS, MONITOR, (
     Argument("moves", MOVE_STRING), Argument(WARN, KEYWORD, optional=True),
@@ -197,7 +202,7 @@ REPL_GAME = Verb("GAME", REPL_CHANNEL, MONITOR, GAME_PROCESS, GAME.arguments[1:]
 
 # -- who speaks what ---------------------------------------------------------------------------
 HOST: tuple[Verb, ...] = (END, QUIT, LOADING, READY, LOADERR, ENDED, DIED,
-                          GAME, SYNC, TURN, MOVES, INVALID, ERROR)
+                          GAME, SYNC, TURN, LOADED, MOVES, INVALID, ERROR)
 """Every verb a host (Python or SBCL) sends or reads."""
 REPL: tuple[Verb, ...] = (REPL_GAME, SYNC, TURN, END, READY, MOVES, INVALID, ERROR, TIMEOUT)
 """Every verb of a REPL's channel: the game channel's, READY, END (which the REPL ignores:

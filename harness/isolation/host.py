@@ -37,6 +37,7 @@ _GAME, _TURN, _WARN = protocol.GAME.word, protocol.TURN.word, protocol.WARN
 _GAME_BYTES = _GAME.encode("ascii") + b" "
 _TURN_OR_SYNC = (_TURN, protocol.SYNC.word)
 _END, _QUIT = protocol.END.word.encode("ascii"), protocol.QUIT.word.encode("ascii")
+_LOADED_LINE = protocol.LOADED.line().encode("ascii")
 
 
 def _take_protocol_streams() -> tuple[int, int]:
@@ -253,6 +254,8 @@ class Zygote:
                     seed, per_turn, t, r, p, s = map(int, words[2:8])
                     runtime = self.agent.runtime(self.compiled)
                     runtime.start_game(seed, per_turn, self.agent.payoffs(t, r, p, s))
+                    # loaded: the first TURN comes only now (the load's own time limit)
+                    _write_all(self.game_replies, self.token + _LOADED_LINE)
                 continue
             if len(words) == 3:   # SYNC, or a TURN after the first: the turn played
                 runtime.record(words[1], words[2])

@@ -117,7 +117,7 @@ def _timed_load(printed, language, spec, limit: float):
     factory = printed.run(language.load, Path(spec.source), spec.entry)
     took = time.monotonic() - started
     if took > limit:
-        raise LoadError(load_too_long(took, limit))
+        raise LoadError(load_too_long(took, limit, stopped=False))
     return factory
 
 
@@ -167,7 +167,9 @@ def _in_process_of_its_own(spec, argv, isolation) -> PollableHandle:
     env = {**host_environment(""), **language.host_environment(), **resolved.host_variables(),
            PREIMPORT: _preimports(spec, resolved)}
     return ProcessHandle(spec.name, argv, env, isolation.timeout, wrap=_launcher(spec, isolation),
-                         last_words=language.last_words, load_timeout=isolation.load_timeout)
+                         last_words=language.last_words,
+                         # a built-in's host loads nothing: its GAME has no answer
+                         load_timeout=None if spec.kind.strategy else isolation.load_timeout)
 
 
 def _launcher(spec, isolation):
