@@ -9,9 +9,9 @@ import os
 import subprocess
 
 import pytest
+from library_venv import add_distribution, make_venv, pdharness, remove, site_packages
 
 from conftest import console_script
-from library_venv import add_distribution, make_venv, pdharness, remove, site_packages
 
 pytestmark = pytest.mark.slow   # real hosts, in the sandbox or a process of their own
 MODES = ["sandbox", "process"]

@@ -231,8 +231,8 @@ class Parameter:
         if value is None or self.flag and isinstance(value, bool):
             return value
         if self.multiple:
-            values = [value] if isinstance(value, str) else list(value)
-            return tuple(self.type.convert(v) for v in values)
+            given = [value] if isinstance(value, str) else list(value)
+            return tuple(self.type.convert(v) for v in given)
         if self.nargs > 1:
             values = tuple(value)
             if len(values) != self.nargs:

@@ -155,11 +155,10 @@ def _in_monitor(name, factory, pairs, isolation) -> PollableHandle:
 
 
 def _in_process_of_its_own(spec, argv, isolation) -> PollableHandle:
+    from harness.agents.agent_imports import PREIMPORT
     from harness.agents.lang.python_process import host_environment
 
     from .process import ProcessHandle
-
-    from harness.agents.agent_imports import PREIMPORT
 
     language = spec.runs_on   # what its host needs from the environment, how its crash reads
     assert language is not None

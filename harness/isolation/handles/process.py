@@ -745,12 +745,12 @@ class ProcessHandle:
     def _send_game(self) -> None:
         start, host = self.start, self.host
         assert start is not None and host is not None  # a game has started, on a live host
-        answered = self.load_timeout is not None
+        limit = self.load_timeout
         host.start_game((start.agent_seed, start.moves_per_turn, *start.payoffs.as_tuple()),
-                        answered)
-        if answered:   # the first TURN waits for LOADED: the load has its own limit
+                        answered=limit is not None)
+        if limit is not None:   # the first TURN waits for LOADED: the load has its own limit
             self.loading = True
-            self.loading_until = time.monotonic() + self.load_timeout
+            self.loading_until = time.monotonic() + limit
             self.held_turn = None
             self.credit = 0.0
 
