@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
 from harness.agents.specs import AgentSpec, Kind
@@ -126,13 +127,25 @@ def _preimports(spec, resolved) -> str:
     language = spec.file_language
     if language is None or not resolved.modules:
         return ""
+    return _declared_imports(language.name, spec.source, spec.content(),
+                             frozenset(resolved.modules))
+
+
+@lru_cache(maxsize=256)
+def _declared_imports(language_name: str, source: str, content: bytes, modules) -> str:
+    """Read once per file's bytes (Hy's reader takes ~0.1 s a KiB, and a host may be
+    opened many times a run); a file that names none of the modules is not read."""
+    from harness.agents.lang import LANGUAGES
+
+    text = content.decode("utf-8", "replace")
+    if not any(module in text or module.replace("_", "-") in text for module in modules):
+        return ""
     try:
-        source = spec.content().decode("utf-8", "replace")
-        imports = language.definitions(source, Path(spec.source)).imports
+        imports = LANGUAGES[language_name].definitions(text, Path(source)).imports
     except Exception:   # unreadable: the load says why
         return ""
     return " ".join(dict.fromkeys(name for name in imports
-                                  if name.partition(".")[0] in resolved.modules))
+                                  if name.partition(".")[0] in modules))
 
 
 def _entry(spec) -> str:
@@ -162,9 +175,10 @@ def _in_process_of_its_own(spec, argv, isolation) -> PollableHandle:
 
     language = spec.runs_on   # what its host needs from the environment, how its crash reads
     assert language is not None
-    resolved = isolation.environment()
-    env = {**host_environment(""), **language.host_environment(), **resolved.host_variables(),
-           PREIMPORT: _preimports(spec, resolved)}
+    env = {**host_environment(""), **language.host_environment()}
+    if language.imports_python:   # what its agents may import, and what its host imports
+        resolved = isolation.environment()
+        env.update(resolved.host_variables(), **{PREIMPORT: _preimports(spec, resolved)})
     return ProcessHandle(spec.name, argv, env, isolation.timeout, wrap=_launcher(spec, isolation),
                          last_words=language.last_words,
                          # a built-in's host loads nothing: its GAME has no answer
