@@ -200,3 +200,25 @@ def test_a_declared_package_that_is_not_installed_is_one_line_before_anything_ru
         assert done.stdout == ""
         errors = [line for line in done.stderr.splitlines() if "error" in line]
         assert len(errors) == 1 and "no-such-library-anywhere>=1 is not installed" in errors[0]
+
+
+def test_validate_and_the_tournament_say_the_same_of_one_declaration(venv, tmp_path, request):
+    """What validate finds under a declaration is what the tournament plays under it: the
+    same load errors, word for word, and the same files loading."""
+    request.getfixturevalue("sandboxed")
+    (tmp_path / "JonesSmith.py").write_text(UNDECLARED_PY)
+    (tmp_path / "LeePark.hy").write_text(UNDECLARED_HY)
+    (tmp_path / "AdamsBrown.py").write_text(DECLARED_PY)
+    files = ("JonesSmith.py", "LeePark.hy", "AdamsBrown.py")
+    for declared in ([], ["--agent-package", "answers-lib"], ["--agent-package", "click"]):
+        verdicts = _verdicts(pdharness(venv, "validate", "--format", "json", *declared, *files,
+                                       cwd=tmp_path))
+        done = pdharness(venv, "tournament", "--format", "json", "--seed", "5", "--length",
+                         "2", "2", *declared, *files, "cooperate", cwd=tmp_path)
+        assert done.returncode == 0, done.stderr
+        played = {a["name"]: a for a in json.loads(done.stdout)["agents"]}
+        for name, verdict in verdicts.items():
+            loads = not any(p["code"] == "load-error" for p in verdict["problems"])
+            assert loads == (played[name]["status"] == "ok"), (declared, name)
+            if not loads:
+                assert _load_error(verdict) == played[name]["message"], (declared, name)
