@@ -44,6 +44,14 @@ def _verdicts(done) -> dict:
     return {verdict["agent"]: verdict for verdict in json.loads(done.stdout)}
 
 
+def _validate(venv, folder, isolation, files: dict, *options) -> dict:
+    """The files written in `folder`, then validated there: {agent: verdict}."""
+    for name, text in files.items():
+        (folder / name).write_text(text)
+    return _verdicts(pdharness(venv, "validate", "--format", "json", "--isolation", isolation,
+                               *options, *files, cwd=folder))
+
+
 def _load_error(verdict) -> str:
     [problem] = [p for p in verdict["problems"] if p["code"] == "load-error"]
     return problem["message"]
@@ -53,10 +61,8 @@ def _load_error(verdict) -> str:
 def test_an_undeclared_import_fails_to_load_in_one_line_saying_how_to_declare_it(
         venv, isolation, tmp_path, request):
     _mode(isolation, request)
-    (tmp_path / "JonesSmith.py").write_text(UNDECLARED_PY)
-    (tmp_path / "LeePark.hy").write_text(UNDECLARED_HY)
-    verdicts = _verdicts(pdharness(venv, "validate", "--format", "json", "--isolation",
-                                   isolation, "JonesSmith.py", "LeePark.hy", cwd=tmp_path))
+    verdicts = _validate(venv, tmp_path, isolation,
+                         {"JonesSmith.py": UNDECLARED_PY, "LeePark.hy": UNDECLARED_HY})
     for agent, module, distribution in (("JonesSmith", "click", "click"),
                                         ("LeePark", "jinja2", "Jinja2")):
         message = _load_error(verdicts[agent])
@@ -70,15 +76,11 @@ def test_an_undeclared_import_fails_to_load_in_one_line_saying_how_to_declare_it
 def test_a_declared_library_and_what_it_requires_load_in_python_and_hy(
         venv, isolation, tmp_path, request):
     _mode(isolation, request)
-    (tmp_path / "AdamsBrown.py").write_text(DECLARED_PY)
-    (tmp_path / "BrownChen.hy").write_text(DECLARED_HY)
-    files = ("AdamsBrown.py", "BrownChen.hy")
-    undeclared = _verdicts(pdharness(venv, "validate", "--format", "json", "--isolation",
-                                     isolation, *files, cwd=tmp_path))
+    written = {"AdamsBrown.py": DECLARED_PY, "BrownChen.hy": DECLARED_HY}
+    files = tuple(written)
+    undeclared = _validate(venv, tmp_path, isolation, written)
     assert all(not verdict["ok"] for verdict in undeclared.values())
-    declared = _verdicts(pdharness(venv, "validate", "--format", "json", "--isolation",
-                                   isolation, "--agent-package", "answers-lib>=1", *files,
-                                   cwd=tmp_path))
+    declared = _validate(venv, tmp_path, isolation, written, "--agent-package", "answers-lib>=1")
     assert {name: verdict["ok"] for name, verdict in declared.items()} == {
         "AdamsBrown": True, "BrownChen": True}, declared
     # the course file says it as well, and the tournament plays what validate passed
@@ -148,9 +150,8 @@ def test_no_undeclared_library_is_reachable_by_path_finder_file_or_sys_modules(
     host's sys.modules holds: nothing undeclared."""
     _mode(isolation, request)
     site = str(site_packages(venv))
-    (tmp_path / "HillKim.py").write_text(REACHING.format(site=site))
-    verdicts = _verdicts(pdharness(venv, "validate", "--format", "json", "--isolation",
-                                   isolation, "HillKim.py", cwd=tmp_path))
+    verdicts = _validate(venv, tmp_path, isolation,
+                         {"HillKim.py": REACHING.format(site=site)})
     assert verdicts["HillKim"]["ok"], verdicts["HillKim"]["problems"]
 
 
@@ -176,13 +177,11 @@ def test_a_slow_declared_import_is_paid_once_per_host_not_in_each_games_first_ca
     counter.write_text("")
     os.chmod(counter, 0o666)   # each agent's host runs as a user of its own under root
     _slow_library(venv, counter)
-    (tmp_path / "CruzDiaz.py").write_text("import slow_lib\n\n\ndef CruzDiaz(hist, score):\n"
-                                         "    return slow_lib.VALUE\n")
-    (tmp_path / "DiazEvans.hy").write_text("(import slow-lib)\n\n"
-                                          "(defn DiazEvans [hist score] slow-lib.VALUE)\n")
-    verdicts = _verdicts(pdharness(venv, "validate", "--format", "json", "--isolation",
-                                   isolation, "--timeout", "1", "--agent-package", "slow-lib",
-                                   "CruzDiaz.py", "DiazEvans.hy", cwd=tmp_path))
+    verdicts = _validate(venv, tmp_path, isolation, {
+        "CruzDiaz.py": "import slow_lib\n\n\ndef CruzDiaz(hist, score):\n"
+                       "    return slow_lib.VALUE\n",
+        "DiazEvans.hy": "(import slow-lib)\n\n(defn DiazEvans [hist score] slow-lib.VALUE)\n",
+    }, "--timeout", "1", "--agent-package", "slow-lib")
     assert {name: (v["ok"], v["problems"]) for name, v in verdicts.items()} == {
         "CruzDiaz": (True, []), "DiazEvans": (True, [])}
     if isolation == "process":   # one import a host (one per agent), whatever the games
