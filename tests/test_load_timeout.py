@@ -102,3 +102,29 @@ def test_a_course_file_may_lower_the_load_timeout_but_one_found_here_not_raise_i
     (tmp_path / "pdharness.toml").write_text("load-timeout = 2\n")
     done = _run(tmp_path, "validate", "--isolation", "none", file)
     assert done.returncode == 0, done.stderr
+
+
+GAME_ONLY_SLOW = """import random
+import time
+
+# the first load (seeded 0, at the host's start) is quick; each game's (its own seed) is not
+if random.random() != 0.8444218515250481:
+    time.sleep(5)
+
+
+def EvansFischer(hist, score):
+    return ["C", "C", "C"]
+"""
+
+
+@pytest.mark.parametrize("isolation", MODES)
+def test_a_games_load_past_the_limit_is_a_timeout_saying_so(isolation, tmp_path, request):
+    """In a game the load's limit holds too: the game's first call is asked only once its
+    agent has loaded, and a load past --load-timeout is that call's timeout, named."""
+    _needs(request, "py", isolation)
+    (tmp_path / "EvansFischer.py").write_text(GAME_ONLY_SLOW)
+    done = _run(tmp_path, "validate", "--format", "json", "--isolation", isolation,
+                "--load-timeout", "1", "EvansFischer.py")
+    [verdict] = json.loads(done.stdout)
+    assert [problem["code"] for problem in verdict["problems"]] == ["timeout"], verdict
+    assert "did not load within 1 s (--load-timeout)" in verdict["problems"][0]["message"]
