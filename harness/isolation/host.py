@@ -437,6 +437,8 @@ def main(argv: list[str]) -> int:
             raise OSError(0, "the kernel allows no user namespace here")
     except OSError as error:
         return refuse(f"cannot make a game's namespaces: {error.strerror or error}")
+    for variable in (agent_imports.COVER, agent_imports.SHOW):   # no world took them
+        os.environ.pop(variable, None)
     # the declared libraries the agent's file imports, once here rather than in every game
     agent_imports.preimport(os.environ.pop(agent_imports.PREIMPORT, "").split())
     zygote.become_zygote()
