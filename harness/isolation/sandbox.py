@@ -8,6 +8,8 @@ What the agent's process gets (docs/readme/untrusted.md says it for users):
   elsewhere, the folders of hy and hyrule), the harness and lisp_bridge packages, the
   harness's cache, and a read-only copy of its own file at the file's path (not the
   folder around it, so no other submission);
+- of the site folders, once the host has made its world, only what agents may import: the
+  declared agent packages, hy and hyrule (harness/isolation/world.py, cover_libraries);
 - a private, empty, size-limited /tmp, a minimal /dev, its own /proc, no capabilities, a
   new session (no terminal to inject input into), SIGKILL when the monitor dies;
 - a minimal environment, and the resource limits of harness/isolation/limits.py.
