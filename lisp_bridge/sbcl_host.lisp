@@ -381,6 +381,8 @@ SBCL's own fasl loader. LOAD itself where this SBCL names those parts otherwise.
              (incf *theirs* given))
            (push (list (move-symbol m) (move-symbol th)) *hist*)))
 
+(defvar *answer-game* nil "Whether a game's child says LOADED (PDH_ANSWER_GAME=1).")
+
 (defvar *reload-failure* nil "Why this game's fresh load failed: every call says so.")
 
 (defun start-game (seed per-turn payoffs name)
@@ -891,7 +893,7 @@ serves the game's turns. Lines before it were meant for a game whose child died 
                             (start-game seed per-turn (list tt r p s) name))
                           ;; loaded: the monitor sends the first TURN only now, so the load
                           ;; has its own limit (--load-timeout), not the first call's
-                          (reply "LOADED")
+                          (when *answer-game* (reply "LOADED"))
                           (setf started t)))
                        ((string= command "TURN")
                         (when (= (length words) 3) (record-turn (second words) (third words)))
@@ -980,8 +982,10 @@ replies), closed on exec; nil if it did not."
   (last sb-ext:*posix-argv* 2))
 
 (defun main ()
-  (setf *token* (or (sb-ext:posix-getenv "PDH_TOKEN") ""))
+  (setf *token* (or (sb-ext:posix-getenv "PDH_TOKEN") "")
+        *answer-game* (equal (sb-ext:posix-getenv "PDH_ANSWER_GAME") "1"))
   (forget-environment-variable "PDH_TOKEN")
+  (forget-environment-variable "PDH_ANSWER_GAME")
   (take-protocol-streams)
   (setf *game-fds* (game-channel))
   (unless *game-fds*

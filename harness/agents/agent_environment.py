@@ -55,13 +55,30 @@ class Resolved:
         }
 
 
+@dataclass(frozen=True)
+class _Named:
+    """A requirement read without packaging (a Python with the harness copied in but not
+    installed): its name alone, every version allowed, a marker taken as true."""
+
+    name: str
+    extras: frozenset = frozenset()
+    specifier: tuple = ()
+    marker: None = None
+
+
 def parse_requirement(text: str):
     """packaging's Requirement of one declared line; HarnessError if it is none."""
-    from packaging.requirements import InvalidRequirement, Requirement
-
     from harness.core.errors import HarnessError
     from harness.core.safe_text import line
 
+    try:
+        from packaging.requirements import InvalidRequirement, Requirement
+    except ImportError:   # not installed with its dependencies: names are enough
+        named = _NAME.match(str(text))
+        if named is None:
+            raise HarnessError(f"--agent-package {line(str(text))}: not a pip requirement") \
+                from None
+        return _Named(named.group(1))
     try:
         return Requirement(str(text))
     except InvalidRequirement as error:

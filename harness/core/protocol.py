@@ -168,8 +168,9 @@ GAME = Verb("GAME", GAME_CHANNEL, MONITOR, GAME_PROCESS, (
     Argument("serial", COUNT), Argument("agent_seed", COUNT),
     Argument("moves_per_turn", COUNT), Argument("T", INTEGER), Argument("R", INTEGER),
     Argument("P", INTEGER), Argument("S", INTEGER)), about=(
-    "a fresh agent, seeded (0 <= seed < 2**64), loaded: one reply, LOADED (a built-in's "
-    "host, which loads nothing, none). The serial counts this host's games from 1, one "
+    "a fresh agent, seeded (0 <= seed < 2**64), loaded: one reply, LOADED, when the "
+    "host was started with ANSWER_GAME=1 (a built-in's host, which loads nothing, is "
+    "not); else none. The serial counts this host's games from 1, one "
     "more after each END on both sides: a game's process skips the lines before its own "
     "GAME"))
 SYNC = Verb("SYNC", GAME_CHANNEL, MONITOR, GAME_PROCESS, _TURN_PLAYED, about=(
@@ -180,6 +181,9 @@ TURN = Verb("TURN", GAME_CHANNEL, MONITOR, GAME_PROCESS,
                 "one reply"))
 
 # -- game channel: the game's process -> the monitor -------------------------------------------
+# A host answers GAME with LOADED only when the monitor's handle waits for it: it says so in
+# this variable (a host started by hand, or by a test's own handle, is asked for none)
+ANSWER_GAME = "PDH_ANSWER_GAME"
 LOADED = Verb("LOADED", GAME_CHANNEL, GAME_PROCESS, MONITOR, about=(
     "the answer to GAME: the fresh agent has loaded (its module body ran, its fasl "
     "loaded); the monitor sends the game's first TURN only then, so the load has its own "

@@ -131,6 +131,8 @@ class Zygote:
         self.token = token.encode("ascii", "replace") + b" "
         self.ended = self.token + protocol.ENDED.line().encode("ascii")   # once a game
         self.world = world        # None: games are plain forks (no user namespaces here)
+        # a game's process says LOADED once its agent has loaded (the monitor waits for it)
+        self.answer_game = os.environ.pop(protocol.ANSWER_GAME, "") == "1"
         self.filter = game_filter()   # what every process running agent code runs under
         self.compiled = b""
         self.serial = 1           # the game the next child waits for (the monitor counts too)
@@ -254,8 +256,8 @@ class Zygote:
                     seed, per_turn, t, r, p, s = map(int, words[2:8])
                     runtime = self.agent.runtime(self.compiled)
                     runtime.start_game(seed, per_turn, self.agent.payoffs(t, r, p, s))
-                    # loaded: the first TURN comes only now (the load's own time limit)
-                    _write_all(self.game_replies, self.token + _LOADED_LINE)
+                    if self.answer_game:   # the first TURN comes only now: the load's limit
+                        _write_all(self.game_replies, self.token + _LOADED_LINE)
                 continue
             if len(words) == 3:   # SYNC, or a TURN after the first: the turn played
                 runtime.record(words[1], words[2])

@@ -608,6 +608,8 @@ class ProcessHandle:
         token = secrets.token_hex(8)
         game = GameChannel()
         env = dict(self.env, PDH_TOKEN=token, **game.env)
+        if self.load_timeout is not None:   # its games' processes say LOADED (_loaded)
+            env[protocol.ANSWER_GAME] = "1"
         try:
             launch = self.wrap(self.argv, env)
         except BaseException:  # LoadError, as a rule
