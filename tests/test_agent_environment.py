@@ -221,3 +221,35 @@ def test_validate_and_the_tournament_say_the_same_of_one_declaration(venv, tmp_p
             assert loads == (played[name]["status"] == "ok"), (declared, name)
             if not loads:
                 assert _load_error(verdict) == played[name]["message"], (declared, name)
+
+
+def test_the_record_keeps_the_declaration_and_the_load_timeout_and_resume_holds_to_them(
+        tmp_path):
+    """resume plays the record's declaration (it changes results, like the rules) and, as
+    for --timeout, refuses a --load-timeout other than the recorded one; a record whose
+    declaration was edited into something else is one line."""
+    import sqlite3
+
+    from harness.core.errors import HarnessError
+    from harness.isolation.handles.opening import Isolation
+    from harness.run.tournament_session import check_confinement, resume_command
+    from harness.store.reader import Record
+
+    record = tmp_path / "run.sqlite"
+    done = subprocess.run([console_script(), "tournament", "cooperate", "defect", "--seed",
+                           "1", "--length", "2", "2", "--agent-package", "click>=8",
+                           "--load-timeout", "4", "--db", str(record), "--isolation", "none"],
+                          capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    with Record(record) as opened:
+        recorded = opened.settings.isolation
+        assert (recorded.agent_packages, recorded.load_timeout) == (("click>=8",), 4.0)
+        with pytest.raises(HarnessError, match="--load-timeout 4"):
+            check_confinement(opened, Isolation(), allow_weaker=False)
+        check_confinement(opened, Isolation(load_timeout=4.0), allow_weaker=False)
+    assert "--load-timeout 4" in resume_command(record, recorded)
+    with sqlite3.connect(record) as connection:
+        connection.execute("""UPDATE run SET agent_packages = '"click"'""")
+    with pytest.raises(HarnessError, match="agent_packages is not a JSON list"):
+        with Record(record) as opened:
+            opened.settings  # noqa: B018 - read, and so checked
