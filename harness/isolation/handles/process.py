@@ -308,11 +308,16 @@ class HostProcess:
         """Send a request that has exactly one reply. Whatever marked line came before it
         was sent answers nothing: reading the pipe first catches it (while the last game
         ends, what is there is its own, dropped at ENDED)."""
+        self.read_waiting()
+        self.replies.expect()
+        self.send(text)
+
+    def read_waiting(self) -> None:
+        """Take what the reply pipe holds now, without waiting (bounded: the junk
+        allowance stops a flood); nothing while the last game ends."""
         while (not (self.replies.broken or self.ended or self.ending)
                and self.reply_waiting.poll(0) and self._read_replies()):
             pass
-        self.replies.expect()
-        self.send(text)
 
     def _flush(self) -> None:
         while self.outgoing:
@@ -571,6 +576,12 @@ _EVENT_OF = {protocol.TIMEOUT: Event.STOPPED,   # the REPL stopped the call itse
 
 
 class ProcessHandle:
+    # a game's load (see __init__): class defaults, for a handle made without __init__
+    load_timeout: float | None = None
+    loading = False
+    loading_until = 0.0
+    held_turn: str | None = None
+
     def __init__(self, name: str, argv: list[str], env: dict, timeout: float,
                  start_timeout: float = 30.0, wrap=None, last_words=None,
                  load_timeout: float | None = None):
@@ -805,6 +816,7 @@ class ProcessHandle:
         self.asked = True
         if self.loading:   # sent once the fresh agent has loaded (_loaded)
             self.held_turn = turn
+            self._pick_up_loaded(self.host)   # at once, if it has loaded already
             return
         self.host.ask(turn)
         self.asked_until = time.monotonic() + self.timeout
@@ -814,7 +826,11 @@ class ProcessHandle:
     def waiting_on(self) -> dict[int, int]:
         host = self.host
         # not asked this turn: out for the game, or given up on by the game (rules.py)
-        if not self.asked or host is None or host.ready():
+        if not self.asked or host is None:
+            return {}
+        if self.loading:   # its first TURN goes out as soon as LOADED is here
+            self._pick_up_loaded(host)
+        if host.ready():
             return {}
         if time.monotonic() >= self.deadline:
             if not self._time_given_back():
@@ -827,11 +843,19 @@ class ProcessHandle:
         host = self.host
         if host is not None:
             host.take(fd, events)
-            if self.loading and host.replies.reply is not None and not host.ending:
-                try:
-                    self._loaded(host, host.replies.take() or "")
-                except _Violation as violation:   # collect says so
-                    host.replies.broken = str(violation)
+            if self.loading:
+                self._pick_up_loaded(host, read=False)
+
+    def _pick_up_loaded(self, host: HostProcess, read: bool = True) -> None:
+        """While the first TURN waits: a LOADED already come (`read`: in the pipe, too)
+        sends it now. A broken protocol is left for collect to say."""
+        if read:
+            host.read_waiting()
+        if host.replies.reply is not None and not host.ending:
+            try:
+                self._loaded(host, host.replies.take() or "")
+            except _Violation as violation:
+                host.replies.broken = str(violation)
 
     def collect(self) -> Reply:
         if self.out_for_game:
