@@ -454,6 +454,8 @@ SBCL's own fasl loader. LOAD itself where this SBCL names those parts otherwise.
              (incf *theirs* given))
            (push (list (move-symbol m) (move-symbol th)) *hist*)))
 
+(defvar *answer-game* nil "Whether a game's child says LOADED (PDH_ANSWER_GAME=1).")
+
 (defvar *reload-failure* nil "Why this game's fresh load failed: every call says so.")
 
 (defun start-game (seed per-turn payoffs name)
@@ -837,6 +839,7 @@ would stay reachable past the world's mounts), before any agent code."
   "In a throwaway child: compile FILE and load it once. The zygote gets the fasl's bytes
 (then this child and all it started die), or sends LOADERR and exits."
   (multiple-value-bind (read-fd write-fd) (sb-unix:unix-pipe)
+    (reply "LOADING")   ; the monitor's load time limit (--load-timeout) starts now
     (let ((pid (world-fork)))
       (when (zerop pid)
         (sb-unix:unix-close read-fd)
@@ -983,6 +986,9 @@ serves the game's turns. Lines before it were meant for a game whose child died 
                           (destructuring-bind (seed per-turn tt r p s)
                               (mapcar #'parse-integer (cddr words))
                             (start-game seed per-turn (list tt r p s) name))
+                          ;; loaded: the monitor sends the first TURN only now, so the load
+                          ;; has its own limit (--load-timeout), not the first call's
+                          (when *answer-game* (reply "LOADED"))
                           (setf started t)))
                        ((string= command "TURN")
                         (when (= (length words) 3) (record-turn (second words) (third words)))
@@ -1071,8 +1077,10 @@ replies), closed on exec; nil if it did not."
   (last sb-ext:*posix-argv* 2))
 
 (defun main ()
-  (setf *token* (or (sb-ext:posix-getenv "PDH_TOKEN") ""))
+  (setf *token* (or (sb-ext:posix-getenv "PDH_TOKEN") "")
+        *answer-game* (equal (sb-ext:posix-getenv "PDH_ANSWER_GAME") "1"))
   (forget-environment-variable "PDH_TOKEN")
+  (forget-environment-variable "PDH_ANSWER_GAME")
   (take-protocol-streams)
   (setf *game-fds* (game-channel))
   (unless *game-fds*

@@ -369,3 +369,28 @@ def test_an_upload_of_several_files_is_the_agents_bundle(tmp_path, bundle, bwrap
     practice = by_name(results)["Practice games against built-in agents (not graded)"]
     assert "vs cooperate" in practice["output"]
     assert "bundles" not in json.dumps(results)   # no path of the monitor's own
+
+def test_the_bundle_installs_and_grades_with_the_declared_agent_packages(tmp_path, bwrap):
+    """--agent-package: setup.sh installs it (pinned to the version here) and the image's
+    run holds agents to it, as validate and the tournament do; without it, the same upload
+    fails its Loads check with the line saying how to declare it."""
+    from importlib import metadata
+
+    upload = tmp_path / "KhosmoodLevinson.py"
+    upload.write_text("import click\n\n\ndef KhosmoodLevinson(hist, score):\n"
+                      "    return ['C', 'C', 'C']\n")
+    loads = "Loads"
+    graded = {}
+    for declared in (True, False):
+        folder = tmp_path / f"bundle-{declared}" / "autograder"
+        status, _out, err = run_cli("autograder", folder, "--timeout", "5",
+                                    *(["--agent-package", "click"] if declared else []))
+        assert status == 0, err
+        setup = (folder / "setup.sh").read_text()
+        pinned = f"'click=={metadata.version('click')}'"
+        assert (setup.count(pinned) == 2) == declared   # the harness's own, and the agents'
+        root = gradescope_layout(tmp_path / f"run-{declared}", folder, [upload])
+        graded[declared] = by_name(run_autograder(root))[loads]
+    assert graded[True]["status"] == "passed", graded[True]["output"]
+    assert graded[False]["status"] == "failed"
+    assert 'agent-packages = ["click"]' in graded[False]["output"]

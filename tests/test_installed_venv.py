@@ -23,6 +23,7 @@ pytestmark = pytest.mark.slow  # a venv and a pip install: tens of seconds
 
 # what the agents import: installed in the venv only, never in the base interpreter
 LIBRARY = "venv_only_answers"
+DISTRIBUTION = "venv-only-answers"
 PYTHON_AGENT = f"""import {LIBRARY}
 
 
@@ -71,6 +72,12 @@ def venv(tmp_path_factory) -> Path:
     _run(python, "-m", "pip", "install", "-q", "--disable-pip-version-check", source)
     site = _run(python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])")
     (Path(site.stdout.strip()) / f"{LIBRARY}.py").write_text('ANSWER = ["C", "D", "C"]\n')
+    # a distribution as pip lays it out: agents import only declared ones (--agent-package)
+    info = Path(site.stdout.strip()) / f"{LIBRARY}-1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {DISTRIBUTION}\nVersion: 1.0\n")
+    (info / "top_level.txt").write_text(f"{LIBRARY}\n")
+    (info / "RECORD").write_text(f"{LIBRARY}.py,,\n{info.name}/METADATA,,\n")
     return where / "v"
 
 
@@ -92,7 +99,8 @@ def test_hy_and_a_venv_only_library_load_and_play_from_a_venv(venv, isolation, t
     (tmp_path / "VenvHy.hy").write_text(HY_AGENT)
     done = _run(venv / "bin" / "pdharness", "tournament", "VenvPython.py", "VenvHy.hy",
                 "titfortat", "--isolation", isolation, "--length", "3", "3", "--seed", "7",
-                "--format", "json", "--jobs", "1", cwd=tmp_path)
+                "--format", "json", "--jobs", "1", "--agent-package", DISTRIBUTION,
+                cwd=tmp_path)
     result = json.loads(done.stdout)
     assert {agent["name"]: agent["status"] for agent in result["agents"]} == {
         "VenvPython": "ok", "VenvHy": "ok", "titfortat": "ok"}

@@ -249,6 +249,7 @@ def AnswersThenDies(hist, score):
     handle = open_handle(file_spec(path), Isolation(mode, LIMIT))
     try:
         handle.start_game(GameStart(1, 3, Payoffs()))
+        time.sleep(LIMIT)   # loaded (LOADED): the first TURN is sent once the agent is
         handle.request(None)
         time.sleep(2 * LIMIT)   # the monitor busy with other games
         assert handle.waiting_on() == {}

@@ -10,6 +10,8 @@ import builtins
 import random as _random
 import types
 
+from . import agent_imports
+
 
 def private_random_module(rng: _random.Random) -> types.ModuleType:
     module = types.ModuleType("random", _random.__doc__)
@@ -22,13 +24,20 @@ def private_random_module(rng: _random.Random) -> types.ModuleType:
 
 
 def agent_builtins(random_module: types.ModuleType) -> dict:
-    """Builtins whose `import random` (in any form) gives the agent its private module."""
+    """Builtins whose `import random` (in any form) gives the agent its private module, and
+    whose imports are held to the declared libraries (agent_imports.py: a module the host
+    imported for itself is refused here, since sys.modules would hand it over)."""
     namespace = dict(vars(builtins))
     real_import = builtins.__import__
 
     def __import__(name, globals=None, locals=None, fromlist=(), level=0):
-        if name == "random" and level == 0:
-            return random_module
+        if level == 0:
+            if name == "random":
+                return random_module
+            held = agent_imports.declared
+            why = held.refused(name, globals) if held is not None else None
+            if why is not None:
+                raise ModuleNotFoundError(why, name=name.partition(".")[0])
         return real_import(name, globals, locals, fromlist, level)
 
     namespace["__import__"] = __import__

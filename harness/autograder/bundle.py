@@ -57,7 +57,7 @@ if python3 -m pip install --help | grep -q -- --break-system-packages; then
     PIP_OPTIONS="--break-system-packages"   # Ubuntu 23.04 and later
 fi
 python3 -m pip install --no-cache-dir $PIP_OPTIONS {requirements}
-# Compile what each language compiles once (its host, its libraries) now, not in every
+{agent_packages}# Compile what each language compiles once (its host, its libraries) now, not in every
 # student's run: validate one template agent per language (this also proves the harness
 # works here).
 SOURCE="${{AUTOGRADER_ROOT:-/autograder}}/source"
@@ -93,7 +93,8 @@ def write_bundle(folder: Path, settings: dict, roster: Path | None = None) -> Pa
         files.append(_write(folder / "setup.sh", SETUP_SH.format(
             version=__version__, vendored=VENDORED, apt=" ".join(apt_packages()),
             new_choices=" ".join(language.new_choice for language in LANGUAGES.values()),
-            requirements=" ".join(f"'{r}'" for r in pinned_requirements())),
+            requirements=" ".join(f"'{r}'" for r in pinned_requirements()),
+            agent_packages=agent_packages_step(settings.get("agent_package", ()))),
             executable=True))
         settings = dict(settings, harness_version=__version__)
         if roster is not None:
@@ -106,6 +107,20 @@ def write_bundle(folder: Path, settings: dict, roster: Path | None = None) -> Pa
     except OSError as error:
         raise HarnessError(f"cannot write the autograder bundle in {folder}: "
                            f"{error.strerror or error}") from error
+
+
+def agent_packages_step(declared) -> str:
+    """setup.sh's line installing the libraries agents may import (--agent-package), each
+    at the version installed here, so that what validates here grades the same there; the
+    grader's run holds agents to the same declaration (its settings file)."""
+    if not declared:
+        return ""
+    from harness.agents.agent_environment import pinned
+
+    listed = " ".join(f"'{requirement}'" for requirement in pinned(tuple(declared)))
+    return ("# the libraries agents may import (--agent-package), as installed where the "
+            "bundle was written\n"
+            f"python3 -m pip install --no-cache-dir $PIP_OPTIONS {listed}\n")
 
 
 def apt_packages() -> list[str]:

@@ -24,8 +24,8 @@ from harness.core.fault_policy import FAULT_POLICY, GradeCheck
 SETTINGS_FILE = "pdharness-autograder.json"   # the instructor's settings, written by bundle.py
 ROOT_VARIABLE = "AUTOGRADER_ROOT"
 DEFAULT_ROOT = "/autograder"
-TOURNAMENT_SETTINGS = ("timeout", "moves_per_turn", "memory_limit", "isolation",
-                       "max_bundle_mib")
+TOURNAMENT_SETTINGS = ("timeout", "load_timeout", "moves_per_turn", "memory_limit", "isolation",
+                       "max_bundle_mib", "agent_package")
 PRACTICE = ("titfortat", "defect", "cooperate", "random", "grudger", "pavlov")
 PRACTICE_SEED = 20261124
 NOT_CHECKED = "Not checked: {} failed first."
@@ -40,9 +40,14 @@ def defaults() -> dict:
     declared defaults, 10 points, no roster, 30 practice turns."""
     from harness.engine.parameters import BY_NAME
 
-    return {"points": 10.0, **{name: BY_NAME[name].default for name in TOURNAMENT_SETTINGS},
+    return {"points": 10.0, **{name: _plain(BY_NAME[name].default) for name in TOURNAMENT_SETTINGS},
             "roster": None, "practice_turns": 30, "visibility": "visible",
             "leaderboard": True}
+
+
+def _plain(value):
+    """A default as the settings file (JSON) holds it: a tuple as a list."""
+    return list(value) if isinstance(value, tuple) else value
 
 
 @dataclass(frozen=True)

@@ -152,7 +152,7 @@ def guard(path: Path, key: str, param: click.Parameter, value, named: bool) -> N
             why = f"a file outside its own folder ({outside})"
     elif param.name == "cluster":
         why = "where agents are sent"
-    elif param.name in ("timeout", "memory_limit") and param.name in BY_NAME and \
+    elif param.name in ("timeout", "memory_limit", "load_timeout") and param.name in BY_NAME and \
             value is not None and value > BY_NAME[param.name].default:
         why = f"a {key} above the default ({BY_NAME[param.name].default:g})"
     elif param.name == "jobs" and value is not None and value > (os.cpu_count() or 1):
@@ -206,8 +206,26 @@ def keys_of(command: click.Command) -> dict[str, click.Parameter]:
             continue
         long = [flag for flag in param.opts if flag.startswith("--")]
         if long:
-            keys[long[0][2:]] = param
+            keys[_course_key(param.name) or long[0][2:]] = param
     return keys
+
+
+def _course_key(name: str | None) -> str | None:
+    """A declared parameter's own course-file key (`agent-packages`), if it has one."""
+    from harness.engine.parameters import BY_NAME
+
+    declared = BY_NAME.get(name or "")
+    return declared.course_key if declared is not None else None
+
+
+def _repeated_option(key: str) -> str | None:
+    """The option a repeatable parameter's course-file key stands for (`--agent-package`)."""
+    from harness.engine.parameters import TABLE
+
+    for declared in TABLE:
+        if declared.multiple and (declared.course_key or declared.option[2:]) == key:
+            return declared.option
+    return None
 
 
 def known_keys(group: click.Command) -> dict[str, set]:
@@ -258,6 +276,10 @@ def _checked(path: Path, key: str, param: click.Parameter, value):
                            f"{_example(param)}), not {value!r}")
     if isinstance(value, list) and param.nargs == 1 and not param.multiple:
         raise HarnessError(f"{path}: {key} takes one value, not a list")
+    if param.multiple and not (isinstance(value, list)
+                               and all(isinstance(item, str) for item in value)):
+        raise HarnessError(f"{path}: {key} takes a list of quoted values (e.g. {key} = "
+                           f'["numpy"]), not {_toml(value)}')
     if isinstance(param, click.Option) and param.is_flag:
         if not isinstance(value, bool):
             raise HarnessError(f"{path}: {key} is true or false, not {_toml(value)}")
@@ -357,8 +379,11 @@ def as_options(ctx: click.Context | None = None) -> str:
     words = []
     for key, value in used.items():
         values = list(value) if isinstance(value, (list, tuple)) else [value]
+        repeated = _repeated_option(key)
         if key == "agents":
             words += [shlex.quote(str(v)) for v in values]
+        elif repeated:
+            words += [word for v in values for word in (repeated, shlex.quote(str(v)))]
         elif isinstance(value, bool):
             words += [f"--{key}"] if value else []
         else:

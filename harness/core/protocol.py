@@ -153,6 +153,9 @@ QUIT = Verb("QUIT", CONTROL_CHANNEL, MONITOR, ZYGOTE, about="exit (so does the e
 # -- control channel: the zygote -> the monitor ------------------------------------------------
 READY = Verb("READY", CONTROL_CHANNEL, ZYGOTE, MONITOR, about=(
     "loaded, and the first game's process forked (a REPL says it on each reply pipe)"))
+LOADING = Verb("LOADING", CONTROL_CHANNEL, ZYGOTE, MONITOR, about=(
+    "the host has started and the agent's own load begins (its file compiled and loaded "
+    "once): the load's time limit (--load-timeout) runs from here to READY or LOADERR"))
 LOADERR = Verb("LOADERR", CONTROL_CHANNEL, ZYGOTE, MONITOR, (Argument("message", TEXT),), about=(
     "instead of READY: the agent does not load here (then the host exits)"))
 ENDED = Verb("ENDED", CONTROL_CHANNEL, ZYGOTE, MONITOR, about=(
@@ -165,9 +168,11 @@ GAME = Verb("GAME", GAME_CHANNEL, MONITOR, GAME_PROCESS, (
     Argument("serial", COUNT), Argument("agent_seed", COUNT),
     Argument("moves_per_turn", COUNT), Argument("T", INTEGER), Argument("R", INTEGER),
     Argument("P", INTEGER), Argument("S", INTEGER)), about=(
-    "a fresh agent, seeded (0 <= seed < 2**64); no reply. The serial counts this host's "
-    "games from 1, one more after each END on both sides: a game's process skips the "
-    "lines before its own GAME"))
+    "a fresh agent, seeded (0 <= seed < 2**64), loaded: one reply, LOADED, when the "
+    "host was started with ANSWER_GAME=1 (a built-in's host, which loads nothing, is "
+    "not); else none. The serial counts this host's games from 1, one "
+    "more after each END on both sides: a game's process skips the lines before its own "
+    "GAME"))
 SYNC = Verb("SYNC", GAME_CHANNEL, MONITOR, GAME_PROCESS, _TURN_PLAYED, about=(
     "a played turn, the agent not called (a replacement brought up to date); no reply"))
 TURN = Verb("TURN", GAME_CHANNEL, MONITOR, GAME_PROCESS,
@@ -176,6 +181,13 @@ TURN = Verb("TURN", GAME_CHANNEL, MONITOR, GAME_PROCESS,
                 "one reply"))
 
 # -- game channel: the game's process -> the monitor -------------------------------------------
+# A host answers GAME with LOADED only when the monitor's handle waits for it: it says so in
+# this variable (a host started by hand, or by a test's own handle, is asked for none)
+ANSWER_GAME = "PDH_ANSWER_GAME"
+LOADED = Verb("LOADED", GAME_CHANNEL, GAME_PROCESS, MONITOR, about=(
+    "the answer to GAME: the fresh agent has loaded (its module body ran, its fasl "
+    "loaded); the monitor sends the game's first TURN only then, so the load has its own "
+    "limit (--load-timeout), not the first call's"))
 WARN = "WARN"
 MOVES = Verb("MOVES", GAME_CHANNEL, GAME_PROCESS, MONITOR, (
     Argument("moves", MOVE_STRING), Argument(WARN, KEYWORD, optional=True),
@@ -193,8 +205,8 @@ REPL_GAME = Verb("GAME", REPL_CHANNEL, MONITOR, GAME_PROCESS, GAME.arguments[1:]
     "GAME without its serial: one channel, no process of a past game to skip"))
 
 # -- who speaks what ---------------------------------------------------------------------------
-HOST: tuple[Verb, ...] = (END, QUIT, READY, LOADERR, ENDED, DIED,
-                          GAME, SYNC, TURN, MOVES, INVALID, ERROR)
+HOST: tuple[Verb, ...] = (END, QUIT, LOADING, READY, LOADERR, ENDED, DIED,
+                          GAME, SYNC, TURN, LOADED, MOVES, INVALID, ERROR)
 """Every verb a host (Python or SBCL) sends or reads."""
 REPL: tuple[Verb, ...] = (REPL_GAME, SYNC, TURN, END, READY, MOVES, INVALID, ERROR, TIMEOUT)
 """Every verb of a REPL's channel: the game channel's, READY, END (which the REPL ignores:
@@ -213,7 +225,7 @@ def table(verbs: tuple[Verb, ...]) -> dict[str, Verb]:
 # -- what each reader reads ---------------------------------------------------------------------
 ZYGOTE_READS = table((END, QUIT))                     # the control channel's requests
 GAME_PROCESS_READS = table((GAME, SYNC, TURN))        # the game channel's requests
-MONITOR_READS_CONTROL = table((READY, LOADERR, ENDED, DIED))   # the zygote's, marked
+MONITOR_READS_CONTROL = table((LOADING, READY, LOADERR, ENDED, DIED))   # the zygote's, marked
 MONITOR_READS_GAME = table((MOVES, INVALID, ERROR, TIMEOUT))   # one answers each TURN, marked
 NOT_A_LINE: tuple[None, tuple[()]] = (None, ())
 

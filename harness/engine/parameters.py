@@ -141,7 +141,26 @@ class Text:
         return str(value)
 
 
-Kind = Number | Whole | Choice | Flag | Text
+@dataclass(frozen=True)
+class Requirement:
+    """A pip requirement (`numpy`, `numpy>=2`, `scikit-learn[alldeps]`), kept as written in
+    its normal form."""
+
+    name = "requirement"
+
+    def convert(self, value) -> str:
+        try:
+            from packaging.requirements import InvalidRequirement, Requirement as Parsed
+        except ImportError:   # the harness copied in, not installed: taken as written
+            return str(value).strip()
+        try:
+            return str(Parsed(str(value)))
+        except InvalidRequirement:
+            raise BadValue(f"{_shown(value)} is not a pip requirement (e.g. numpy or "
+                           "numpy>=2)") from None
+
+
+Kind = Number | Whole | Choice | Flag | Text | Requirement
 
 
 def bounded(low: int, high: int = SQLITE_INTEGER) -> Whole:
@@ -186,6 +205,8 @@ class Parameter:
     metavar: str | None = None
     short: str | None = None                # e.g. -j
     flag: bool = False
+    multiple: bool = False                  # repeatable: a tuple of values
+    course_key: str | None = None           # the course file's key, if not the option's
     api: str | None = ""                    # harness.api.monitor keyword ("": the name,
                                             # None: a positional argument of its own)
     json: str | None = None                 # key in the JSON "params" object
@@ -213,6 +234,9 @@ class Parameter:
         """The value checked as the command line checks it (BadValue if bad)."""
         if value is None or self.flag and isinstance(value, bool):
             return value
+        if self.multiple:
+            given = [value] if isinstance(value, str) else list(value)
+            return tuple(self.type.convert(v) for v in given)
         if self.nargs > 1:
             values = tuple(value)
             if len(values) != self.nargs:
@@ -226,6 +250,11 @@ def _default_settings():
     from .tournament import Settings
 
     return Settings()
+
+
+def _unusual(read):
+    """In the JSON only when not at its default, so the usual shape stays as it was."""
+    return lambda settings: read(settings) != read(_default_settings())
 
 
 def _uncommon_horizon(settings) -> bool:
@@ -251,6 +280,19 @@ TABLE = (
               lambda s: s.game.flip.mode, json="decay"),
     Parameter("timeout", SECONDS, "Seconds an agent may take per call.",
               lambda s: s.isolation.timeout, json="timeout"),
+    Parameter("load_timeout", SECONDS,
+              "Seconds an agent's file may take to load (its module body, a Lisp file's "
+              "load), apart from its calls' --timeout; the declared libraries it imports "
+              "are imported before, once per agent.",
+              lambda s: s.isolation.load_timeout, json="load_timeout",
+              in_json=_unusual(lambda s: s.isolation.load_timeout)),
+    Parameter("agent_package", Requirement(),
+              "A library agents may import besides the standard library, hy and hyrule "
+              "(repeatable; a pip requirement such as numpy>=2, installed here). Course "
+              "file: agent-packages = [\"numpy\"].",
+              lambda s: s.isolation.agent_packages, metavar="REQ", multiple=True,
+              course_key="agent-packages", api="agent_packages", json="agent_packages",
+              to_json=list, in_json=_unusual(lambda s: s.isolation.agent_packages)),
     Parameter("payoffs", bounded(-MAX_PAYOFF, MAX_PAYOFF),
               "Payoff table; must keep T>R>P>S and 2R>T+S.",
               lambda s: s.game.payoffs.as_tuple(), nargs=4, metavar="T R P S",
@@ -324,6 +366,7 @@ def settings(values: dict):
         "payoff_t": t, "payoff_r": r, "payoff_p": p, "payoff_s": s,
         "timeout": values["timeout"], "default_answer": ON_FAULT[values["on_fault"]],
         "isolation": values["isolation"], "memory_limit": values["memory_limit"] * MIB,
+        "load_timeout": values["load_timeout"], "agent_packages": values["agent_package"] or (),
         "jobs": values["jobs"], "max_rounds": values["max_rounds"],
         "max_faults": values["max_faults"], "disqualify_broken": values["disqualify_broken"],
         "cluster": values["cluster"]})
@@ -340,7 +383,8 @@ def isolation(values: dict):
 
 
 GAME_PARAMETERS = ("flip", "decay", "moves_per_turn", "payoffs", "on_fault")
-ISOLATION_PARAMETERS = ("isolation", "timeout", "memory_limit")
+ISOLATION_PARAMETERS = ("isolation", "timeout", "memory_limit", "load_timeout",
+                        "agent_package")
 
 
 def _only(values: dict, names) -> dict:

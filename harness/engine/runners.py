@@ -51,6 +51,7 @@ class HandlePool:
     is using (`in_use`), so any number of agents fits in the monitor's open-file limit."""
 
     def __init__(self, specs, isolation, cap=None):
+        isolation.environment()   # a declared agent package not installed: one line, now
         self.specs = {spec.name: spec for spec in specs}
         self.isolation = isolation
         self.broken: dict[str, str] = {}   # name -> why it does not load: not tried again

@@ -46,7 +46,8 @@ class Settings:
                 "payoff_t": t, "payoff_r": r, "payoff_p": p, "payoff_s": s,
                 "timeout": isolation.timeout, "default_answer": game.default_answer,
                 "isolation": isolation.mode, "memory_limit": isolation.memory_limit,
-                "jobs": self.jobs, "max_rounds": self.max_rounds,
+                "load_timeout": isolation.load_timeout,
+                "agent_packages": isolation.agent_packages, "jobs": self.jobs, "max_rounds": self.max_rounds,
                 "max_faults": self.max_faults, "disqualify_broken": self.disqualify_broken,
                 "cluster": self.cluster}
 
@@ -64,7 +65,8 @@ class Settings:
                 default_answer=given["default_answer"]),
             length=GameLength(given["length_min"], given["length_max"], given["horizon"],
                               given["stop_prob"]),
-            isolation=Isolation(given["isolation"], given["timeout"], given["memory_limit"]),
+            isolation=Isolation(given["isolation"], given["timeout"], given["memory_limit"],
+                                given["load_timeout"], tuple(given["agent_packages"])),
             jobs=given["jobs"], max_rounds=given["max_rounds"],
             max_faults=given["max_faults"],
             disqualify_broken=bool(given["disqualify_broken"]), cluster=given["cluster"])

@@ -17,6 +17,7 @@ import os
 import select
 import sys
 
+from harness.agents import agent_imports
 from harness.core import protocol
 
 from . import process_tree as zygote, world as worlds
@@ -36,6 +37,7 @@ _GAME, _TURN, _WARN = protocol.GAME.word, protocol.TURN.word, protocol.WARN
 _GAME_BYTES = _GAME.encode("ascii") + b" "
 _TURN_OR_SYNC = (_TURN, protocol.SYNC.word)
 _END, _QUIT = protocol.END.word.encode("ascii"), protocol.QUIT.word.encode("ascii")
+_LOADED_LINE = protocol.LOADED.line().encode("ascii")
 
 
 def _take_protocol_streams() -> tuple[int, int]:
@@ -148,6 +150,8 @@ class Zygote:
         self.token = token.encode("ascii", "replace") + b" "
         self.ended = self.token + protocol.ENDED.line().encode("ascii")   # once a game
         self.world = world        # None: games are plain forks (no user namespaces here)
+        # a game's process says LOADED once its agent has loaded (the monitor waits for it)
+        self.answer_game = os.environ.pop(protocol.ANSWER_GAME, "") == "1"
         self.filter = game_filter()   # what every process running agent code runs under
         self.compiled = b""
         self.serial = 1           # the game the next child waits for (the monitor counts too)
@@ -163,6 +167,7 @@ class Zygote:
         from harness.core.errors import LoadError
 
         read_end, write_end = os.pipe()
+        self.send(protocol.LOADING)   # the monitor's load time limit starts now
         pid = self._fork()
         if pid == 0:
             os.close(read_end)
@@ -270,6 +275,8 @@ class Zygote:
                     seed, per_turn, t, r, p, s = map(int, words[2:8])
                     runtime = self.agent.runtime(self.compiled)
                     runtime.start_game(seed, per_turn, self.agent.payoffs(t, r, p, s))
+                    if self.answer_game:   # the first TURN comes only now: the load's limit
+                        _write_all(self.game_replies, self.token + _LOADED_LINE)
                 continue
             if len(words) == 3:   # SYNC, or a TURN after the first: the turn played
                 runtime.record(words[1], words[2])
@@ -401,6 +408,8 @@ def _site_folders() -> None:
     if not sys.flags.no_site:
         return
     given = os.environ.pop("PDH_SITE_FOLDERS", None)
+    if agent_imports.serve_from_environment():   # only the declared libraries, by name
+        return
     if given is None:  # started by hand, not by the monitor
         import site
 
@@ -449,6 +458,10 @@ def main(argv: list[str]) -> int:
             raise OSError(0, "the kernel allows no user namespace here")
     except OSError as error:
         return refuse(f"cannot make a game's namespaces: {error.strerror or error}")
+    for variable in (agent_imports.COVER, agent_imports.SHOW):   # no world took them
+        os.environ.pop(variable, None)
+    # the declared libraries the agent's file imports, once here rather than in every game
+    agent_imports.preimport(os.environ.pop(agent_imports.PREIMPORT, "").split())
     zygote.become_zygote()
     host = Zygote(agent, requests, replies, token, world, game_pipes)
     compiled = host.prepare()

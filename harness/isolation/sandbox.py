@@ -10,6 +10,8 @@ What the agent's process gets (docs/readme/untrusted.md says it for users):
   folder around it, so no other submission); a bundle's agent, its own bundle's snapshot
   instead (harness/agents/bundles.py), read-only, as its current folder, and no other
   bundle's (the cache's folder of snapshots is covered by an empty one);
+- of the site folders, once the host has made its world, only what agents may import: the
+  declared agent packages, hy and hyrule (harness/isolation/world.py, cover_libraries);
 - a private, empty, size-limited /tmp, a minimal /dev, its own /proc, no capabilities, a
   new session (no terminal to inject input into), SIGKILL when the monitor dies;
 - a minimal environment, and the resource limits of harness/isolation/limits.py.

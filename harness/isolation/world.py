@@ -211,8 +211,50 @@ def enter(keep_open=()) -> World | None:
                 continue
     _checked(_libc.prctl(PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0), "prctl")
     _checked(_libc.unshare(CLONE_NEWIPC), "unshare")   # not the machine's, under `process`
+    cover_libraries()
     kept = os.environ.pop(KEEP, "").split("\n")
     return World(os.open("/proc/self/ns/pid", os.O_RDONLY | os.O_CLOEXEC), kept)
+
+
+def cover_libraries() -> None:
+    """In the zygote, once, before any agent code: every site folder the monitor named
+    (agent_imports.COVER) covered by an empty read-only tmpfs, and only the entries it
+    named (SHOW: the declared libraries', Hy's, the harness's when installed there) bound
+    back, read-only, at their own paths. Every process that runs agent code (the one that
+    loads it once, each game's) copies this mount namespace: an agent that puts a site
+    folder on sys.path, or opens a file by its path, finds nothing undeclared there."""
+    from harness.agents.agent_imports import COVER, SHOW
+
+    folders = [path for path in os.environ.pop(COVER, "").split("\n") if path]
+    shown = [path for path in os.environ.pop(SHOW, "").split("\n") if path]
+    if not folders:
+        return
+    _checked(_libc.unshare(CLONE_NEWNS), "unshare")
+    _mount(b"none", b"/", None, MS_REC | MS_PRIVATE)
+    held = []
+    for path in shown:   # opened before their folder is covered, bound from the descriptor
+        try:
+            fd = os.open(path, os.O_PATH | os.O_NOFOLLOW | os.O_CLOEXEC)
+            is_dir = os.path.isdir(f"/proc/self/fd/{fd}")
+        except OSError:
+            continue
+        held.append((path, fd, is_dir))
+    covered = [folder for folder in folders if os.path.isdir(folder)]
+    for folder in covered:
+        _mount(b"tmpfs", folder.encode(), b"tmpfs", MS_NOSUID | MS_NODEV, b"size=1m,mode=755")
+    for path, fd, is_dir in held:
+        try:
+            if is_dir:
+                os.makedirs(path, 0o755, exist_ok=True)
+            else:
+                os.makedirs(os.path.dirname(path), 0o755, exist_ok=True)
+                os.close(os.open(path, os.O_CREAT | os.O_WRONLY | os.O_CLOEXEC, 0o444))
+            _mount(f"/proc/self/fd/{fd}".encode(), path.encode(), None, MS_BIND | MS_REC)
+        finally:
+            os.close(fd)
+    for folder in covered:
+        _mount(None, folder.encode(), None,
+               MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV)
 
 
 def probe() -> None:

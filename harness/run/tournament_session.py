@@ -34,6 +34,8 @@ def resume_command(path, isolation=None) -> str:
         words += ["--timeout", f"{isolation.timeout:g}"]
     if isolation is not None and isolation.memory_limit != default.memory_limit:
         words += ["--memory-limit", str(isolation.memory_limit // MIB)]
+    if isolation is not None and isolation.load_timeout != default.load_timeout:
+        words += ["--load-timeout", f"{isolation.load_timeout:g}"]
     return " ".join(words)
 
 
@@ -89,6 +91,8 @@ def resume(path, isolation, *, jobs: int | None = None, quiet: bool = False,
             return record.result(), f"{path}: the run was already complete"
         check_confinement(record, isolation, allow_weaker)
         specs = recorded_specs(record)
+        # what agents may import changes results: the record's, like the rules
+        isolation = replace(isolation, agent_packages=record.settings.isolation.agent_packages)
         settings = replace(record.settings, isolation=isolation,
                            jobs=jobs or record.settings.jobs, cluster=cluster)
         games = record.games()
@@ -187,6 +191,7 @@ def check_confinement(record, asked, allow_weaker: bool) -> None:
     check_isolation(record.path, recorded.mode, asked.mode, allow_weaker)
     for option, now, then, unit in (
             ("--timeout", asked.timeout, recorded.timeout, 1),
+            ("--load-timeout", asked.load_timeout, recorded.load_timeout, 1),
             ("--memory-limit", asked.memory_limit, recorded.memory_limit, MIB)):
         if now != then:
             raise HarnessError(

@@ -11,7 +11,7 @@ SCHEMA_VERSION = 1
 # Columns added to schema 1 after records were made with it: an older record lacks them
 # (and settings_of reads them as optional). Add a new column here too.
 ADDED_COLUMNS = {("run", "horizon"), ("run", "stop_prob"), ("run", "outputs"),
-                 ("run", "runtimes")}
+                 ("run", "runtimes"), ("run", "load_timeout"), ("run", "agent_packages")}
 # Tables added likewise (language-model agents): an older record has none of them.
 ADDED_TABLES = {"llm_agent", "llm_call", "llm_turn", "llm_journal"}
 
@@ -37,6 +37,8 @@ CREATE TABLE run (
     default_answer    TEXT NOT NULL,
     isolation         TEXT NOT NULL,
     memory_limit      INTEGER NOT NULL,
+    load_timeout      REAL NOT NULL DEFAULT 10.0,       -- seconds to load an agent's file
+    agent_packages    TEXT,   -- JSON: the pip requirements agents may import (null: none)
     jobs              INTEGER,
     max_rounds        INTEGER,
     max_faults        INTEGER,
@@ -293,6 +295,8 @@ def run_row(seed: int, settings, replicates: int, command: str | None,
     written = settings.as_dict()   # the settings' one serialization, under these columns
     del written["cluster"]         # where a run plays is no part of its record
     written["disqualify_broken"] = int(written["disqualify_broken"])
+    written["agent_packages"] = json.dumps(list(written["agent_packages"])) \
+        if written["agent_packages"] else None
     return {
         "id": 1, "schema_version": SCHEMA_VERSION, "harness_version": __version__,
         "seed": seed_value(seed), **written, "replicates": replicates,
@@ -307,7 +311,29 @@ def settings_of(row):
     older record lacks (horizon, stop_prob) take their defaults."""
     from harness.engine.tournament import Settings
 
-    return Settings.from_dict({key: row[key] for key in row.keys() if key != "cluster"})
+    values = {key: row[key] for key in row.keys() if key != "cluster"}
+    values["agent_packages"] = _agent_packages(values.get("agent_packages"))
+    return Settings.from_dict(values)
+
+
+def _agent_packages(text) -> tuple[str, ...]:
+    """The recorded declaration (JSON text, or null for none): a list of requirements,
+    each checked as --agent-package checks it; HarnessError for anything else."""
+    import json
+
+    from harness.agents.agent_environment import check_requirements
+    from harness.core.errors import HarnessError
+
+    if text is None:
+        return ()
+    try:
+        listed = json.loads(text)
+    except (ValueError, RecursionError):
+        listed = None
+    if not isinstance(listed, list) or not all(isinstance(item, str) for item in listed):
+        raise HarnessError("the record's run.agent_packages is not a JSON list of pip "
+                           "requirements")
+    return check_requirements(listed)
 
 
 def is_experiment_record(path) -> bool:

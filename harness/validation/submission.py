@@ -296,6 +296,7 @@ def validate_all(paths: list[Path], isolation, roster=None, jobs: int | None = N
 
     from .contract import ContractParams
 
+    isolation.environment()   # a declared agent package not installed: one line, first
     params = (params or ContractParams()).seeded()
     verdicts = [read_submission(path, roster) for path in paths]
     for verdict in verdicts:

@@ -25,6 +25,9 @@ class Definitions:
     functions: list[Function] = field(default_factory=list)
     others: list[tuple[str, str, Function]] = field(default_factory=list)  # (kind, bare name)
     notes: list[str] = field(default_factory=list)   # warnings about the reading itself
+    # the modules its top level imports, dotted, as written (absolute imports only): what
+    # a host imports before any game when they are declared libraries (agent_imports.py)
+    imports: list[str] = field(default_factory=list)
 
 
 class Unreadable(Exception):

@@ -18,6 +18,7 @@ def hy_definitions(source: str, path: Path) -> Definitions:
     reader = static_reader()  # runs no reader macro; names unclosed brackets' lines
     try:
         for form in read_many(source, filename=str(path), reader=reader):
+            found.imports += _hy_imports(form, hy)
             function = _hy_function(form, hy)
             if function is not None:
                 found.functions.append(function)
@@ -32,6 +33,24 @@ def hy_definitions(source: str, path: Path) -> Definitions:
         raise Unreadable(getattr(error, "lineno", None),
                          " ".join(str(getattr(error, "msg", error)).split())) from error
     return found
+
+
+def _hy_imports(form, hy) -> list[str]:
+    """The modules of a top-level (import a b.c [x] d :as e) or (require m ...), as Python
+    names them; a quoted name list, `:as` and its alias are not modules."""
+    models = hy.models
+    if not (isinstance(form, models.Expression) and form
+            and form[0] in (models.Symbol("import"), models.Symbol("require"))):
+        return []
+    names, after_as = [], False
+    for item in form[1:]:
+        parts = [item] if isinstance(item, models.Symbol) else list(item[1:]) if (
+            isinstance(item, models.Expression) and item and item[0] == models.Symbol(".")
+        ) else []   # `a.b` reads as (. a b)
+        if parts and not after_as and all(isinstance(part, models.Symbol) for part in parts):
+            names.append(".".join(hy.mangle(str(part)) for part in parts))
+        after_as = isinstance(item, models.Keyword) and item.name == "as"
+    return names
 
 
 def _hy_function(form, hy) -> Function | None:

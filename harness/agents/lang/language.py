@@ -72,6 +72,9 @@ class Language(ABC):
     # its host reads the harness cache (compiled code): a root monitor checks that an
     # agent's own user can (harness/isolation/sandbox.py, _keeps_read)
     reads_cache: ClassVar[bool] = False
+    # its agents import Python modules (served by harness/isolation/host.py): the declared
+    # agent packages apply to them (harness/agents/agent_environment.py)
+    imports_python: ClassVar[bool] = True
 
     # -- running ---------------------------------------------------------------------------
     def load(self, path: Path, name: str):

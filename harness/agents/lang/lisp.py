@@ -28,6 +28,7 @@ class Lisp(Language):
     runs_in_monitor = False
     utf8_only = False            # SBCL reads a file as UTF-8 whatever it holds
     shares_one_image = True
+    imports_python = False   # SBCL loads no Python: the agent packages do not apply
     hints = {
         "no-agent": "Define the agent at the top level: (defun KhosmoodLevinson (hist score) ...)",
         "bad-answer": "Return a list of exactly 3 moves, the symbols C or D: (list 'C 'C 'D)",

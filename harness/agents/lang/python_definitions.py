@@ -18,7 +18,11 @@ def python_definitions(source: str, path: Path) -> Definitions:
         raise NotReadHere("nested too deeply for Python's parser") from None
     found = Definitions()
     for node in _module_level(tree.body):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        if isinstance(node, ast.Import):
+            found.imports += [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            found.imports.append(node.module)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             found.functions.append(Function(node.name, node.name, node.lineno,
                                             two_arguments=_takes_two(node.args)))
         elif isinstance(node, ast.ClassDef):  # an agent class: move(self, hist, score)

@@ -33,6 +33,20 @@ class FiniteFloat(click.ParamType):
             self.fail(str(error), param, ctx)
 
 
+class Declared(click.ParamType):
+    """click's reading of a plain type with a convert of its own (a pip requirement)."""
+
+    def __init__(self, kind):
+        self.kind = kind
+        self.name = kind.name
+
+    def convert(self, value, param, ctx):
+        try:
+            return self.kind.convert(value)
+        except parameters.BadValue as error:
+            self.fail(str(error), param, ctx)
+
+
 @lru_cache(maxsize=None)
 def click_type(kind: parameters.Kind) -> click.ParamType:
     """The click type that reads a declared parameter's plain type, under its bounds: one
@@ -45,6 +59,8 @@ def click_type(kind: parameters.Kind) -> click.ParamType:
         return click.Choice(kind.choices)
     if isinstance(kind, parameters.Flag):
         return click.BOOL
+    if isinstance(kind, parameters.Requirement):
+        return Declared(kind)
     return click.STRING
 
 
@@ -84,6 +100,8 @@ def option(name: str, **changes):
         declared = dict(is_flag=True, default=bool(default), help=parameter.help)
     if parameter.nargs > 1:
         declared["nargs"] = parameter.nargs
+    if parameter.multiple:
+        declared.update(multiple=True, default=(), show_default=False)
     if parameter.metavar:
         declared["metavar"] = parameter.metavar
     return click.option(*parameter.flags, **{**declared, **changes})
@@ -105,12 +123,15 @@ def _use_bundle_limit(ctx, param, value):
 bundle_limit_option = option("max_bundle_mib", callback=_use_bundle_limit, expose_value=False)
 
 # how agents are confined: also `resume`'s, which never takes them from the record
-isolation_options = compose(options("timeout", "isolation", "memory_limit"),
+isolation_options = compose(options("timeout", "load_timeout", "isolation", "memory_limit"),
                             bundle_limit_option)
+# what agents may import: not `resume`'s, which plays the recorded declaration
+agent_package_option = option("agent_package")
 
 game_options = compose(
     options("flip", "decay", "moves_per_turn", "payoffs", "on_fault"),
     isolation_options,
+    agent_package_option,
     option("seed"),
 )
 

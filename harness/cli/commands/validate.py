@@ -6,7 +6,7 @@ import sys
 import click
 
 from . import options
-from .options import format_option, option
+from .options import agent_package_option, format_option, option
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
@@ -21,6 +21,8 @@ from .options import format_option, option
              "process, for trusted code only (a call that never returns hangs).")
 @option("timeout")
 @options.bundle_limit_option
+@option("load_timeout")
+@agent_package_option
 @option("moves_per_turn", help="Moves an answer must hold, as the tournament will ask.")
 @option("jobs", help="Submissions played at once (default: four per core).")
 @option("seed",
@@ -29,8 +31,8 @@ from .options import format_option, option
 @click.option("--recursive", "-r", is_flag=True,
               help="Look in the folders' subfolders too (an LMS download of one folder per "
                    "student).")
-def command(paths, roster, format, isolation, timeout, moves_per_turn, jobs, seed,
-            recursive):
+def command(paths, roster, format, isolation, timeout, load_timeout, agent_package,
+            moves_per_turn, jobs, seed, recursive):
     """Check submissions before upload: the name (against --roster, if given), the file,
     and short seeded games against built-ins through the same loading, process and
     answer-checking code as the tournament. PATH is an agent file or a folder of them.
@@ -46,7 +48,9 @@ def command(paths, roster, format, isolation, timeout, moves_per_turn, jobs, see
 
     files = submission_files(paths, recursive)
     chosen_roster = Roster.read(Path(roster)) if roster else None
-    confined = options.isolation({"isolation": isolation, "timeout": timeout})
+    confined = options.isolation({"isolation": isolation, "timeout": timeout,
+                                  "load_timeout": load_timeout,
+                                  "agent_package": agent_package})
     verdicts = validate_all(files, confined, chosen_roster, jobs,
                             ContractParams(moves_per_turn, seed))
     from harness.core.safe_text import block, echo

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
 from harness.agents.specs import AgentSpec, Kind
@@ -18,12 +19,26 @@ class Isolation:
     mode: str = "sandbox"
     timeout: float = 1.0          # seconds per call: the one time limit, enforced and recorded
     memory_limit: int = DEFAULT_MEMORY   # bytes of address space for an agent's process
+    load_timeout: float = 10.0    # seconds to load an agent's file (its module body, its load)
+    # what agents may import besides the standard library, hy and hyrule: pip requirements
+    # (harness/agents/agent_environment.py)
+    agent_packages: tuple[str, ...] = ()
 
     def __post_init__(self):
         from harness.core.errors import ParameterError
 
         if not self.timeout > 0:
             raise ParameterError(f"timeout {self.timeout} must be positive")
+        if not self.load_timeout > 0:
+            raise ParameterError(f"load timeout {self.load_timeout} must be positive")
+        object.__setattr__(self, "agent_packages", tuple(self.agent_packages))
+
+    def environment(self):
+        """The agents' environment this declares, resolved here (HarnessError if a declared
+        package is not installed)."""
+        from harness.agents.agent_environment import resolve
+
+        return resolve(self.agent_packages)
 
 
 def open_handle(spec: AgentSpec, isolation: Isolation) -> PollableHandle:
@@ -75,13 +90,66 @@ def open_handle(spec: AgentSpec, isolation: Isolation) -> PollableHandle:
 
         from .inprocess import InProcessHandle, Printed
 
+        _declare_in_monitor(isolation)
         hand_over(spec.source, spec.content())  # the bytes the run plays (AgentSpec.content)
         printed = Printed()   # what it prints while it loads, too
-        factory = printed.run(language.load, Path(spec.source), spec.entry)
+        factory = _timed_load(printed, language, spec, isolation.load_timeout)
         return InProcessHandle(spec.name, factory, language.pairs(), isolation.timeout,
                                printed)
     argv = language.host_command(spec.agent_file, spec.entry, isolation.memory_limit)
     return _in_process_of_its_own(spec, argv, isolation)
+
+
+def _declare_in_monitor(isolation) -> None:
+    """`none`: the agents' own imports are held to the declaration (trusted code: see
+    harness/agents/agent_imports.py)."""
+    from harness.agents.agent_imports import declare_in_monitor
+
+    resolved = isolation.environment()
+    declare_in_monitor(resolved.modules, resolved.undeclared)
+
+
+def _timed_load(printed, language, spec, limit: float):
+    """The agent loaded in the monitor (`none`): nothing here can stop it, so a load past
+    the limit is a load error once it returns, as a host's would have been."""
+    import time
+
+    from harness.core.errors import LoadError
+
+    from .process import load_too_long
+
+    started = time.monotonic()
+    factory = printed.run(language.load, Path(spec.source), spec.entry)
+    took = time.monotonic() - started
+    if took > limit:
+        raise LoadError(load_too_long(took, limit, stopped=False))
+    return factory
+
+
+def _preimports(spec, resolved) -> str:
+    """The declared modules the agent's file imports at its top level (read, not run)."""
+    language = spec.file_language
+    if language is None or not resolved.modules:
+        return ""
+    return _declared_imports(language.name, spec.source, spec.content(),
+                             frozenset(resolved.modules))
+
+
+@lru_cache(maxsize=256)
+def _declared_imports(language_name: str, source: str, content: bytes, modules) -> str:
+    """Read once per file's bytes (Hy's reader takes ~0.1 s a KiB, and a host may be
+    opened many times a run); a file that names none of the modules is not read."""
+    from harness.agents.lang import LANGUAGES
+
+    text = content.decode("utf-8", "replace")
+    if not any(module in text or module.replace("_", "-") in text for module in modules):
+        return ""
+    try:
+        imports = LANGUAGES[language_name].definitions(text, Path(source)).imports
+    except Exception:   # unreadable: the load says why
+        return ""
+    return " ".join(dict.fromkeys(name for name in imports
+                                  if name.partition(".")[0] in modules))
 
 
 def _entry(spec) -> str:
@@ -104,6 +172,7 @@ def _in_monitor(name, factory, pairs, isolation) -> PollableHandle:
 
 
 def _in_process_of_its_own(spec, argv, isolation) -> PollableHandle:
+    from harness.agents.agent_imports import PREIMPORT
     from harness.agents.lang.python_process import host_environment
     from harness.core.errors import LoadError
 
@@ -111,12 +180,15 @@ def _in_process_of_its_own(spec, argv, isolation) -> PollableHandle:
 
     language = spec.runs_on   # what its host needs from the environment, how its crash reads
     assert language is not None
+    env = {**host_environment(""), **language.host_environment(), **_folder_environment(spec)}
+    if language.imports_python:   # what its agents may import, and what its host imports
+        resolved = isolation.environment()
+        env.update(resolved.host_variables(), **{PREIMPORT: _preimports(spec, resolved)})
     try:
-        return ProcessHandle(spec.name, argv,
-                             {**host_environment(""), **language.host_environment(),
-                              **_folder_environment(spec)},
-                             isolation.timeout, wrap=_launcher(spec, isolation),
-                             last_words=language.last_words)
+        return ProcessHandle(spec.name, argv, env, isolation.timeout,
+                             wrap=_launcher(spec, isolation), last_words=language.last_words,
+                             # a built-in's host loads nothing: its GAME has no answer
+                             load_timeout=None if spec.kind.strategy else isolation.load_timeout)
     except LoadError as error:
         if spec.is_bundle:   # named as given, not as its private snapshot
             raise LoadError(spec.bundle().shown(str(error))) from None

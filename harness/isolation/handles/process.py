@@ -29,6 +29,14 @@ OUTPUT_CAP = 64 * 1024
 READ_CHUNK = 65536
 
 
+def load_too_long(took: float, limit: float, stopped: bool = True) -> str:
+    """The load error of an agent whose load took longer than --load-timeout: `stopped`
+    at the limit (a host's), or let finish (the monitor's own, `--isolation none`)."""
+    taken = f"stopped after {took:.1f} s" if stopped else f"it took {took:.1f} s"
+    return (f"did not load within the {limit:g} s allowed (--load-timeout): {taken}; "
+            "import less, or compute less at the top of the file")
+
+
 class _Dead(Exception):
     """The host process ended, or its game's process died."""
 
@@ -274,12 +282,17 @@ class HostProcess:
         self._flush()
 
     # -- requests ---------------------------------------------------------------------------
-    def start_game(self, values: tuple[int, ...]) -> None:
-        """GAME <serial> <values>: held while the last game is ending."""
+    def start_game(self, values: tuple[int, ...], answered: bool = False) -> None:
+        """GAME <serial> <values>: held while the last game is ending. `answered`: the
+        game's process says LOADED once its agent has loaded (a built-in's host does not)."""
         if self.in_game:   # a game not ended: it ends first
             self.end_game()
         self.in_game = True
-        self.send("\n" + protocol.GAME.line(self.serial, *values))
+        line = "\n" + protocol.GAME.line(self.serial, *values)
+        if answered:
+            self.ask(line)
+        else:
+            self.send(line)
 
     def send(self, text: str) -> None:
         """Queue a message that has no reply (GAME, SYNC) and write what fits now."""
@@ -303,13 +316,18 @@ class HostProcess:
         """Send a request that has exactly one reply. Whatever marked line came before it
         was sent answers nothing: reading the pipe first catches it (while the last game
         ends, what is there is its own, dropped at ENDED)."""
-        while (not (self.replies.broken or self.ended or self.ending)
-               and self.reply_waiting.poll(0) and self._read_replies()):
-            pass
+        self.read_waiting()
         self.replies.expect()
         if not self.ending:   # else it goes out when the last game has ended
             self.call_started()
         self.send(text)
+
+    def read_waiting(self) -> None:
+        """Take what the reply pipe holds now, without waiting (bounded: the junk
+        allowance stops a flood); nothing while the last game ends."""
+        while (not (self.replies.broken or self.ended or self.ending)
+               and self.reply_waiting.poll(0) and self._read_replies()):
+            pass
 
     def _flush(self) -> None:
         while self.outgoing:
@@ -562,19 +580,33 @@ _MOVES_ALONE = protocol.MOVES.word + " "   # the start of the reply of nearly ev
 _PLAIN_LINES: dict[str, Reply] = {}   # "MOVES CCD" -> its reply, for the first lines seen
 _PLAIN_LINES_KEPT = 1024   # 3 moves a turn: 8 lines; long turns: bounded all the same
 _FIRST_TURN = protocol.TURN.line()
+_LOADED_WORD = protocol.LOADED.line().rstrip("\n")
 _TURN = protocol.TURN.line("%s", "%s")   # TURN's line with the last turn: a template
 _EVENT_OF = {protocol.TIMEOUT: Event.STOPPED,   # the REPL stopped the call itself
              protocol.ERROR: Event.RAISED, protocol.INVALID: Event.BAD_ANSWER}
 
 
 class ProcessHandle:
+    # a game's load (see __init__): class defaults, for a handle made without __init__
+    load_timeout: float | None = None
+    loading = False
+    loading_until = 0.0
+    held_turn: str | None = None
+
     def __init__(self, name: str, argv: list[str], env: dict, timeout: float,
-                 start_timeout: float = 30.0, wrap=None, last_words=None):
+                 start_timeout: float = 30.0, wrap=None, last_words=None,
+                 load_timeout: float | None = None):
         self.name = name
         self.argv = argv
         self.env = env
         self.timeout = timeout
-        self.start_timeout = start_timeout
+        self.start_timeout = start_timeout   # the host's own start, up to LOADING
+        # the agent's load: LOADING to READY at the start, GAME to LOADED in every game
+        # (None: a host that loads nothing, a built-in's, whose GAME has no answer)
+        self.load_timeout = load_timeout
+        self.loading = False        # GAME sent, LOADED not come: the first TURN waits
+        self.loading_until = 0.0    # when the load is due, from when GAME went out
+        self.held_turn: str | None = None   # the first TURN, sent once LOADED comes
         self.wrap = wrap or _as_is  # (argv, env) -> harness.isolation.sandbox.Launch
         # output -> why the host died: its language reads its own runtime's crash output
         self.last_words = last_words or _last_line
@@ -598,6 +630,8 @@ class ProcessHandle:
         token = secrets.token_hex(8)
         game = GameChannel()
         env = dict(self.env, PDH_TOKEN=token, **game.env)
+        if self.load_timeout is not None:   # its games' processes say LOADED (_loaded)
+            env[protocol.ANSWER_GAME] = "1"
         try:
             launch = self.wrap(self.argv, env)
         except BaseException:  # LoadError, as a rule
@@ -624,6 +658,8 @@ class ProcessHandle:
         host.on_end = launch.ended
         try:
             line = host.first_words(time.monotonic() + start_timeout)
+            if protocol.parse(line, protocol.MONITOR_READS_CONTROL)[0] is protocol.LOADING:
+                line = self._after_loading(host)
         except TimeoutError:
             host.kill()
             raise LoadError(f"did not finish loading within {start_timeout:g} s") from None
@@ -642,6 +678,17 @@ class ProcessHandle:
             raise LoadError(f"host answered {one_line(line, 80)!r} instead of READY")
         return host
 
+    def _after_loading(self, host: HostProcess) -> str:
+        """The zygote's word after LOADING (READY or LOADERR), within the load's own time
+        limit; LoadError, saying how long it took, past it."""
+        began = time.monotonic()
+        limit = self.load_timeout or self.start_timeout
+        try:
+            return host.first_words(began + limit)
+        except TimeoutError:
+            host.kill()
+            raise LoadError(load_too_long(time.monotonic() - began, limit)) from None
+
     def _output_hint(self) -> str:
         said = self.last_words(self.output.tail.decode("utf-8", "replace"))
         return f": {one_line(said, 200)}" if said else ""
@@ -659,7 +706,13 @@ class ProcessHandle:
             return self.asked_until
         if host.ending:
             return host.end_deadline
+        if self.loading:
+            return max(self.loading_until, host.released_at + self._limit()) + self.credit
         return max(self.asked_until, host.released_at + self.timeout) + self.credit
+
+    def _limit(self) -> float:
+        """The time the awaited answer has: its load's, or its call's."""
+        return self.load_timeout if self.loading and self.load_timeout else self.timeout
 
     def _time_given_back(self) -> bool:
         """Its deadline has passed: move it on by the time the game's process waited for
@@ -675,7 +728,7 @@ class ProcessHandle:
         if status is not None:   # read_line still takes a reply written before it died
             host.died = host.died or describe_status(status)
             return True
-        waited = min(waited, (OWN_TIME_CAP - 1) * self.timeout)
+        waited = min(waited, (OWN_TIME_CAP - 1) * self._limit())
         if waited <= self.credit:
             return False
         self.credit = waited
@@ -712,13 +765,34 @@ class ProcessHandle:
         assert self.host is not None
         self.host.end_game()
         self.stale = True
+        self.loading, self.held_turn = False, None
 
     def _send_game(self) -> None:
         start, host = self.start, self.host
         assert start is not None and host is not None  # a game has started, on a live host
-        host.start_game((start.agent_seed, start.moves_per_turn, *start.payoffs.as_tuple()))
+        limit = self.load_timeout
+        host.start_game((start.agent_seed, start.moves_per_turn, *start.payoffs.as_tuple()),
+                        answered=limit is not None)
+        if limit is not None:   # the first TURN waits for LOADED: the load has its own limit
+            self.loading = True
+            self.loading_until = time.monotonic() + limit
+            self.held_turn = None
+            self.credit = 0.0
+
+    def _loaded(self, host: HostProcess, line: str) -> None:
+        """LOADED came: the held first TURN goes out, with the call's own time from now.
+        Any other reply to GAME breaks the protocol."""
+        if line != _LOADED_WORD:
+            raise _Violation(f"{one_line(line, 60)!r} where LOADED answers GAME")
+        self.loading = False
+        turn, self.held_turn = self.held_turn, None
+        if turn is not None:
+            host.ask(turn)
+            self.asked_until = time.monotonic() + self.timeout
+            self.credit = 0.0
 
     def _lose_host(self) -> None:
+        self.loading, self.held_turn = False, None
         if self.host is not None:
             self.host.kill()
             self.host = None
@@ -750,16 +824,25 @@ class ProcessHandle:
         if self.stale:
             self._catch_up(self.turns[:-1] if last else [])
         assert self.host is not None  # it was there or _replace started one
-        self.host.ask(_TURN % last if last is not None else _FIRST_TURN)
+        turn = _TURN % last if last is not None else _FIRST_TURN
+        self.asked = True
+        if self.loading:   # sent once the fresh agent has loaded (_loaded)
+            self.held_turn = turn
+            self._pick_up_loaded(self.host)   # at once, if it has loaded already
+            return
+        self.host.ask(turn)
         self.asked_until = time.monotonic() + self.timeout
         self.credit = 0.0
-        self.asked = True
 
     # -- waiting on many handles at once (harness/engine/runners.py) -------------------------------
     def waiting_on(self) -> dict[int, int]:
         host = self.host
         # not asked this turn: out for the game, or given up on by the game (rules.py)
-        if not self.asked or host is None or host.ready():
+        if not self.asked or host is None:
+            return {}
+        if self.loading:   # its first TURN goes out as soon as LOADED is here
+            self._pick_up_loaded(host)
+        if host.ready():
             return {}
         if time.monotonic() >= self.deadline:
             if not self._time_given_back():
@@ -769,8 +852,22 @@ class ProcessHandle:
         return host.watched()
 
     def pump(self, fd: int, events: int) -> None:
-        if self.host is not None:
-            self.host.take(fd, events)
+        host = self.host
+        if host is not None:
+            host.take(fd, events)
+            if self.loading:
+                self._pick_up_loaded(host, read=False)
+
+    def _pick_up_loaded(self, host: HostProcess, read: bool = True) -> None:
+        """While the first TURN waits: a LOADED already come (`read`: in the pipe, too)
+        sends it now. A broken protocol is left for collect to say."""
+        if read:
+            host.read_waiting()
+        if host.replies.reply is not None and not host.ending:
+            try:
+                self._loaded(host, host.replies.take() or "")
+            except _Violation as violation:
+                host.replies.broken = str(violation)
 
     def collect(self) -> Reply:
         if self.out_for_game:
@@ -782,7 +879,7 @@ class ProcessHandle:
         replies = host.replies
         line = replies.reply
         if (line is not None and replies.broken is None and host.zygote_broken is None
-                and not host.ending):   # the answer is here (what read_line checks first)
+                and not host.ending and not self.loading):   # the answer is here
             replies.reply = None
             return self._answered(host, line)
         return self._slow_collect(host)
@@ -794,11 +891,14 @@ class ProcessHandle:
         except TimeoutError:
             # a host that stopped reading its requests cannot answer them either
             what = "did not take its request" if host.outgoing else "no answer"
+            if self.loading:
+                what = "did not load"
+            allowed = self._time_allowed()
             if host.ending:   # its zygote did not end the last game in time: all of it goes
                 self._lose_host()
             else:
                 self._end_its_process()
-            return self._fault(Event.NO_ANSWER, f"{what} within {self._time_allowed()}; "
+            return self._fault(Event.NO_ANSWER, f"{what} within {allowed}; "
                                                 "process killed and replaced")
         except _GameDied as death:   # the host lives on: the next game forks from it
             host.drain_output()   # its last words, which say why
@@ -831,15 +931,22 @@ class ProcessHandle:
         return Reply(None, Fault(consequence.kind, message))
 
     def _time_allowed(self) -> str:
+        limit = self._limit()
+        named = " (--load-timeout)" if self.loading else ""
         if self.credit < 0.01:
-            return f"{self.timeout:g} s"
-        return (f"{self.timeout:g} s of its own ({self.timeout + self.credit:.2f} s in all, "
+            return f"{limit:g} s{named}"
+        return (f"{limit:g} s{named} of its own ({limit + self.credit:.2f} s in all, "
                 "waiting for a busy CPU included)")
 
     def _reply(self, host: HostProcess) -> str:
-        """The reply to the last request, within the call's own time."""
+        """The reply to the last request, within the call's own time (after the fresh
+        agent's LOADED, within the load's)."""
         while True:
             try:
+                if self.loading:
+                    self._loaded(host, host.read_line(self.loading_until + self.credit,
+                                                      self._limit() + self.credit))
+                    continue
                 return host.read_line(self.asked_until + self.credit,
                                       self.timeout + self.credit)
             except TimeoutError:
@@ -869,6 +976,7 @@ class ProcessHandle:
     def end_game(self) -> None:
         """The host kills this game's agent process and all it started (docs/DESIGN.md)."""
         self.turns = []
+        self.loading, self.held_turn = False, None
         if self.host is not None:
             self.host.end_game()
 

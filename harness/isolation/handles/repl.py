@@ -101,8 +101,8 @@ class ReplHost(HostProcess):
     def first_words(self, deadline: float) -> str:
         return self.read_line(deadline)
 
-    def start_game(self, values: tuple[int, ...]) -> None:
-        self.send(protocol.REPL_GAME.line(*values))
+    def start_game(self, values: tuple[int, ...], answered: bool = False) -> None:
+        self.send(protocol.REPL_GAME.line(*values))   # a REPL's GAME has no answer
 
     def end_game(self) -> None:
         self.send(protocol.END.line())
