@@ -309,11 +309,13 @@ def resolve(arguments, search: Sequence[Path] = ()) -> list[AgentSpec]:
 
 
 def check_unique(specs: list[AgentSpec]) -> None:
+    from harness.core.seeds import canonical_name
+
     from .wording import same_name
 
     seen: dict[str, list[AgentSpec]] = {}
-    for spec in specs:
-        seen.setdefault(spec.name.lower(), []).append(spec)
+    for spec in specs:   # one agent whatever its case: seeds follow the canonical spelling
+        seen.setdefault(canonical_name(spec.name), []).append(spec)
     for same in seen.values():
         if len(same) > 1:
             raise HarnessError(same_name(same[0].name, [spec.source for spec in same]))

@@ -51,12 +51,13 @@ def against_builtins(agent, opponents, params, seed_of):
     `number` (from 0) between agents named a and b. The caller closes `agent`. Validation
     plays its contract games so, and the autograder its practice games."""
     from harness.agents.specs import builtin_spec
+    from harness.core.seeds import sides
     from harness.engine.game import play_game
     from harness.isolation.handles.opening import Isolation, open_handle
 
     for number, (name, turns) in enumerate(opponents):
         opponent = open_handle(builtin_spec(name), Isolation("none"))
-        agent_first = agent.name < opponent.name
+        agent_first = sides(agent.name, opponent.name)[0] == agent.name
         a, b = (agent, opponent) if agent_first else (opponent, agent)
         game = play_game(a, b, turns, seed_of(number, a.name, b.name), params)
         yield name, game, "a" if agent_first else "b"

@@ -37,7 +37,7 @@ def play_once(spec_a, spec_b, options, on_start=None, on_turn=None):
     params = game_params(options)
     seed = seed_of(options)
     turns = options["turns"] or draw_length(seed, 1, GameLength(*options["length"]))
-    first, second = sorted((spec_a, spec_b), key=lambda spec: spec.name)
+    first, second = sorted((spec_a, spec_b), key=lambda spec: seeds.name_order(spec.name))
     handles = [_open(spec, isolation(options)) for spec in (first, second)]
     try:
         if on_start is not None:
