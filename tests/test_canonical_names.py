@@ -10,8 +10,9 @@ import sys
 
 import pytest
 
-from conftest import AGENTS, ROOT, console_script
 from harness.core import seeds
+
+from conftest import AGENTS, ROOT, console_script
 
 HERE = AGENTS / "canonical"
 FORM = "(monitor '(.25 .1) '(10 50) '(#'random #'titfortat #'KhosmoodLevinson))"
@@ -83,8 +84,8 @@ def test_the_command_line_python_hy_and_the_lisp_repl_agree(sbcl, sandboxed, tmp
 @pytest.mark.parametrize("name", ["KHOSMOODLEVINSON", "khosmoodlevinson"])
 def test_a_respelled_name_plays_the_same_games(name):
     """The tournament of one strategy under two spellings of its name: the same games."""
-    from harness.api import monitor
     from harness.agents.specs import callable_spec
+    from harness.api import monitor
 
     namespace: dict = {}
     exec((HERE / "python" / "KhosmoodLevinson.py").read_text(), namespace)
