@@ -53,7 +53,8 @@ def monitor(flip_params, game_length, agents, *, agents_dir=None, **options) -> 
     The keywords are the command line's options (harness/engine/parameters.py declares them
     once, with their defaults and bounds, checked here as there): seed, moves_per_turn,
     decay, payoffs, timeout, on_fault, isolation, memory_limit_mib, jobs, max_rounds,
-    max_faults, disqualify_broken, horizon, stop_prob, cluster."""
+    max_faults, keep_broken, horizon, stop_prob, cluster (and disqualify_broken, the
+    default, taken for older scripts)."""
     from .agents.lang import LANGUAGES
     from .core.seeds import fresh_seed
     from .engine import parameters

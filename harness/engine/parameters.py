@@ -283,9 +283,15 @@ TABLE = (
               "thread plays every game whose two agents are free (up to half the agents' "
               "games at once, one host process per agent), whatever the number. Same "
               "results either way.", lambda s: s.jobs, short="-j"),
+    Parameter("keep_broken", Flag(),
+              "Agents that do not load play the default answer in every game and are "
+              "ranked with the others (default: they are disqualified before round 1 and "
+              "rank below every agent that loads).", lambda s: not s.disqualify_broken,
+              flag=True),
+    # the default since issue 33; still taken, so that older scripts and course files run
     Parameter("disqualify_broken", Flag(),
-              "Agents that do not load leave before round 1 (default: they play the "
-              "default answer).", lambda s: s.disqualify_broken, flag=True),
+              "Agents that do not load leave before round 1 (the default; see "
+              "--keep-broken).", None, flag=True),
     Parameter("cluster", Text(),
               "Play on the workers of this Dask scheduler (e.g. tcp://lab1:8786; needs "
               "pip install 'pdharness[cluster]'); the result is the same.",
@@ -319,8 +325,19 @@ def settings(values: dict):
         "timeout": values["timeout"], "default_answer": ON_FAULT[values["on_fault"]],
         "isolation": values["isolation"], "memory_limit": values["memory_limit"] * MIB,
         "jobs": values["jobs"], "max_rounds": values["max_rounds"],
-        "max_faults": values["max_faults"], "disqualify_broken": values["disqualify_broken"],
+        "max_faults": values["max_faults"], "disqualify_broken": _disqualify_broken(values),
         "cluster": values["cluster"]})
+
+
+def _disqualify_broken(values: dict) -> bool:
+    """Whether agents that do not load leave before round 1: unless --keep-broken, which
+    contradicts --disqualify-broken (the default, still taken from older scripts)."""
+    if values["keep_broken"] and values.get("disqualify_broken"):
+        from harness.core.errors import HarnessError
+
+        raise HarnessError("--keep-broken and --disqualify-broken contradict each other: "
+                           "give one (disqualifying is the default)")
+    return not values["keep_broken"]
 
 
 def game_params(values: dict):

@@ -113,18 +113,27 @@ def gradebook_rows(result, students: StudentRoster, course_roster, top: float,
     else:
         header = [h for h in students.headers if h.strip().casefold() != students.team_header]
         sources = [h.strip().casefold() for h in header]
-    header += ["Team", "Agent", column]
+    header += ["Team", "Agent", column, "Note"]
+    notes = _notes(result)
     rows, ungraded = [], []
     if layout is not None and layout.points_row:
-        rows.append(["    Points Possible"] + [""] * (len(header) - 2) + [_number(top)])
+        rows.append(["    Points Possible"] + [""] * (len(header) - 3) + [_number(top), ""])
     for student in students.students:
         standing = by_team.get(_key(student.team)) if student.team else None
         grade = grade_for(standing.rank, ranks, top, bottom) if standing else ""
         if standing is None:
             ungraded.append(_who(student, sources))
         rows.append([student.cells.get(source, "") for source in sources]
-                    + [student.team, standing.agent if standing else "", _number(grade)])
+                    + [student.team, standing.agent if standing else "", _number(grade),
+                       notes.get(standing.agent, "") if standing else ""])
     return header, rows, ungraded
+
+
+def _notes(result) -> dict[str, str]:
+    """Why an agent's grade is what it is, where its status says something ("disqualified:
+    does not load: ..."; an agent that played well has no message): the student reads it
+    beside the grade."""
+    return {e.name: f"{e.status}: {e.message}" for e in result.entrants if e.message}
 
 
 def _key(label: str) -> str:

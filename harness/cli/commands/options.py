@@ -133,7 +133,7 @@ def file_limit_options(function):
     return function
 
 tournament_options = options("length", "horizon", "stop_prob", "jobs", "max_rounds",
-                             "max_faults", "disqualify_broken", "cluster")
+                             "max_faults", "keep_broken", "disqualify_broken", "cluster")
 
 
 def game_params(values):
