@@ -34,6 +34,18 @@ def agent_specs(agents, search) -> list[AgentSpec]:
     return specs
 
 
+def _say_renamed(specs) -> None:
+    """On stderr, as the command line says it: an agent file an LMS renamed plays as the
+    agent it defines (harness/agents/uploaded_names.py)."""
+    import sys
+
+    from .agents.uploaded_names import renamed_warnings
+    from .core.safe_text import line
+
+    for warning in renamed_warnings(specs):
+        print(f"pdharness: warning: {line(warning)}", file=sys.stderr)
+
+
 def _pair(value, what):
     try:
         first, second = value
@@ -71,6 +83,7 @@ def monitor(flip_params, game_length, agents, *, agents_dir=None, **options) -> 
                                           _pair(game_length, "game_length"), "game_length")
     search = [Path(agents_dir)] if agents_dir is not None else [bundled_agents_dir()]
     specs = agent_specs(agents, search)
+    _say_renamed(specs)
     settings = parameters.settings(values)
     seed = values.get("seed")
     seed = fresh_seed() if seed is None else seed

@@ -347,7 +347,7 @@ def test_patching_random_or_other_agents_changes_only_the_patcher(run, name):
 
 def test_an_agent_that_cannot_start_is_a_load_error_and_the_tournament_goes_on(run):
     entry = run.result["agents"]["DiesOnLoad"]
-    assert entry["status"] == "load-error"
+    assert entry["status"] == "disqualified"   # out before round 1 (not --keep-broken)
     assert "exited with status 7" in entry["message"]
     assert run.faults("DiesOnLoad") == {}                # default answers, no new faults
 

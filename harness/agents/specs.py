@@ -226,6 +226,11 @@ def file_spec(path: Path) -> AgentSpec:
     language = BY_SUFFIX.get(path.suffix)
     if language is None:
         raise AgentNotFound(f"{path}: not an agent file (expected {listed_suffixes()})")
+    from .uploaded_names import played_as
+
+    defines = played_as(path, language)   # `JonesSmith (1).py`, as an LMS renames uploads
+    if defines is not None:
+        return AgentSpec(defines, language.name, str(path), defines=defines)
     return AgentSpec(path.stem, language.name, str(path))
 
 

@@ -309,13 +309,23 @@ def recorded_specs(record):
             # the bytes the resumed run plays (AgentSpec.content)
             given = Path(row["source"])
             source = row["source"] if given.is_file() and given.resolve() == path else str(path)
-            spec = AgentSpec(row["name"], row["language"], source)
+            spec = AgentSpec(row["name"], row["language"], source,
+                             defines=_played_as(path, row["language"]))
             played = spec.sha256()
         if played != row["sha256"]:
             raise HarnessError(f"{record.path}: agent {row['name']}: {path} changed since the "
                                "run started; the resumed run would not be the same tournament")
         specs.append(spec)
     return specs
+
+
+def _played_as(path, language: str) -> str | None:
+    """The agent a file an LMS renamed played as (its name is not the agent's): the same
+    rule as when the run started, on the same bytes (checked just after)."""
+    from harness.agents.lang import LANGUAGES
+    from harness.agents.uploaded_names import played_as
+
+    return played_as(path, LANGUAGES[language]) if language in LANGUAGES else None
 
 
 def recorded_state(record, games=None):

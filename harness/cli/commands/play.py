@@ -70,7 +70,10 @@ def command(agent_a, agent_b, agent_output, **options):
     from harness.core.safe_text import echo
     from harness.present.trace import trace_dict
 
+    from .tournament import warn_renamed
+
     spec_a, spec_b = (_single(resolve_one(name)) for name in (agent_a, agent_b))
+    warn_renamed([spec_a, spec_b])
     if options["format"] == "json":
         game, seed, _params = play_once(spec_a, spec_b, options)
         echo(json.dumps(trace_dict(game, seed, spec_a.name), indent=2))

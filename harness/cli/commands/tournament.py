@@ -8,6 +8,16 @@ from .options import game_options, replicates_option, tournament_options
 from .output_options import output_options, quiet_option, result_format_option
 
 
+def warn_renamed(specs) -> None:
+    """One warning on stderr per agent file an LMS renamed, played as the agent it defines
+    (harness/agents/uploaded_names.py): every command that plays agent files says it."""
+    from harness.agents.uploaded_names import renamed_warnings
+    from harness.core.safe_text import line
+
+    for warning in renamed_warnings(specs):
+        click.echo(f"pdharness: warning: {line(warning)}", err=True)
+
+
 def run_and_print(specs, options) -> None:
     from harness.present import outputs
     from harness.run import tournament_session as session
@@ -16,6 +26,7 @@ def run_and_print(specs, options) -> None:
     from .options import seed_of, settings
     from .output_options import outputs_of
 
+    warn_renamed(specs)
     chosen = settings(options)
     seed = seed_of(options, graded=True)
     asked = outputs_of(options)
