@@ -18,14 +18,28 @@ class Standings(list):
     seed: int
     result: object
 
+    @property
+    def sources(self) -> dict[str, str]:
+        """{agent: the file it played from} for the agents that are files: a bare name
+        plays the current folder's file first, and this says which one played."""
+        return {e.spec.name: e.spec.source for e in self.result.entrants  # type: ignore
+                if e.spec.is_file}
 
-def agent_specs(agents, search) -> list[AgentSpec]:
+
+def agent_specs(agents, search, found: list[str] | None = None) -> list[AgentSpec]:
+    """The agents given to monitor(); `found` collects a note per bare name that played a
+    file (which one: the current folder's first, then `search`'s)."""
+    from .agents.wording import found_by_name
+
     specs = []
     for agent in agents:
         if isinstance(agent, AgentSpec):
             specs.append(agent)
         elif isinstance(agent, (str, PathLike)):
-            specs.extend(resolve_one(str(agent), search))
+            these = resolve_one(str(agent), search)
+            if found is not None:
+                found += [note for spec in these if (note := found_by_name(str(agent), spec))]
+            specs.extend(these)
         elif callable(agent):
             specs.append(callable_spec(agent))
         else:
@@ -34,16 +48,15 @@ def agent_specs(agents, search) -> list[AgentSpec]:
     return specs
 
 
-def _say_renamed(specs) -> None:
-    """On stderr, as the command line says it: an agent file an LMS renamed plays as the
-    agent it defines (harness/agents/uploaded_names.py)."""
+def _say(lines, kind: str) -> None:
+    """On stderr, as the command line says them: which file a bare name played, and the
+    files an LMS renamed that play as the agent they define."""
     import sys
 
-    from .agents.uploaded_names import renamed_warnings
     from .core.safe_text import line
 
-    for warning in renamed_warnings(specs):
-        print(f"pdharness: warning: {line(warning)}", file=sys.stderr)
+    for text in lines:
+        print(f"pdharness: {kind}: {line(text)}", file=sys.stderr)
 
 
 def _pair(value, what):
@@ -55,9 +68,10 @@ def _pair(value, what):
 
 
 def monitor(flip_params, game_length, agents, *, agents_dir=None, **options) -> Standings:
-    """Run the Levinson tournament. `agents` holds built-in names, agent names found in
-    `agents_dir` (default: the bundled student_agents), paths, or Python functions (which
-    always run in this process). Agent files run in the sandbox, as on the command line
+    """Run the Levinson tournament. `agents` holds built-in names, agent names (the agent
+    file of that name in the current folder first, else in `agents_dir`, default the
+    bundled student_agents; a note on stderr says which file played), paths, or Python
+    functions (which always run in this process). Agent files run in the sandbox, as on the command line
     (`isolation="process"` or `"none"` to choose otherwise); where the sandbox is not
     available, one warning on stderr says so and they run as plain processes. `cluster`:
     the address of a Dask scheduler whose workers play the games (same result).
@@ -68,6 +82,7 @@ def monitor(flip_params, game_length, agents, *, agents_dir=None, **options) -> 
     max_faults, keep_broken, horizon, stop_prob, cluster (and disqualify_broken, the
     default, taken for older scripts)."""
     from .agents.lang import LANGUAGES
+    from .agents.uploaded_names import renamed_warnings
     from .core.seeds import fresh_seed
     from .engine import parameters
     from .engine.tournament import run_tournament
@@ -82,8 +97,10 @@ def monitor(flip_params, game_length, agents, *, agents_dir=None, **options) -> 
     values["length"] = parameters.checked(parameters.BY_NAME["length"],
                                           _pair(game_length, "game_length"), "game_length")
     search = [Path(agents_dir)] if agents_dir is not None else [bundled_agents_dir()]
-    specs = agent_specs(agents, search)
-    _say_renamed(specs)
+    found: list[str] = []
+    specs = agent_specs(agents, search, found)
+    _say(found, "note")
+    _say(renamed_warnings(specs), "warning")
     settings = parameters.settings(values)
     seed = values.get("seed")
     seed = fresh_seed() if seed is None else seed

@@ -67,12 +67,15 @@ def command(agent_a, agent_b, agent_output, **options):
     what each agent printed. With the same --seed it is the game round 1 of a tournament
     would play between them."""
     from harness.agents.specs import resolve_one
+    from harness.agents.wording import found_by_name
     from harness.core.safe_text import echo
     from harness.present.trace import trace_dict
 
-    from .tournament import warn_renamed
+    from .tournament import say_found, warn_renamed
 
     spec_a, spec_b = (_single(resolve_one(name)) for name in (agent_a, agent_b))
+    say_found(filter(None, (found_by_name(name, spec) for name, spec in
+                            ((agent_a, spec_a), (agent_b, spec_b)))))
     warn_renamed([spec_a, spec_b])
     if options["format"] == "json":
         game, seed, _params = play_once(spec_a, spec_b, options)

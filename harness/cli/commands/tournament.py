@@ -18,6 +18,14 @@ def warn_renamed(specs) -> None:
         click.echo(f"pdharness: warning: {line(warning)}", err=True)
 
 
+def say_found(notes) -> None:
+    """Which agent file each bare name played (harness/agents/wording.py, found_by_name)."""
+    from harness.core.safe_text import line
+
+    for note in notes:
+        click.echo(f"pdharness: note: {line(note)}", err=True)
+
+
 def run_and_print(specs, options) -> None:
     from harness.present import outputs
     from harness.run import tournament_session as session
@@ -67,7 +75,8 @@ def command(agents, population, **options):
 
         specs = population_specs(population)
     if agents or not population:
-        specs += resolve(agents or [str(bundled_agents_dir())])
+        specs += resolve(agents or [str(bundled_agents_dir())], found=(found := []))
+        say_found(found)
     check_unique(specs)
     _note_retraining(specs)
     run_and_print(specs, options)
