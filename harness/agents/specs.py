@@ -323,6 +323,10 @@ def _named_in(folder: Path, name: str) -> AgentSpec | None:
     named = [path for path in files if canonical_name(path.stem) == wanted]
     renamed = [path for path in files if path not in named
                and decorated(canonical_name(path.stem), wanted)]
+    if len(named) > 1:   # the same agent in two languages: which one is the user's to say
+        from .wording import several_files
+
+        raise AgentNotFound(several_files(name, named))
     for path in named + renamed:
         spec = file_spec(path)
         if canonical_name(spec.name) == wanted:

@@ -70,3 +70,11 @@ def found_by_name(argument: str, spec) -> str | None:
     if not spec.is_file or looks_like_a_path(argument) or Path(argument).exists():
         return None
     return f"{argument} is the agent file {spec.source}"
+
+
+def several_files(name: str, paths) -> str:
+    """A bare name that several agent files of one folder answer to (a team's agent in
+    Python and in Lisp): every one of them named, and the way to choose."""
+    listed = " or ".join(str(path) for path in paths)
+    return (f"agent {name!r}: {len(paths)} agent files answer to that name; did you mean "
+            f"the agent file {listed}? (name the file, with its suffix)")

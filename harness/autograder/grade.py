@@ -163,7 +163,7 @@ def grade(root: Path) -> dict:
     roster = (Roster.read(root / "source" / settings["roster"]) if settings["roster"]
               else None)
     verdicts = validate_all(files, isolation, roster, 1,
-                            ContractParams(settings["moves_per_turn"]))
+                            ContractParams(parameters.game_params(settings)))
     visibility = settings["visibility"]
     if visibility not in VISIBILITIES:
         raise ValueError(f"visibility {visibility!r} is none of {', '.join(VISIBILITIES)}")

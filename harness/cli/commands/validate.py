@@ -5,8 +5,29 @@ import sys
 
 import click
 
+from harness.engine import parameters
+
 from . import options
 from .options import format_option, option
+
+# the help of the tournament's options that says more for validate
+_HELP = {
+    "isolation": "How agents run, as in `tournament`: sandbox falls back to process, with a "
+                 "note, where the sandbox is not available; none runs them inside this "
+                 "process, for trusted code only (a call that never returns hangs).",
+    "moves_per_turn": "Moves an answer must hold, as the tournament will ask.",
+    "length": "The tournament's game lengths: the longest game played against random is "
+              "LMAX turns long.",
+}
+
+
+def _agent_run_options(function):
+    """Every tournament option that shapes an agent's run (parameters.AGENT_RUN: limits,
+    rules, isolation), from the command line or the course file as the tournament takes
+    them: a file that validates plays under them."""
+    for name in reversed(parameters.AGENT_RUN):
+        function = option(name, **({"help": _HELP[name]} if name in _HELP else {}))(function)
+    return function
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
@@ -15,12 +36,7 @@ from .options import format_option, option
               help="CSV of the teams: one team per row (members' last names), or an LMS "
                    "group export. The name must then spell a team on it.")
 @format_option()
-@option("isolation",
-        help="How agents run, as in `tournament`: sandbox falls back to process, with a "
-             "note, where the sandbox is not available; none runs them inside this "
-             "process, for trusted code only (a call that never returns hangs).")
-@option("timeout")
-@option("moves_per_turn", help="Moves an answer must hold, as the tournament will ask.")
+@_agent_run_options
 @option("jobs", help="Submissions played at once (default: four per core).")
 @option("seed",
         help="Seed of the contract games (default: a fresh one each time, printed; give "
@@ -28,11 +44,13 @@ from .options import format_option, option
 @click.option("--recursive", "-r", is_flag=True,
               help="Look in the folders' subfolders too (an LMS download of one folder per "
                    "student).")
-def command(paths, roster, format, isolation, timeout, moves_per_turn, jobs, seed,
-            recursive):
+def command(paths, roster, format, jobs, seed, recursive, **limits):
     """Check submissions before upload: the name (against --roster, if given), the file,
     and short seeded games against built-ins through the same loading, process and
-    answer-checking code as the tournament. PATH is an agent file or a folder of them.
+    answer-checking code as the tournament, under every limit and rule of the
+    tournament's that shapes an agent's run (the course file's and the command line's:
+    --timeout, --memory-limit, --moves-per-turn, --isolation, --flip, --length, ...).
+    PATH is an agent file or a folder of them.
 
     Exit status: 0 when every submission passes (warnings allowed), 1 when any fails,
     2 on bad usage."""
@@ -45,9 +63,9 @@ def command(paths, roster, format, isolation, timeout, moves_per_turn, jobs, see
 
     files = submission_files(paths, recursive)
     chosen_roster = Roster.read(Path(roster)) if roster else None
-    confined = options.isolation({"isolation": isolation, "timeout": timeout})
-    verdicts = validate_all(files, confined, chosen_roster, jobs,
-                            ContractParams(moves_per_turn, seed))
+    chosen = options.settings(limits)
+    verdicts = validate_all(files, chosen.isolation, chosen_roster, jobs,
+                            ContractParams.of(chosen, seed))
     from harness.core.safe_text import block, echo
     from harness.present import colour
 
