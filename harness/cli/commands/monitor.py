@@ -42,7 +42,8 @@ def command(form, agents_dir, **options):
     except MonitorFormError as error:
         raise HarnessError(str(error)) from error
     search = [Path(agents_dir)] if agents_dir else [bundled_agents_dir()]
-    specs = resolve(call.agents, search, found=(found := []))   # the current folder first
+    found: list[str] = []
+    specs = resolve(call.agents, search, found=found)   # the current folder first
     say_found(found)
     _note_replaced(call)
     options.update(flip=call.flip, length=call.length, format="lisp")

@@ -132,6 +132,27 @@ def file_limit_options(function):
             "never raise it.")) (function)
     return function
 
+# the help of the tournament's options that says more where a submission is checked
+_CHECKED_HELP = {
+    "isolation": "How agents run, as in `tournament`: sandbox falls back to process, with a "
+                 "note, where the sandbox is not available; none runs them inside this "
+                 "process, for trusted code only (a call that never returns hangs).",
+    "moves_per_turn": "Moves an answer must hold, as the tournament will ask.",
+    "length": "The tournament's game lengths: the longest game played against random is "
+              "LMAX turns long.",
+}
+
+
+def agent_run_options(but: tuple[str, ...] = ()):
+    """Every tournament option that shapes an agent's run (parameters.AGENT_RUN: limits,
+    rules, isolation), but `but`, for the commands that check a submission (validate, the
+    autograder): from the command line or the course file as the tournament takes them, so
+    a file that passes plays under them."""
+    return compose(*(option(name, **({"help": _CHECKED_HELP[name]}
+                                      if name in _CHECKED_HELP else {}))
+                     for name in parameters.AGENT_RUN if name not in but))
+
+
 tournament_options = options("length", "horizon", "stop_prob", "jobs", "max_rounds",
                              "max_faults", "keep_broken", "disqualify_broken", "cluster")
 

@@ -75,7 +75,8 @@ def command(agents, population, **options):
 
         specs = population_specs(population)
     if agents or not population:
-        specs += resolve(agents or [str(bundled_agents_dir())], found=(found := []))
+        found: list[str] = []
+        specs += resolve(agents or [str(bundled_agents_dir())], found=found)
         say_found(found)
     check_unique(specs)
     _note_retraining(specs)

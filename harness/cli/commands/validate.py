@@ -5,29 +5,8 @@ import sys
 
 import click
 
-from harness.engine import parameters
-
 from . import options
-from .options import format_option, option
-
-# the help of the tournament's options that says more for validate
-_HELP = {
-    "isolation": "How agents run, as in `tournament`: sandbox falls back to process, with a "
-                 "note, where the sandbox is not available; none runs them inside this "
-                 "process, for trusted code only (a call that never returns hangs).",
-    "moves_per_turn": "Moves an answer must hold, as the tournament will ask.",
-    "length": "The tournament's game lengths: the longest game played against random is "
-              "LMAX turns long.",
-}
-
-
-def _agent_run_options(function):
-    """Every tournament option that shapes an agent's run (parameters.AGENT_RUN: limits,
-    rules, isolation), from the command line or the course file as the tournament takes
-    them: a file that validates plays under them."""
-    for name in reversed(parameters.AGENT_RUN):
-        function = option(name, **({"help": _HELP[name]} if name in _HELP else {}))(function)
-    return function
+from .options import agent_run_options, format_option, option
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
@@ -36,7 +15,7 @@ def _agent_run_options(function):
               help="CSV of the teams: one team per row (members' last names), or an LMS "
                    "group export. The name must then spell a team on it.")
 @format_option()
-@_agent_run_options
+@agent_run_options()
 @option("jobs", help="Submissions played at once (default: four per core).")
 @option("seed",
         help="Seed of the contract games (default: a fresh one each time, printed; give "
