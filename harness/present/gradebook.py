@@ -7,10 +7,10 @@ and a grade. The layout follows the LMS the roster's header shows:
 
 | roster (an LMS group export) | gradebook file columns |
 | --- | --- |
-| Canvas (`name, canvas_user_id, user_id, login_id, sections, group_name, ...`) | `Student, ID, SIS User ID, SIS Login ID, Section, Team, Agent, <grade column>`, and Canvas's `Points Possible` row |
-| Moodle (`Group ID, Group name, ..., First name, Last name, Email address`) | `First name, Last name, Email address, Team, Agent, <grade column>` |
-| Blackboard (`Group Code, Group Name, User Name, Last Name, First Name`) | `Last Name, First Name, Username, Team, Agent, <grade column>` |
-| any other roster with one student per row | its own columns, then `Team, Agent, <grade column>` |
+| Canvas (`name, canvas_user_id, user_id, login_id, sections, group_name, ...`) | `Student, ID, SIS User ID, SIS Login ID, Section, Team, Agent, <grade column>, Note`, and Canvas's `Points Possible` row |
+| Moodle (`Group ID, Group name, ..., First name, Last name, Email address`) | `First name, Last name, Email address, Team, Agent, <grade column>, Note` |
+| Blackboard (`Group Code, Group Name, User Name, Last Name, First Name`) | `Last Name, First Name, Username, Team, Agent, <grade column>, Note` |
+| any other roster with one student per row | its own columns, then `Team, Agent, <grade column>, Note` |
 
 A roster with one team per row (no students) has no one to match: `--grades` then writes the
 per-agent grades CSV, as `--format csv` prints it.
