@@ -10,8 +10,9 @@ import subprocess
 
 import pytest
 
-from conftest import console_script
 from harness.engine import parameters
+
+from conftest import console_script
 
 HEADER = "import random\nimport sys\nimport time\n\n\ndef {name}(hist, score):\n"
 PAY = "    pay = {('C', 'C'): 3, ('C', 'D'): 0, ('D', 'C'): 5, ('D', 'D'): 1}\n"

@@ -26,13 +26,12 @@ agent costs nothing more.
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
+if TYPE_CHECKING:   # specs.py imports this module: its AgentSpec is only named here
     from pathlib import Path
 
     from .lang.definitions import Function
-    from .specs import AgentSpec
 
 
 def is_agent_name(name: str) -> bool:
@@ -92,7 +91,8 @@ def renamed_warning(path, name: str) -> str:
             f"what an LMS or a browser adds); name the file {name}{shown.suffix}")
 
 
-def renamed_warnings(specs: list[AgentSpec]) -> list[str]:
-    """One warning per agent file played as the agent it defines, not under its own name."""
+def renamed_warnings(specs) -> list[str]:
+    """One warning per agent file (specs.AgentSpec) played as the agent it defines, not
+    under its own name."""
     return [renamed_warning(spec.source, spec.entry) for spec in specs
             if spec.is_file and spec.path is not None and spec.entry != spec.path.stem]
