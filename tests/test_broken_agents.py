@@ -8,11 +8,10 @@ from __future__ import annotations
 import csv
 import io
 import json
-import subprocess
 
 import pytest
 
-from conftest import AGENTS, console_script
+from conftest import AGENTS, pdharness as run_console
 
 pytestmark = pytest.mark.slow   # each test runs the console script a few times
 
@@ -22,10 +21,7 @@ RULES = ("--seed", "5", "--isolation", "none", "--length", "6", "9")
 
 
 def pdharness(*args, cwd=None, status=0):
-    done = subprocess.run([console_script(), *map(str, args)], capture_output=True,
-                          text=True, cwd=cwd, timeout=600)
-    assert done.returncode == status, done.stderr
-    return done.stdout
+    return run_console(*args, cwd=cwd, status=status).stdout
 
 
 @pytest.fixture

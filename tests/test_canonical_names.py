@@ -12,7 +12,7 @@ import pytest
 
 from harness.core import seeds
 
-from conftest import AGENTS, ROOT, console_script
+from conftest import AGENTS, ROOT, pdharness as run_console
 
 HERE = AGENTS / "canonical"
 FORM = "(monitor '(.25 .1) '(10 50) '(#'random #'titfortat #'KhosmoodLevinson))"
@@ -27,10 +27,7 @@ def pairs(lisp: str) -> list[tuple[str, int]]:
 
 
 def pdharness(*args, cwd=None):
-    done = subprocess.run([console_script(), *map(str, args)], capture_output=True,
-                          text=True, cwd=cwd, timeout=600)
-    assert done.returncode == 0, done.stderr
-    return done.stdout
+    return run_console(*args, cwd=cwd).stdout
 
 
 def test_a_names_spellings_give_one_seed_and_one_side():

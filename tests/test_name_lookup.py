@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from conftest import AGENTS, ROOT, console_script
+from conftest import AGENTS, ROOT, pdharness as run_console
 
 pytestmark = pytest.mark.slow   # the console script, Hy and the API, several times
 
@@ -18,9 +18,7 @@ MINE = "def KhosmoodLevinson(hist, score):\n    return ['D', 'D', 'D']\n"   # no
 
 
 def pdharness(*args, cwd, status=0):
-    done = subprocess.run([console_script(), *map(str, args)], capture_output=True,
-                          text=True, cwd=cwd, timeout=600)
-    assert done.returncode == status, done.stderr
+    done = run_console(*args, cwd=cwd, status=status)
     return done.stdout, done.stderr
 
 

@@ -16,7 +16,8 @@ from harness.engine.tournament import Settings
 from harness.isolation.handles.opening import Isolation
 from harness.run import tournament_session as session
 from harness.store.reader import Record
-from harness.store.recorder import Recorder
+
+from conftest import stop_after_round
 
 SHAKY = """import random
 
@@ -27,18 +28,6 @@ def {name}(hist, score):
     return "{answer}"
 """
 BUILTINS = ("titfortat", "defect", "random", "cooperate", "grudger", "pavlov")
-
-
-def _stopping_after(monkeypatch, number):
-    """The recorder, interrupted (as Ctrl-C does) once round `number` is written."""
-    kept = Recorder.round_finished
-
-    def round_finished(self, state, round_result, games):
-        kept(self, state, round_result, games)
-        if round_result.number == number:
-            raise KeyboardInterrupt
-
-    monkeypatch.setattr(Recorder, "round_finished", round_finished)
 
 
 def out_in_completed_rounds(standings, rounds: int):
@@ -53,7 +42,7 @@ def check_every_stop(folder: Path, agents, seed: int, chosen: Settings, monkeypa
     for number in range(1, len(final.rounds) + 1):
         db = folder / f"stopped-{number}.sqlite"
         with monkeypatch.context() as patched:
-            _stopping_after(patched, number)
+            stop_after_round(patched, number)
             try:
                 session.run(specs, seed, chosen, db=db, quiet=True)
             except session.RecordInterrupted:

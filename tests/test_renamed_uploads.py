@@ -5,7 +5,6 @@ one-line error. The rule: harness/agents/uploaded_names.py."""
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -14,7 +13,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from harness.agents.lang import LANGUAGES
 from harness.agents.uploaded_names import decorated, played_as
 
-from conftest import console_script
+from conftest import pdharness as run_console, stop_after_round
 
 FILES = {
     "JonesSmith (1).py": "def JonesSmith(hist, score):\n    return ['D', 'C', 'D']\n\n\n"
@@ -29,9 +28,7 @@ RENAMED = {"JonesSmith": "JonesSmith (1).py", "KimLopez": "KimLopez-2.hy",
 
 
 def pdharness(*args, cwd=None, status=0):
-    done = subprocess.run([console_script(), *map(str, args)], capture_output=True,
-                          text=True, cwd=cwd, timeout=600)
-    assert done.returncode == status, done.stderr
+    done = run_console(*args, cwd=cwd, status=status)
     return done.stdout, done.stderr
 
 
@@ -133,22 +130,15 @@ def test_resume_plays_the_renamed_upload_as_the_run_did(uploads, tmp_path, monke
     from harness.engine.tournament import Settings
     from harness.isolation.handles.opening import Isolation
     from harness.run import tournament_session as session
-    from harness.store.recorder import Recorder
 
     specs = resolve([str(uploads / "JonesSmith (1).py"), "titfortat", "defect", "random"])
     chosen = Settings(isolation=Isolation("none"), jobs=1, length=GameLength(4, 6))
     whole = session.run(specs, 4, chosen, quiet=True)
-    kept = Recorder.round_finished
-
-    def stop_after_round_1(self, state, round_result, games):
-        kept(self, state, round_result, games)
-        raise KeyboardInterrupt
-
-    monkeypatch.setattr(Recorder, "round_finished", stop_after_round_1)
     db = tmp_path / "run.sqlite"
-    with pytest.raises(session.RecordInterrupted):
-        session.run(specs, 4, chosen, db=db, quiet=True)
-    monkeypatch.setattr(Recorder, "round_finished", kept)
+    with monkeypatch.context() as patched:
+        stop_after_round(patched, 1)
+        with pytest.raises(session.RecordInterrupted):
+            session.run(specs, 4, chosen, db=db, quiet=True)
     resumed, _note = session.resume(db, Isolation("none"), quiet=True)
     assert resumed.standings == whole.standings
     assert all(e.status == "ok" for e in resumed.entrants)

@@ -6,13 +6,12 @@ value. A new parameter row that shapes an agent's run needs a case here."""
 from __future__ import annotations
 
 import json
-import subprocess
 
 import pytest
 
 from harness.engine import parameters
 
-from conftest import console_script
+from conftest import pdharness as run_console
 
 HEADER = "import random\nimport sys\nimport time\n\n\ndef {name}(hist, score):\n"
 PAY = "    pay = {('C', 'C'): 3, ('C', 'D'): 0, ('D', 'C'): 5, ('D', 'D'): 1}\n"
@@ -44,10 +43,7 @@ CASES = {
 
 
 def pdharness(*args, cwd):
-    done = subprocess.run([console_script(), *map(str, args)], capture_output=True,
-                          text=True, cwd=cwd, timeout=600)
-    assert done.returncode in (0, 1), done.stderr
-    return done
+    return run_console(*args, cwd=cwd, status=(0, 1))
 
 
 def test_every_parameter_that_shapes_an_agents_run_has_a_case():
