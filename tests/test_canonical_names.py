@@ -94,3 +94,32 @@ def test_a_respelled_name_plays_the_same_games(name):
                                           callable_spec(strategy, name)],
                     seed=3, isolation="none", jobs=1, max_rounds=2)
     assert [(n.lower(), s) for n, s in again] == [(n.lower(), s) for n, s in kept]
+
+
+def test_a_record_seeded_from_names_as_written_says_it_is_an_older_versions(tmp_path,
+                                                                             monkeypatch):
+    """A run recorded before seeds followed names case-folded cannot be finished the same:
+    resume says so, instead of calling the record edited."""
+    import sqlite3
+
+    from conftest import stop_after_round
+    from harness.agents.specs import resolve
+    from harness.core.errors import HarnessError
+    from harness.core.rules import GameLength
+    from harness.engine.tournament import Settings
+    from harness.isolation.handles.opening import Isolation
+    from harness.run import tournament_session as session
+
+    specs = resolve([str(HERE / "python" / "KhosmoodLevinson.py"), "titfortat", "defect"])
+    chosen = Settings(isolation=Isolation("none"), jobs=1, length=GameLength(3, 4))
+    db = tmp_path / "run.sqlite"
+    with monkeypatch.context() as patched:
+        stop_after_round(patched, 1)
+        with pytest.raises(session.RecordInterrupted):
+            session.run(specs, 9, chosen, db=db, quiet=True)
+    with sqlite3.connect(db) as connection:   # as the version before issue 33 seeded them
+        for game_id, a, b, number in connection.execute("SELECT id, a, b, round FROM game"):
+            connection.execute("UPDATE game SET seed = ? WHERE id = ?",
+                               (seeds.game_seed_as_written(9, number, a, b), game_id))
+    with pytest.raises(HarnessError, match="recorded by an older pdharness"):
+        session.resume(db, Isolation("none"), quiet=True)
