@@ -102,13 +102,14 @@ def test_a_record_seeded_from_names_as_written_says_it_is_an_older_versions(tmp_
     resume says so, instead of calling the record edited."""
     import sqlite3
 
-    from conftest import stop_after_round
     from harness.agents.specs import resolve
     from harness.core.errors import HarnessError
     from harness.core.rules import GameLength
     from harness.engine.tournament import Settings
     from harness.isolation.handles.opening import Isolation
     from harness.run import tournament_session as session
+
+    from conftest import stop_after_round
 
     specs = resolve([str(HERE / "python" / "KhosmoodLevinson.py"), "titfortat", "defect"])
     chosen = Settings(isolation=Isolation("none"), jobs=1, length=GameLength(3, 4))
