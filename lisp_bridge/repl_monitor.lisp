@@ -210,14 +210,17 @@ pdharness spells them, and an alist from those names to what the result calls th
 random state; stopped after *limit* seconds; anything it signals is its fault."
   (as-host-sees channel
     (let ((hist (pdharness-host::fresh-hist))
-          (score (list pdharness-host::*mine* pdharness-host::*theirs*)))
+          (score (list pdharness-host::*mine* pdharness-host::*theirs*))
+          (erring nil))
       (handler-case
           (let ((answer (let ((*random-state* (channel-random-state channel))
                               ;; as in a host: nothing to read (the REPL's own input,
                               ;; the rest of a script, is not the agent's)
                               (*standard-input* (make-string-input-stream "")))
                           (sb-ext:with-timeout *limit*
-                            (funcall (fdefinition (channel-symbol channel)) hist score)))))
+                            (pdharness-host::noting-erring-function (erring)
+                              (funcall (fdefinition (channel-symbol channel))
+                                       hist score))))))
             (multiple-value-bind (moves note) (pdharness-host::answer-moves answer)
               (cond ((null moves) (reply channel "INVALID" (pdharness-host::one-line note)))
                     (note (reply channel "MOVES" moves "WARN"
@@ -228,7 +231,7 @@ random state; stopped after *limit* seconds; anything it signals is its fault."
           (reply channel "TIMEOUT"
                  (format nil "no answer within ~,2F s (stopped inside Lisp)" *limit*)))
         (serious-condition (c)
-          (reply channel "ERROR" (pdharness-host::describe-condition c)))))))
+          (reply channel "ERROR" (pdharness-host::describe-condition c erring)))))))
 
 (defun serve-request (line channels)
   (let* ((words (pdharness-host::words line))

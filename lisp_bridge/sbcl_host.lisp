@@ -74,10 +74,59 @@ child's on the game channel."
         (concatenate 'string (subseq flat 0 (- limit 3)) "...")
         flat)))
 
-(defun describe-condition (condition)
-  (one-line (format nil "~A: ~A" (type-of condition)
+(defun describe-condition (condition &optional in-function)
+  "`TYPE: message`, and `, in function NAME` when IN-FUNCTION (the agent's own function the
+error came from, agent-function-on-stack) is known: where a student looks first."
+  (one-line (format nil "~A: ~A~@[, in function ~A~]" (type-of condition)
                     (handler-case (princ-to-string condition)
-                      (serious-condition () "(its message cannot be printed)")))))
+                      (serious-condition () "(its message cannot be printed)"))
+                    (and in-function
+                         (handler-case (one-line (let ((*package* (find-package :keyword)))
+                                                   (princ-to-string in-function))
+                                                 120)
+                           (serious-condition () nil))))))
+
+(defparameter *not-agent-packages*
+  (mapcar #'find-package '(:common-lisp :keyword :pdharness-host))
+  "Packages whose functions are never the agent's (SB-* are told by name).")
+
+(defun agent-symbol-p (thing)
+  (and (symbolp thing) (not (keywordp thing))
+       (let ((package (symbol-package thing)))
+         (and package
+              (not (member package *not-agent-packages*))
+              (not (eql 0 (search "SB-" (package-name package))))
+              ;; the REPL's monitor, and libraries a student's image may have loaded
+              (not (member (package-name package) '("PDHARNESS-REPL" "ASDF/INTERFACE" "UIOP"
+                                                    "ASDF" "UIOP/UTILITY")
+                           :test #'string=))))))
+
+(defun names-agent-code-p (name)
+  "Whether a frame's function NAME (a symbol, or a list such as (FLET F :IN G) or
+(LAMBDA (X) :IN G)) is the agent's code: a symbol of the agent's packages in it."
+  (if (consp name)
+      (loop for part in name thereis (names-agent-code-p part))
+      (agent-symbol-p name)))
+
+(defun agent-function-on-stack ()
+  "The innermost function on the stack that the agent's code defined (its name), or nil:
+called while an error is signalled, before the stack unwinds. A bounded walk."
+  (handler-case
+      (loop for frame = (sb-di:top-frame) then (sb-di:frame-down frame)
+            for depth below 256
+            while frame
+            do (let ((name (sb-di:debug-fun-name (sb-di:frame-debug-fun frame))))
+                 (when (names-agent-code-p name)
+                   (return name))))
+    (serious-condition () nil)))
+
+(defmacro noting-erring-function ((place) &body body)
+  "BODY, with PLACE set to the agent's function an error left from (before any outer
+handler unwinds the stack): an error the agent handles itself never reaches here."
+  `(handler-bind ((error (lambda (c)
+                           (declare (ignore c))
+                           (unless ,place (setf ,place (agent-function-on-stack))))))
+     ,@body))
 
 ;;; -- where agent code runs ----------------------------------------------------------------
 
@@ -110,6 +159,19 @@ by every process of this host from a copy in its own world's /tmp.")
 (define-condition load-failure (error)
   ((text :initarg :text :reader load-failure-text))
   (:report (lambda (c s) (write-string (load-failure-text c) s))))
+
+(defvar *shown-file* nil
+  "The agent's file as the monitor named it: a message about one of its lines says
+`File.lisp:12: ...`, the one form every language's messages use.")
+
+(defun at-line (line text)
+  (format nil "~@[~A:~]~D: ~A" *shown-file* line text))
+
+(defun located (text)
+  "TEXT as `File.lisp:12: ...` when it names a line already, else `File.lisp: TEXT`."
+  (if (eql 0 (search (format nil "~A:" *shown-file*) text))
+      text
+      (format nil "~A: ~A" *shown-file* text)))
 
 (defun fail-load (format-control &rest arguments)
   (error 'load-failure :text (apply #'format nil format-control arguments)))
@@ -160,7 +222,7 @@ the stream and file position (which mean nothing to a student) left out."
         (setf text (concatenate 'string (subseq text 0 (+ eof (length "end of file")))
                                 (subseq text (+ eof (length "end of file on the file")))
                                 " (unbalanced parentheses: a '(' is never closed)"))))
-    (if line (format nil "line ~D: ~A" line text) text)))
+    (if line (at-line line text) text)))
 
 (defun source-line-of-call (file name)
   "The line of FILE where NAME is first called, as `(name`, any case; nil if not found."
@@ -186,7 +248,7 @@ the stream and file position (which mean nothing to a student) left out."
          (name (string-trim " " (if colon (subseq full (1+ colon)) full)))
          (line (and (plusp (length name)) (source-line-of-call file name))))
     (if line
-        (format nil "line ~D: undefined function ~A" line name)
+        (at-line line (format nil "undefined function ~A" name))
         (format nil "undefined function ~A" name))))
 
 (defun source-file (file)
@@ -421,11 +483,11 @@ SBCL's own fasl loader. LOAD itself where this SBCL names those parts otherwise.
   "(values \"CCD\" warning) or (values nil problem)."
   (unless (and (listp answer) (handler-case (list-length answer) (error () nil)))
     (return-from answer-moves
-      (values nil (format nil "returned ~A, not a list of ~D moves"
+      (values nil (format nil "returned ~A, not a list of ~D move~:P"
                           (describe-answer answer) *per-turn*))))
   (unless (= (length answer) *per-turn*)
     (return-from answer-moves
-      (values nil (format nil "returned ~D moves (~A), expected ~D"
+      (values nil (format nil "returned ~D move~:P (~A), expected ~D"
                           (length answer) (describe-answer answer) *per-turn*))))
   (let ((moves (make-string *per-turn*)) (all-canonical t))
     (loop for item in answer
@@ -452,17 +514,19 @@ nreverse, setf of a move) never reaches the host's record of the game."
   (when *reload-failure*
     (return-from call-agent (reply "ERROR" *reload-failure*)))
   (let ((hist (fresh-hist))
-        (score (list *mine* *theirs*)))
+        (score (list *mine* *theirs*))
+        (erring nil))
     (handler-case
         ;; no timer here: the monitor's deadline counts the call's own time, not the time
         ;; its process waited for a CPU (harness/isolation/own_time.py), and ends the game's process
-        (let ((answer (as-agent (funcall *function* hist score))))
+        (let ((answer (noting-erring-function (erring)
+                        (as-agent (funcall *function* hist score)))))
           (multiple-value-bind (moves note) (answer-moves answer)
             (cond ((null moves) (reply "INVALID" (one-line note)))
                   (note (reply "MOVES" moves "WARN" (one-line note)))
                   (t (reply "MOVES" moves)))))
       (serious-condition (c)
-        (reply "ERROR" (describe-condition c))))))
+        (reply "ERROR" (describe-condition c erring))))))
 
 ;;; -- the loop -----------------------------------------------------------------------------
 
@@ -772,7 +836,8 @@ agent code runs) if the kernel refuses."
     (coerce bytes '(simple-array (unsigned-byte 8) (*)))))
 
 (defun report-preparation (file name fd)
-  (let ((message
+  (let* ((*shown-file* file)
+         (message
           (handler-case
               (let ((bytes (compile-agent file)))
                 (setf *fasl-bytes* bytes)
@@ -781,12 +846,12 @@ agent code runs) if the kernel refuses."
             (load-failure (c)
               (concatenate '(vector (unsigned-byte 8)) #(69)                 ; E
                            (sb-ext:string-to-octets
-                            (format nil "~A: ~A" file (load-failure-text c))
+                            (located (load-failure-text c))
                             :external-format :utf-8)))
             (serious-condition (c)
               (concatenate '(vector (unsigned-byte 8)) #(69)
                            (sb-ext:string-to-octets
-                            (format nil "~A: ~A" file (describe-condition c))
+                            (located (describe-condition c))
                             :external-format :utf-8))))))
     (with-open-stream (out (sb-sys:make-fd-stream fd :output t
                                                   :element-type '(unsigned-byte 8)))

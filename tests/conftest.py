@@ -173,6 +173,18 @@ def intended_moves(record, side):
     return [t.intended_a if side == "a" else t.intended_b for t in record.turns]
 
 
+def default_stop_signals() -> None:
+    """A Popen preexec_fn for a test that stops the command it starts with SIGINT or
+    SIGTERM: the child gets their default disposition, whatever this test process
+    inherited. A shell starts a background job (`cmd &` in a script, `nohup`) with SIGINT
+    ignored, and a run rightly keeps an ignored SIGINT (harness/core/interrupts.py), so
+    without this the test would time how long a Ctrl-C takes to do nothing."""
+    import signal
+
+    for stop in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(stop, signal.SIG_DFL)
+
+
 def stop_when(args, ready, stop):
     """Run the real command line with ARGS in its own process and send it the signal STOP
     as soon as ready() holds (e.g. its record holds a finished part); its exit status."""
@@ -180,7 +192,8 @@ def stop_when(args, ready, stop):
 
     process = subprocess.Popen([sys.executable, "-m", "harness", *map(str, args)],
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                               env=dict(os.environ, PYTHONPATH=str(ROOT)))
+                               env=dict(os.environ, PYTHONPATH=str(ROOT)),
+                               preexec_fn=default_stop_signals)
     try:
         give_up = time.monotonic() + 300   # a guard against hanging, not a measurement
         while not ready():

@@ -3,13 +3,21 @@ APIs serve), for the language-model agent's tests: a threaded http.server on 127
 a port the OS picks, and no other address ever.
 
 Each model has a script: a list of steps, one per chat-completion request, in order; the
-last step repeats. A step is the answer's text, or a `Step` (an HTTP status, a delay), or a
-function of the request's messages returning either."""
+last step repeats. A step is the answer's text, or a `Step` (an HTTP status, a delay, or
+a `raw` answer), or a function of the request's messages returning either.
+
+A raw answer is a hostile server's (the hostile suite, tests/test_hostile_servers.py): it
+writes the bytes of the whole answer itself, HTTP status line and headers included, and
+may stall, drip, flood or lie (`stall`, `drip`, `flood`, `answer` below). The list of
+models can be raw too (`StandIn(models=...)`). Every byte a raw answer manages to write
+is counted (`StandIn.sent`): how much a client read, give or take the kernel's buffers."""
 from __future__ import annotations
 
 import json
 import threading
 import time
+import urllib.parse
+from collections.abc import Callable
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -19,28 +27,135 @@ class Step:
     text: str = ""
     status: int = 200
     delay: float = 0.0
+    raw: Callable | None = None     # raw(writer): the whole answer, written by a hostile server
+
+
+class Writer:
+    """What a raw answer writes with: counted bytes, and whether to stop (the stand-in is
+    closing, or the client has gone)."""
+
+    def __init__(self, stand_in: StandIn, handler):
+        self.stand_in, self.handler = stand_in, handler
+
+    def write(self, data: bytes) -> bool:
+        """False once the client has gone or the stand-in closes: stop writing."""
+        if self.stand_in.closing.is_set():
+            return False
+        try:
+            self.handler.wfile.write(data)
+            self.handler.wfile.flush()
+        except OSError:
+            return False
+        with self.stand_in.lock:
+            self.stand_in.sent += len(data)
+        return True
+
+    def hold(self, seconds: float = 120.0) -> None:
+        """Keep the connection open, saying nothing, until the stand-in closes."""
+        self.stand_in.closing.wait(seconds)
+
+
+def head(status: int = 200, content_type: str | None = "application/json",
+         length: int | None = None, extra: tuple[str, ...] = ()) -> bytes:
+    lines = [f"HTTP/1.1 {status} OK"]
+    if content_type is not None:
+        lines.append(f"Content-Type: {content_type}")
+    if length is not None:
+        lines.append(f"Content-Length: {length}")
+    return ("\r\n".join([*lines, *extra]) + "\r\n\r\n").encode("latin-1")
+
+
+def completion(text) -> bytes:
+    """A chat completion's JSON whose first choice's content is `text` (any JSON value)."""
+    return json.dumps({"id": "x", "object": "chat.completion", "created": 0, "model": "m",
+                       "choices": [{"index": 0, "finish_reason": "stop",
+                                    "message": {"role": "assistant", "content": text}}]}
+                      ).encode()
+
+
+def stall(data: bytes = b"") -> Callable:
+    """The headers of a 1000-byte answer (and `data`), then nothing, the connection open."""
+    def raw(writer: Writer) -> None:
+        if writer.write(head(length=1000) + data):
+            writer.hold()
+    return raw
+
+
+def drip(data: bytes, every: float = 1.0, first: bytes | None = None) -> Callable:
+    """`first` at once (default: the headers of an answer with no length), then `data` a
+    byte at a time, one every `every` seconds, over and over, for ever."""
+    def raw(writer: Writer) -> None:
+        if not writer.write(head() if first is None else first):
+            return
+        while True:
+            for byte in data:
+                if not writer.write(bytes([byte])) or writer.stand_in.closing.wait(every):
+                    return
+    return raw
+
+
+def flood(start: bytes, piece: bytes, total: int | None = None,
+          length: int | None = None, content_type: str = "application/json") -> Callable:
+    """The headers, `start`, then `piece` again and again up to `total` bytes in all (None:
+    for ever); `length` is the Content-Length said (None: none, the end is the close)."""
+    def raw(writer: Writer) -> None:
+        if not writer.write(head(content_type=content_type, length=length) + start):
+            return
+        written = len(start)
+        while total is None or written < total:
+            if not writer.write(piece):
+                return
+            written += len(piece)
+    return raw
+
+
+def answer(body: bytes, content_type: str | None = "application/json",
+           length: int | None = -1, extra: tuple[str, ...] = (), then_hold=False) -> Callable:
+    """A whole answer of `body`, with a Content-Length of `length` (-1: the true one;
+    None: none), then the connection closed (or held open, saying nothing)."""
+    def raw(writer: Writer) -> None:
+        said = len(body) if length == -1 else length
+        if writer.write(head(content_type=content_type, length=said, extra=extra) + body) \
+                and then_hold:
+            writer.hold()
+    return raw
 
 
 class StandIn:
-    def __init__(self, scripts: dict, list_models: bool = True):
+    def __init__(self, scripts: dict, list_models: bool = True, models: Callable | None = None,
+                 tls: tuple[str, str] | None = None):
         self.scripts = {model: list(steps) for model, steps in scripts.items()}
         self.list_models = list_models
+        self.models = models             # a raw answer to GET /models, if not the list
         self.requests: list[dict] = []   # the JSON bodies of every chat request, in order
         self.keys: list[str] = []        # the Authorization header of every request
+        self.sent = 0                    # bytes written by raw answers
+        self.targets: list[str] = []     # the request target of every request
+        self.closing = threading.Event()
         self.lock = threading.Lock()
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self.server.daemon_threads = True
+        self.scheme = "http"
+        if tls is not None:   # (certificate file, key file): https, the handshake per request
+            import ssl
+
+            context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+            context.load_cert_chain(*tls)
+            self.server.socket = context.wrap_socket(self.server.socket, server_side=True,
+                                                     do_handshake_on_connect=False)
+            self.scheme = "https"
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
 
     @property
     def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+        return f"{self.scheme}://127.0.0.1:{self.server.server_address[1]}/v1"
 
     def __enter__(self):
         self.thread.start()
         return self
 
     def __exit__(self, *exc):
+        self.closing.set()               # raw answers still writing or holding stop
         self.server.shutdown()
         self.server.server_close()
 
@@ -72,8 +187,19 @@ class StandIn:
                 self.end_headers()
                 self.wfile.write(data)
 
+            def _endpoint(self) -> str:
+                """The request's path; a proxy is sent the whole address (kept in
+                `targets`), which it serves too."""
+                with stand_in.lock:
+                    stand_in.targets.append(self.path)
+                return urllib.parse.urlsplit(self.path).path.rstrip("/")
+
             def do_GET(self):
-                if self.path.rstrip("/") == "/v1/models" and stand_in.list_models:
+                endpoint = self._endpoint()
+                if endpoint == "/v1/models" and stand_in.models is not None:
+                    stand_in.models(Writer(stand_in, self))
+                    self.close_connection = True
+                elif endpoint == "/v1/models" and stand_in.list_models:
                     self._send(200, {"object": "list", "data": [
                         {"id": model, "object": "model", "created": 0, "owned_by": "test"}
                         for model in stand_in.scripts]})
@@ -83,7 +209,7 @@ class StandIn:
             def do_POST(self):
                 length = int(self.headers.get("Content-Length", 0))
                 body = json.loads(self.rfile.read(length) or b"{}")
-                if self.path.rstrip("/") != "/v1/chat/completions":
+                if self._endpoint() != "/v1/chat/completions":
                     self._send(404, {"error": {"message": "not found"}})
                     return
                 with stand_in.lock:
@@ -91,6 +217,10 @@ class StandIn:
                 step = stand_in._next(body)
                 if step.delay:
                     time.sleep(step.delay)
+                if step.raw is not None:
+                    step.raw(Writer(stand_in, self))
+                    self.close_connection = True
+                    return
                 if step.status != 200:
                     self._send(step.status, {"error": {"message": f"scripted {step.status}",
                                                        "type": "scripted"}})

@@ -8,6 +8,7 @@ import sqlite3
 import pytest
 from hypothesis import given, settings, strategies as st
 
+from harness.core.counts import counted
 from harness.core.errors import HarnessError
 
 from conftest import AGENTS, run_cli, stop_when
@@ -117,7 +118,7 @@ def test_kill_9_then_resume_equals_the_uninterrupted_experiment(tmp_path):
     status, out, err = run_cli("resume", path, "--format", "json", "--isolation", "process",
                                *LIMIT)
     assert status == 0, err
-    assert f"resumed after {before} tournaments" in err
+    assert f"resumed after {counted(before, 'tournament')}" in err
     assert json.loads(out) == uninterrupted
     assert placings(path) == placings(whole)
 

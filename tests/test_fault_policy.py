@@ -80,7 +80,7 @@ def test_who_plays_from_round_1(status, disqualify_broken, plays):
 
 @pytest.mark.parametrize("faults, limit, reason", [
     (0, None, None), (99, None, None), (4, 5, None),
-    (5, 5, "5 faults (limit 5)"), (7, 5, "7 faults (limit 5)"), (1, 1, "1 faults (limit 1)"),
+    (5, 5, "5 faults (limit 5)"), (7, 5, "7 faults (limit 5)"), (1, 1, "1 fault (limit 1)"),
 ])
 def test_disqualification_by_the_fault_limit(faults, limit, reason):
     assert FAULT_POLICY.over_fault_limit(faults, limit) == reason

@@ -171,12 +171,12 @@ def test_a_roster_of_teams_names_the_missing_teams_and_the_strays_too(tmp_path, 
 
 
 def test_validate_with_a_roster_names_the_teams_that_submitted_nothing(tmp_path, submissions):
+    """Of a class's folder, not of one student's file: the student checking theirs is not
+    told the roster's other teams are missing (issue 33)."""
     status, _out, err = run_cli("validate", submissions / "KhosmoodLevinson.py", "--roster",
                                 ROSTERS / "roster.csv", "--isolation", "process")
     assert status == 0, err
-    [note] = [row for row in err.splitlines() if "submitted nothing" in row]
-    assert "Muñoz, Smith-Jones" in note and "Allen, Bell" in note
-    assert "Khosmood" not in note
+    assert "submitted nothing" not in err
     status, _out, err = run_cli("validate", submissions, "--roster", ROSTERS / "roster.csv",
                                 "--isolation", "process", "--format", "json")
     [note] = [row for row in err.splitlines() if "submitted nothing" in row]

@@ -1,5 +1,6 @@
-"""The progress bar: on stderr when it is a terminal (a real pseudo-terminal here), never
-when it is not, nor with --quiet."""
+"""Progress: a bar on stderr when it is a terminal (a real pseudo-terminal here), a line
+per round when it is not, nothing with --quiet."""
+import json
 import os
 import pty
 import subprocess
@@ -65,10 +66,51 @@ def test_quiet_means_no_bar_even_on_a_terminal():
     assert "[" not in shown and "elapsed" not in shown
 
 
-def test_no_bar_when_stderr_is_not_a_terminal():
-    status, out, err = run_cli("tournament", *FIELD, *RUN)
+def test_off_a_terminal_a_line_per_round_on_stderr_never_on_stdout():
+    """A log, CI, `nohup`: no bar to redraw, but a run is never silent for a whole round;
+    stdout holds the result alone (the JSON parses)."""
+    status, out, err = run_cli("tournament", *FIELD, *RUN, "--format", "json")
     assert status == 0
-    assert [line for line in err.splitlines() if "predict" not in line] == []  # --seed's note
+    rounds = json.loads(out)["rounds"]
+    assert "\r" not in err and "[#" not in err
+    said = [line for line in err.splitlines() if "predict" not in line]  # --seed's note
+    assert [line.split(": games ")[0] for line in said] == [
+        f"pdharness: round {r['round']} done" for r in rounds]
+    games = 10 + 6 + 3 + 1   # five agents, one dropped a round here
+    assert said[0].startswith("pdharness: round 1 done: games 10/≤20 ")
+    assert said[-1].startswith(f"pdharness: round {len(rounds)} done: games {games}/{games} ")
+    assert all("elapsed" in line for line in said)
+
+
+def test_quiet_means_no_progress_off_a_terminal_either():
+    status, out, err = run_cli("tournament", *FIELD, *RUN, "--quiet")
+    assert status == 0 and "winner" in out
+    assert [line for line in err.splitlines() if "predict" not in line] == []
+
+
+def test_off_a_terminal_between_rounds_a_line_a_minute_at_most(monkeypatch):
+    """Between two rounds' lines (a long round: hanging agents) a line as soon as a minute
+    has passed since the last one, and none before."""
+    import io
+
+    from harness.run import progress
+
+    now = [1000.0]
+    monkeypatch.setattr(progress.time, "monotonic", lambda: now[0])
+    log = io.StringIO()
+    lines = progress.display(log)
+    assert isinstance(lines, progress.Lines)
+    for _ in range(5):           # games done within the minute: nothing
+        now[0] += 10
+        lines.draw(0.1, "games 1/10")
+    assert log.getvalue() == ""
+    now[0] += 10.5               # 60.5 s since it began
+    lines.draw(0.2, "games 2/10")
+    now[0] += 30
+    lines.draw(0.3, "games 3/10")
+    lines.draw(0.5, "round 1 done: games 5/10", milestone=True)
+    assert log.getvalue().splitlines() == ["pdharness: games 2/10",
+                                           "pdharness: round 1 done: games 5/10"]
 
 
 def test_replicates_show_their_own_count():

@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from conftest import AGENTS, ROOT, all_gone, children, console_script, run_cli
+from conftest import AGENTS, ROOT, all_gone, children, console_script, default_stop_signals, run_cli
 
 pytestmark = pytest.mark.slow  # every test here starts processes (the CLI, agent hosts)
 
@@ -53,9 +53,10 @@ def start_and_stop(tmp_path, stop, *extra, isolation="process", console=False,
     start = [console_script()] if console else [sys.executable, "-m", "harness"]
     process = subprocess.Popen(
         [*start, "tournament", *FIELD, *GAME, "--isolation",
-         isolation, "--db", str(path), "--format", "json", *extra],
+         isolation, "--db", str(path), "--format", "json", "--quiet", *extra],
         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-        env=dict(os.environ, PYTHONPATH=str(ROOT)), start_new_session=to_group)
+        env=dict(os.environ, PYTHONPATH=str(ROOT)), start_new_session=to_group,
+        preexec_fn=default_stop_signals)
     try:
         give_up = time.monotonic() + 300   # not a measurement: only a guard against hanging
         while True:

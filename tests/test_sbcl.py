@@ -260,10 +260,10 @@ def test_compiler_warnings_do_not_stop_a_file_that_runs_and_are_kept_in_its_log(
 
 # -- load errors: file, line, SBCL's words, one line --------------------------------------
 @pytest.mark.parametrize("name,expected", [
-    ("LispUnbalanced", r"LispUnbalanced\.lisp: line 1: .*end of file.*never closed"),
-    ("LispStrayParen", r"LispStrayParen\.lisp: line 3: .*unmatched close parenthesis"),
-    ("LispReadError", r"LispReadError\.lisp: line 6: .*no dispatch function defined for #\\z"),
-    ("LispUndefined", r"LispUndefined\.lisp: line 2: undefined function LISPUNDEFINED-HELPER"),
+    ("LispUnbalanced", r"LispUnbalanced\.lisp:1: .*end of file.*never closed"),
+    ("LispStrayParen", r"LispStrayParen\.lisp:3: .*unmatched close parenthesis"),
+    ("LispReadError", r"LispReadError\.lisp:6: .*no dispatch function defined for #\\z"),
+    ("LispUndefined", r"LispUndefined\.lisp:2: undefined function LISPUNDEFINED-HELPER"),
     ("LispLoadTimeError", r"LispLoadTimeError\.lisp: error while loading: .*refuses to load"),
     ("LispNoDefun", r"LispNoDefun\.lisp: defines no function named LispNoDefun"),
 ])
@@ -282,8 +282,8 @@ def test_a_load_error_in_a_tournament_marks_only_that_agent(tmp_path):
                                "--isolation", "process")
     assert status == 0, err
     agents = {a["name"]: a for a in json.loads(out)["agents"]}
-    assert agents["LispReadError"]["status"] == "disqualified"
-    assert "line 6" in agents["LispReadError"]["message"]
+    assert agents["LispReadError"]["status"] == "disqualified"   # does not load
+    assert "LispReadError.lisp:6: " in agents["LispReadError"]["message"]
     assert {agents[n]["status"] for n in ("LispFriendly", "titfortat", "defect")} == {"ok"}
 
 

@@ -144,12 +144,12 @@ def test_lisp_problems_quote_the_call_in_lisp(verdicts, sbcl):
 
 
 def test_load_and_syntax_errors_name_file_and_line(verdicts, sbcl):
-    for path, needle in (("py/HillIrwin.py", "HillIrwin.py: line 1: expected ':'"),
+    for path, needle in (("py/HillIrwin.py", "HillIrwin.py:1: expected ':'"),
                          ("hy/VanceWest.hy", "line 2"),
-                         ("lisp/BellCole.lisp", "BellCole.lisp: line 1"),
+                         ("lisp/BellCole.lisp", "BellCole.lisp:1"),
                          ("py/JonesKing.py", "JonesKing.py:1: ZeroDivisionError"),
                          ("hy/DyerEllis.hy", "DyerEllis.hy:1: ZeroDivisionError"),
-                         ("lisp/ColeDunn.lisp", "ColeDunn.lisp: line 1: undefined function")):
+                         ("lisp/ColeDunn.lisp", "ColeDunn.lisp:1: undefined function")):
         assert needle in verdicts[path]["problems"][0]["message"], path
 
 

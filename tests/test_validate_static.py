@@ -126,7 +126,7 @@ def test_lisp_other_agents_are_not_reported_twice(tmp_path):
 def test_lisp_syntax_errors_name_their_line(tmp_path, source, line):
     codes, agent, [message] = check(tmp_path, "AdamsBrown.lisp", source)
     assert codes == ["syntax-error"] and agent is None
-    assert f"line {line}" in message
+    assert message.startswith(f"AdamsBrown.lisp:{line}: ")   # the form every message uses
 
 
 def test_the_bundled_agents_pass_the_static_checks():

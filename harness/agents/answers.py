@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from itertools import islice
 
+from harness.core.counts import counted
+
 _EXACT = {"C": "C", "D": "D"}
 _LOWER = {"c": "C", "d": "D"}
 
@@ -107,16 +109,17 @@ def _normalize_slowly(answer, moves_per_turn: int, lisp: bool) -> tuple[str, str
     if answer is None:
         raise InvalidAnswer("returned nothing (None)")
     if isinstance(answer, (bytes, bytearray, dict, set, frozenset, int, float)):
-        raise InvalidAnswer(f"returned {describe(answer)}, not a list of {moves_per_turn} moves")
+        raise InvalidAnswer(f"returned {describe(answer)}, not a list of "
+                            f"{counted(moves_per_turn, 'move')}")
     try:
         items = list(islice(iter(answer), moves_per_turn + 1))
     except Exception as error:  # an iterable that raises is the agent's fault, not ours
         raise InvalidAnswer(
             f"returned {describe(answer)} that fails when read: {type(error).__name__}") from error
     if len(items) != moves_per_turn:
-        count = f"{len(items)}" if len(items) <= moves_per_turn else f"more than {moves_per_turn}"
-        raise InvalidAnswer(
-            f"returned {count} moves ({describe(answer)}), expected {moves_per_turn}")
+        count = (counted(len(items), "move") if len(items) <= moves_per_turn
+                 else f"more than {counted(moves_per_turn, 'move')}")
+        raise InvalidAnswer(f"returned {count} ({describe(answer)}), expected {moves_per_turn}")
     try:
         moves, canonical = zip(*(_move(item, lisp) for item in items), strict=True)
     except InvalidAnswer as error:  # quote the whole answer, as the SBCL host does

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from harness.agents.lang import listed_suffixes
+from harness.core.counts import counted
 from harness.core.fault_policy import FAULT_POLICY, GradeCheck
 from harness.engine.parameters import AGENT_RUN
 
@@ -288,7 +289,7 @@ def practice_games(verdict, isolation, settings) -> tuple[dict, int]:
     spec = defined_spec(verdict.path, verdict.agent)
     params = GameParams(moves_per_turn=settings["moves_per_turn"])
     turns = settings["practice_turns"]
-    lines = [f"{turns} turns per game, flip chance {params.flip.start:g} decaying "
+    lines = [f"{counted(turns, 'turn')} per game, flip chance {params.flip.start:g} decaying "
              f"{params.flip.decay:g}; these scores are not graded."]
     try:
         agent = open_handle(spec, isolation)

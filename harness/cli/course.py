@@ -310,6 +310,9 @@ def _toml(value, depth: int = 0) -> str:
     return str(value)
 
 
+toml_text = _toml   # a value as a TOML file writes it: the notes on where values came from
+
+
 # -- saying where values came from -------------------------------------------------------------
 def sources(ctx: click.Context | None = None) -> tuple[Path | None, dict, list[str]]:
     """(the course file, {key: value} it set, [keys the command line overrode])."""

@@ -18,6 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import Enum
 
+from .counts import counted
 from .verdicts import FaultKind, Status, Word
 
 
@@ -133,7 +134,7 @@ class FaultPolicy:
         Every recorded fault counts, whatever its kind."""
         if max_faults is None or faults < max_faults:
             return None
-        return f"{faults} faults (limit {max_faults})"
+        return f"{counted(faults, 'fault')} (limit {max_faults})"
 
     def marks_crashed(self, kind: FaultKind) -> bool:
         """A fault of this kind makes the agent's status `crashed` (the first one says why)."""

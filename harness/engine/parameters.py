@@ -164,7 +164,7 @@ JOBS = bounded(1, MAX_JOBS)
 SEED = bounded(0, SEED_LIMIT - 1)   # every seed: a tournament's, an experiment's, training's
 REPLICATES = bounded(1, MAX_REPLICATES)
 MEMORY_MIB = bounded(16, MAX_MEMORY_MIB)
-GAME_LENGTH = bounded(-MAX_GAME_LENGTH, MAX_GAME_LENGTH)  # the rules say why a bad one is bad
+GAME_LENGTH = bounded(1, MAX_GAME_LENGTH)   # what --help shows is what a game may be
 
 
 def _same(value):

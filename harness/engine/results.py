@@ -77,14 +77,20 @@ def settle_statuses(entrants: list[Entrant], games, disqualified: dict[str, str]
 def first_crashes(games) -> dict[str, str]:
     """The message of each agent's first fault that marks it crashed, in the order the
     games are recorded."""
-    marks_crashed = FAULT_POLICY.marks_crashed
-    first: dict[str, str] = {}
+    return {name: fault.message
+            for name, fault in first_faults(games, FAULT_POLICY.marks_crashed).items()}
+
+
+def first_faults(games, counted=lambda kind: True) -> dict:
+    """Each agent's first fault (of a kind `counted` takes), in the order the games are
+    recorded: {name: Fault}."""
+    first: dict = {}
     for game in games:
         for side, name in (("a", game.a), ("b", game.b)):
             if name not in first:
                 for _turn, fault in game.faults(side):
-                    if marks_crashed(fault.kind):
-                        first[name] = fault.message
+                    if counted(fault.kind):
+                        first[name] = fault
                         break
     return first
 

@@ -121,7 +121,7 @@ def run_tournament(specs, seed: int, settings: Settings = Settings(),
     observer.tournament_started(result)
     runner = (runner_for or _local_runner)(pool, settings)
     try:
-        while _goes_on(state, settings):
+        while goes_on(state, settings):
             _play_round(state, seed, settings, runner, observer)
     finally:
         runner.close()
@@ -149,7 +149,7 @@ def _first_state(entrants, settings) -> TournamentState:
     return TournamentState(sorted(playing), dropped)
 
 
-def _goes_on(state, settings) -> bool:
+def goes_on(state, settings) -> bool:
     if len(state.remaining) < 2:
         return False
     if settings.max_rounds is not None and state.next_round > settings.max_rounds:

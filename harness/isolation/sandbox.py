@@ -186,9 +186,8 @@ def _keeps_read(spec) -> bool:
     global _read_noted
     from .agent_user import unreadable
 
-    language = spec.file_language
     paths = _system_roots() + _python_roots() + _package_roots() + _language_roots(spec)
-    cache = _cache_dir() if language is not None and language.reads_cache else None
+    cache = _cache_of(spec)
     key = tuple(dict.fromkeys(paths + ([cache] if cache else [])))
     with _read_lock:
         if key not in _read_checks:
@@ -272,7 +271,7 @@ class _Views:
 
     @classmethod
     def of(cls, spec) -> "_Views":
-        cache = _cache_dir()
+        cache = _cache_of(spec)
         roots = _system_roots() + _python_roots() + _package_roots() + _language_roots(spec)
         if cache:
             roots.append(cache)
@@ -303,6 +302,14 @@ class _Views:
 
         paths = kept_paths(self.roots)
         return {KEEP: paths} if paths else {}
+
+
+def _cache_of(spec) -> str | None:
+    """The cache folder this agent's host reads, if its language uses one: bound for it, and
+    checked for its user, only then (a folder the host never reads must not stop its world:
+    one under a private /tmp folder could not be bound)."""
+    language = spec.file_language
+    return _cache_dir() if language is not None and language.reads_cache else None
 
 
 def _system_roots() -> list[str]:

@@ -8,6 +8,8 @@ with autoescaping like the tournament report, whose page and helpers it shares.
 """
 from __future__ import annotations
 
+from harness.core.counts import counted
+
 from .tournament_report import chart, label_width, param_text, template
 
 # one colour per condition (Okabe-Ito, readable by colour-blind readers)
@@ -18,8 +20,9 @@ COLOURS = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F
 def render(experiment, seed, summaries) -> str:
     return template("experiment.html").render(
         title=experiment.title or f"Experiment {experiment.path.name}",
-        line=(f"seed {seed} · {len(summaries)} conditions × {experiment.replicates} "
-              f"replicates · {sum(c.tournaments for c in summaries)} tournaments · "
+        line=(f"seed {seed} · {counted(len(summaries), 'condition')} × "
+              f"{counted(experiment.replicates, 'replicate')} · "
+              f"{counted(sum(c.tournaments for c in summaries), 'tournament')} · "
               f"{experiment.path.name}"),
         charts=[
             _chart(summaries, "scores", "Mean score by condition",

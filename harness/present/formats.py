@@ -10,6 +10,7 @@ import json
 from dataclasses import dataclass
 from typing import Any, Callable
 
+from harness.core.counts import counted
 from harness.core.safe_text import line
 from harness.core.verdicts import Status
 
@@ -108,18 +109,41 @@ def as_table(result, incomplete=None) -> str:
     lines += ["", "Rounds:"]
     for r in result.rounds:
         dropped = ", ".join(map(line, r.dropped)) or "nobody (all tied)"
-        turns = (f"games up to {r.game_length} turns" if "stop_prob" in params
-                 else f"{r.game_length} turns")
+        turns = (f"games up to {counted(r.game_length, 'turn')}" if "stop_prob" in params
+                 else counted(r.game_length, "turn"))
         lines.append(f"  {r.number:>3}: {turns}, dropped {dropped}")
     if any(game.talk for game in result.games):   # language-model agents played
         from harness.agents.llm.model_metrics import table_lines
 
         lines += table_lines(result.games)
-    troubled = [e for e in result.entrants if e.status != Status.OK]
-    if troubled:
-        lines += ["", "Agents with problems:"]
-        lines += [f"  {line(e.name)}: {line(e.status)}: {line(e.message)}" for e in troubled]
+    problems = problem_lines(result)
+    if problems:
+        lines += ["", "Agents with problems:", *problems]
     return "\n".join(lines)
+
+
+def problem_lines(result) -> list[str]:
+    """Each agent that did not load, crashed or was disqualified, with why, and each agent
+    that faulted, with how often and its first fault's message (which says where:
+    `Name.py:12: ...`, or the Lisp function): what the counts in the table leave out."""
+    from harness.engine.results import first_faults
+
+    first = first_faults(result.games)
+    faults = {s.agent: sum(s.faults.values()) for s in result.standings}
+    lines = []
+    for e in result.entrants:
+        # a crashed agent's message says "crashed: ..." itself (the JSON's message)
+        why = (e.message or "").removeprefix(f"{e.status}: ")
+        said = [f"{e.status}: {why}"] if e.status != Status.OK else []
+        fault = first.get(e.name)
+        if fault is not None:
+            count = counted(faults.get(e.name, 0), "fault")
+            told = e.message is not None and fault.message in e.message   # crashed: ...
+            said.append(count if told else f"{count}, the first ({fault.kind}): "
+                                             f"{fault.message}")
+        if said:
+            lines.append(f"  {line(e.name)}: {line('; '.join(said))}")
+    return lines
 
 
 @result_format("table")

@@ -25,6 +25,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from harness.core.counts import counted
+
 GRADE_COLUMN = "PD Tournament"
 
 @dataclass(frozen=True)
@@ -185,11 +187,11 @@ def write_gradebook_or_grades(path, result, roster, outputs, provisional: bool =
     except OSError as error:
         raise HarnessError(f"--grades {path}: cannot write: {error.strerror}") from error
     lms = students.layout.name if students.layout else "the roster's own"
-    echo(f"pdharness: gradebook {line(path)}: {len(students.students)} students, "
+    echo(f"pdharness: gradebook {line(path)}: {counted(len(students.students), 'student')}, "
          f"{lms} columns", err=True)
     if ungraded:
-        count = f"{len(ungraded)} student" + ("s" if len(ungraded) != 1 else "")
-        echo(f"pdharness: no agent in this run for {count}, grade left empty: "
+        echo(f"pdharness: no agent in this run for {counted(len(ungraded), 'student')}, "
+             "grade left empty: "
              f"{line(', '.join(ungraded))}", err=True)
     _say_strays(result, roster)
 

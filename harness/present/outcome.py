@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from harness.core.counts import counted
+
 WINNER, CO_WINNERS, STOPPED, UNFINISHED = "winner", "co-winners", "stopped", "unfinished"
 
 
@@ -78,7 +80,7 @@ def default_answer_notes(result) -> dict[str, str]:
         every_call = all(game.fault_count(side) == game.length for game, side in played)
         what = "every call" if every_call else "the first call of every game"
         played_as = ("all its turns were" if every_call else "its first turn was always")
-        notes[name] = (f"{name} faulted on {what} ({len(played)} games; "
+        notes[name] = (f"{name} faulted on {what} ({counted(len(played), 'game')}; "
                        f"{', '.join(kinds)}): {played_as} played as the default answer "
                        f"{answer}")
     return notes

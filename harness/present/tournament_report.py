@@ -11,6 +11,7 @@ anyone can edit - without an escape call to forget. Jinja2 is imported only here
 """
 from __future__ import annotations
 
+from harness.core.counts import counted
 from harness.core.verdicts import FAULT_KINDS, STATUSES, Status
 
 # viridis, from few points per move to many
@@ -89,8 +90,9 @@ def _header(result, incomplete) -> dict:
     from .outcome import WINNER, default_answer_notes, ending
 
     end = ending(result, bool(incomplete))
-    return {"line": (f"seed {result.seed} · {len(result.entrants)} agents · "
-                     f"{len(result.rounds)} rounds · {len(result.games)} games"),
+    return {"line": (f"seed {result.seed} · {counted(len(result.entrants), 'agent')} · "
+                     f"{counted(len(result.rounds), 'round')} · "
+                     f"{counted(len(result.games), 'game')}"),
             "incomplete": incomplete,
             "ending": None if end.kind == WINNER else end.headline,
             "winners": [s.agent for s in result.standings if s.dropped_in is None],

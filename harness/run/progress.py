@@ -1,6 +1,8 @@
-"""A progress bar on stderr for long runs: games done of (at most) the total, elapsed time
-and, once the run so far says enough, an estimate of what is left (called one: it is not
-a bound). Shown only when stderr is a terminal and not --quiet.
+"""Progress of long runs on stderr: games done of (at most) the total, elapsed time and,
+once the run so far says enough, an estimate of what is left (called one: it is not a
+bound). On a terminal a bar redrawn in place; elsewhere (a log, CI, `nohup`) a line per
+round and at most one a minute in between, so a run with hanging agents is never silent
+for long. None with --quiet, and never on stdout (a --format json result stays JSON).
 
 The total is an upper bound: elimination drops at least one agent per round (more when
 several tie, and an all-tie ends the run), so the bound counts one drop per round.
@@ -11,12 +13,17 @@ import sys
 import time
 
 from harness.core.fault_policy import FAULT_POLICY
-from harness.engine.tournament import Observer
+from harness.engine.tournament import Observer, goes_on
 
 
-def wanted(quiet: bool, stream=None) -> bool:
+def wanted(quiet: bool) -> bool:
+    return not quiet
+
+
+def display(stream=None) -> Bar | Lines:
+    """A bar on a terminal, lines anywhere else."""
     stream = stream or sys.stderr
-    return not quiet and hasattr(stream, "isatty") and stream.isatty()
+    return Bar(stream) if hasattr(stream, "isatty") and stream.isatty() else Lines(stream)
 
 
 def clock(seconds: float) -> str:
@@ -38,9 +45,10 @@ class Bar:
     def elapsed(self) -> float:
         return time.monotonic() - self.began
 
-    def draw(self, fraction: float, text: str, force: bool = False) -> None:
+    def draw(self, fraction: float, text: str, force: bool = False,
+             milestone: bool = False) -> None:
         now = time.monotonic()
-        if not force and now - self.drawn_at < 0.1:
+        if not (force or milestone) and now - self.drawn_at < 0.1:
             return
         self.drawn_at = now
         from harness.core.safe_text import line as safe_line
@@ -59,6 +67,34 @@ class Bar:
             self.shown = False
 
 
+class Lines:
+    """Where no bar can be redrawn: a whole line for each milestone (a round done, the last
+    replicate) and, in between, one a minute at most."""
+
+    EVERY = 60.0   # seconds between lines that mark no milestone
+
+    def __init__(self, stream=None):
+        self.stream = stream or sys.stderr
+        self.began = self.written_at = time.monotonic()
+
+    def elapsed(self) -> float:
+        return time.monotonic() - self.began
+
+    def draw(self, fraction: float, text: str, force: bool = False,
+             milestone: bool = False) -> None:
+        now = time.monotonic()
+        if not milestone and now - self.written_at < self.EVERY:
+            return
+        self.written_at = now
+        from harness.core.safe_text import line as safe_line
+
+        self.stream.write(f"pdharness: {safe_line(text)}\n")
+        self.stream.flush()
+
+    def clear(self) -> None:
+        pass
+
+
 def _columns(stream) -> int:
     import os
 
@@ -75,7 +111,7 @@ def _round_robin(agents: int) -> int:
 class TournamentProgress(Observer):
     def __init__(self, settings, stream=None):
         self.settings = settings
-        self.bar = Bar(stream)
+        self.bar = display(stream)
         self.mean_length = (settings.length.low + settings.length.high) / 2
         self.done = self.turns_done = self.round_done = 0
         self.requests = 0      # HTTP requests to language models, in the games finished
@@ -105,7 +141,13 @@ class TournamentProgress(Observer):
         self.remaining = len(state.remaining)
         self.round = state.next_round
         self.round_done = 0
-        self._draw(force=True)
+        if not goes_on(state, self.settings):   # the last round: no bar, but a log says it
+            if isinstance(self.bar, Lines):
+                self.bar.draw(1.0, f"round {round_result.number} done: games {self.done}/"
+                                   f"{self.done}  {clock(self.bar.elapsed())} elapsed",
+                              milestone=True)
+            return
+        self._draw(done_round=round_result.number)
 
     def close(self) -> None:
         self.bar.clear()
@@ -119,7 +161,8 @@ class TournamentProgress(Observer):
             agents, number = agents - 1, number + 1
         return rounds
 
-    def _draw(self, force: bool = False) -> None:
+    def _draw(self, force: bool = False, done_round: int | None = None) -> None:
+        """DONE_ROUND: the round that just ended (a milestone: a log gets its line)."""
         if self.remaining < 2:
             return
         in_round = _round_robin(self.remaining)
@@ -136,7 +179,10 @@ class TournamentProgress(Observer):
             length_now = getattr(self, "current_length", self.mean_length)
             left = per_turn * (left_now * length_now + future * self.mean_length)
             text += f"  est. {clock(left)} left"
-        self.bar.draw(self.done / total if total else 1.0, text, force)
+        if done_round is not None and isinstance(self.bar, Lines):
+            text = f"round {done_round} done: {text}"
+        self.bar.draw(self.done / total if total else 1.0, text, force,
+                      milestone=done_round is not None)
 
     def _estimate_holds(self, total: int) -> bool:
         """Whether the time so far says much about the time to come: not before a whole
@@ -151,13 +197,14 @@ class CountProgress:
 
     def __init__(self, label: str, stream=None):
         self.label = label
-        self.bar = Bar(stream)
+        self.bar = display(stream)
 
     def __call__(self, done: int, total: int) -> None:
         text = f"{self.label} {done}/{total}  {clock(self.bar.elapsed())} elapsed"
-        if done:
+        if done and done < total:
             text += f"  ~{clock(self.bar.elapsed() / done * (total - done))} left"
-        self.bar.draw(done / total if total else 1.0, text, force=True)
+        self.bar.draw(done / total if total else 1.0, text, force=True,
+                      milestone=done == total > 0)
 
     def close(self) -> None:
         self.bar.clear()

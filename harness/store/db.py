@@ -200,15 +200,15 @@ def connect(path, write: bool = False):
 
 def create(path, schema: str = SCHEMA):
     """A new, empty record. Refuses to replace an existing file: a record is evidence."""
+    import os
     import sqlite3
     from pathlib import Path
 
     from harness.core.errors import HarnessError
 
     target = Path(path)
-    if target.exists():
-        raise HarnessError(f"{path} already exists; choose another file (or finish that "
-                           f"run with: pdharness resume {path})")
+    if os.path.lexists(target):
+        raise HarnessError(taken_message(target, str(path)))
     from harness.core.output_paths import make_parent
 
     make_parent(target, str(path))
@@ -219,6 +219,57 @@ def create(path, schema: str = SCHEMA):
         raise HarnessError(f"{path}: cannot write the record: {error}") from error
     connection.execute("PRAGMA foreign_keys = ON")
     return connection
+
+
+def taken_message(target, shown: str) -> str:
+    """Why a new record cannot go to TARGET, which exists, and what to do: a complete run
+    is there to be read, an unfinished one to be resumed, anything else left alone; each
+    says how to name another file."""
+    other = _free_name(target)
+    choose = f"to record a new run, give another file: --db {other}"
+    state = _record_state(target)
+    if state == "complete":
+        return (f"{shown} holds a complete run (see it: pdharness show {shown}); {choose}")
+    if state == "unfinished":
+        return (f"{shown} holds an unfinished run (finish it: pdharness resume {shown}); "
+                f"{choose}")
+    return f"{shown} already exists and is not replaced; {choose}"
+
+
+def _free_name(target):
+    """`run-2.sqlite` beside `run.sqlite` (the first number free)."""
+    number = 2
+    while True:
+        candidate = target.with_name(f"{target.stem}-{number}{target.suffix}")
+        if not candidate.exists():
+            return candidate
+        number += 1
+
+
+def _record_state(target) -> str | None:
+    """"complete" or "unfinished" for a pdharness record (of one run or an experiment),
+    None for any other file. Read only, and only a regular file (no link, no FIFO)."""
+    import os
+    import sqlite3
+    import stat
+    from urllib.parse import quote
+
+    try:
+        if not stat.S_ISREG(os.lstat(target).st_mode):
+            return None
+        uri = f"file:{quote(str(target.resolve()))}?mode=ro"
+        with sqlite3.connect(uri, uri=True, timeout=5) as connection:
+            tables = {name for (name,) in connection.execute(
+                "SELECT name FROM sqlite_master WHERE type = 'table'")}
+            table = "experiment" if "experiment" in tables else "run"
+            if table not in tables:
+                return None
+            row = connection.execute(f"SELECT finished_at FROM {table}").fetchone()
+    except (OSError, sqlite3.Error):
+        return None
+    if row is None:
+        return None
+    return "unfinished" if row[0] is None else "complete"
 
 
 def now() -> str:

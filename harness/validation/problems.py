@@ -41,8 +41,7 @@ HINTS: dict[str, str] = {
                  "memory), on the call shown: handle that hist (the first call's is empty) "
                  "and fix the error.",
     "duplicate-name": "Every agent needs a name of its own: a team submits one file, named "
-                      "for its members. A name shared with a built-in agent (pavlov, "
-                      "random, ...) cannot play alongside it: ask the instructor.",
+                      "for its members; keep one of the files that define it.",
     "not-on-roster": "The name does not spell a team on the roster: check the spelling of "
                      "every member's last name, and that every member is listed.",
 }
@@ -52,9 +51,12 @@ HINTS: dict[str, str] = {
 class Problem:
     code: str
     message: str
+    fix: str | None = None   # a hint for this case only, where the code's would mislead
 
     def hint(self, language: str | None = None) -> str:
         """The hint, in LANGUAGE's own terms where it has them."""
+        if self.fix:
+            return self.fix
         own = LANGUAGES[language].hints if language in LANGUAGES else {}
         return own.get(self.code) or HINTS.get(self.code, "")
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+from harness.core.counts import counted
 from harness.core.safe_text import line
 
 
@@ -39,8 +40,8 @@ def missing_teams(roster, verdicts) -> str | None:
     if not missing:
         return None
     teams = "; ".join(line(team_words(team)) for team in missing)
-    count = f"{len(missing)} team" + ("s" if len(missing) != 1 else "")
-    return f"{count} of the roster {roster.source} submitted nothing: {teams}"
+    return f"{counted(len(missing), 'team')} of the roster {roster.source} submitted " \
+           f"nothing: {teams}"
 
 
 def team_words(team) -> str:

@@ -49,9 +49,9 @@ def check_file(path: Path, language: str, source: str,
     try:
         found = read_definitions(path, language, source)
     except Unreadable as error:
-        where = f"line {error.line}: " if error.line else ""
+        where = f"{path.name}:{error.line}" if error.line else path.name  # as a load error says
         message = error.message if len(error.message) <= 300 else error.message[:300] + "..."
-        return [Problem("syntax-error", f"{path.name}: {where}{message}")], None
+        return [Problem("syntax-error", f"{where}: {message}")], None
     except NotReadHere as error:
         warnings.append(f"{path.name} was not read before playing ({error}): its names and "
                         "definitions were checked only by loading it")
@@ -132,4 +132,5 @@ def _unprefixed(found: Definitions, agent: str, path: Path, reported) -> list[Pr
                        for kind, function in offenders)
     return [Problem("helper-not-prefixed",
                     f"{path.name}: every name it defines must start with {agent} "
-                    f"(all submissions share one Lisp image): {listed}")]
+                    f"(the course's monitor loads every submission into one Lisp image): "
+                    f"{listed}")]

@@ -300,6 +300,10 @@ def default_jobs() -> int:
     return 4 * (os.cpu_count() or 1)
 
 
+BUILTIN_NAME_FIX = ("A name shared with a built-in agent (pavlov, random, ...) cannot play "
+                    "alongside it: ask the instructor.")
+
+
 def mark_duplicates(verdicts: list[Verdict]) -> None:
     """Two submissions with one agent name, or one named like a built-in agent: either way
     a tournament could not tell them apart."""
@@ -314,7 +318,8 @@ def mark_duplicates(verdicts: list[Verdict]) -> None:
         if verdict.agent and verdict.agent.lower() in BUILTINS:
             verdict.problems.append(Problem(
                 "duplicate-name", f"{verdict.agent} is also the name of a built-in agent "
-                f"({verdict.agent.lower()}); a tournament could not tell the two apart"))
+                f"({verdict.agent.lower()}); a tournament could not tell the two apart",
+                fix=BUILTIN_NAME_FIX))
     for same in by_name.values():
         if len(same) < 2:
             continue

@@ -1,6 +1,6 @@
 """Language-model agents (`llm:NAME`, issue 24): a chat model behind an OpenAI-compatible
 endpoint plays through the same game engine as every other agent.
 
-Nothing here is imported by `import harness`; the `openai` client (the optional extra
-`llm`) is imported only when a model is actually asked (harness/agents/llm/client.py).
+Nothing here is imported by `import harness`. The client (client.py) speaks HTTP itself,
+with the standard library (bounded_http.py says why): no package to install.
 """

@@ -1,32 +1,40 @@
-"""Asking a model: one chat completion through the `openai` client (imported here only),
-with the model-call time limit, retries with backoff on 429, 5xx, timeouts and lost
-connections, a cap on requests in flight, and the one check before the first game.
+"""Asking a model: one chat completion from an OpenAI-compatible endpoint, within one
+deadline for the whole call (the declaration's `timeout`: every try and backoff in it),
+with retries with backoff on 429, 5xx and lost connections, a cap on requests in flight,
+and the one check before the first game, bounded the same way.
 
-Model output is untrusted text: a response is cut to MAX_RESPONSE characters here, before
-anything else sees it.
+A model's server is untrusted (harness/agents/llm/bounded_http.py reads it within a
+deadline and a byte cap; server_answers.py checks what it sent), and so is the text of its
+answer: a response is cut to MAX_RESPONSE characters here, before anything else sees it.
 """
 from __future__ import annotations
 
+import json
 import os
 import threading
 import time
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from harness.core.errors import HarnessError
+from harness.core.fault_policy import Event
+from harness.core.package import __version__
+from harness.core.safe_text import line
 
+from .bounded_http import Call, ExchangeFailed, Failure, HttpAnswer, exchange
 from .config import LlmConfig
+from .server_answers import Unreadable, completion_text, json_of, model_ids
 
 MAX_RESPONSE = 4000          # characters of one response kept (and parsed)
 BACKOFF = 0.25               # seconds before the first retry; doubled each time, at most 8
 _LOCK = threading.Lock()
-_IN_FLIGHT: dict[str, threading.BoundedSemaphore] = {}
+_IN_FLIGHT: dict[tuple[int, str], threading.BoundedSemaphore] = {}
 _CHECKED: set[tuple[str, str]] = set()
 
 
 class Answer(NamedTuple):
     text: str | None          # the response (capped), or None when the call failed
     error: str | None         # why not: one line
-    timed_out: bool           # the failure was the model-call time limit
+    event: Event | None       # what the failure is to the fault policy (None: answered)
     latency: float            # seconds, every try and wait included
     tries: int
 
@@ -34,106 +42,129 @@ class Answer(NamedTuple):
 class ModelClient:
     def __init__(self, config: LlmConfig):
         self.config = config
-        self._client: Any = None
-        self._pid = -1
-
-    def _openai(self):
-        """The client of this process (a forked worker makes its own: connections are not
-        shared across a fork)."""
-        if self._client is None or self._pid != os.getpid():
-            try:
-                import openai
-            except ImportError:
-                raise HarnessError("llm: agents need the openai package: pip install "
-                                   "'pdharness[llm]'") from None
-            config = self.config
-            self._client = openai.OpenAI(base_url=config.base_url, api_key=_key(config),
-                                         timeout=config.timeout, max_retries=0)
-            self._pid = os.getpid()
-        return self._client
 
     def check(self) -> None:
-        """Once per endpoint and model, before the first game: the server answers and knows
-        the model (when it lists its models), else one clear line."""
+        """Once per endpoint and model, before the first game: the server answers within
+        the call's `timeout` and knows the model (when it lists its models), else one
+        clear line."""
         config = self.config
         if (config.base_url, config.model) in _CHECKED:
             return
-        client = self._openai()   # first: says how to install openai when it is missing
-        import openai
-
-        where = f"llm:{config.name}"
+        where = f"llm:{config.name}: {line(config.base_url)}"
         try:
-            ids = [model.id for model in client.models.list()]
-        except openai.NotFoundError:
-            ids = []           # a server without the list: the first call will tell
-        except openai.AuthenticationError:
-            raise HarnessError(f"{where}: {config.base_url} refused the API key (from "
-                               f"{config.api_key_env or 'no variable: api_key_env'})") from None
-        except openai.APIConnectionError:
-            raise HarnessError(f"{where}: cannot reach {config.base_url} (is the server "
-                               "running?)") from None
-        except openai.APIStatusError as error:
-            raise HarnessError(f"{where}: {config.base_url} answered HTTP "
-                               f"{error.status_code} to the list of models") from None
-        if ids and config.model not in ids:
-            from harness.core.safe_text import line
-
-            listed = ", ".join(sorted(ids)[:10]) + (", ..." if len(ids) > 10 else "")
-            raise HarnessError(f"{where}: {config.base_url} has no model "
-                               f"{config.model!r} (it has: {line(listed)})")
+            answer = exchange(Call(config.timeout), "GET", _address(config, "models"),
+                              _headers(config))
+        except ExchangeFailed as failure:
+            raise HarnessError(_unchecked(failure, config)) from None
+        if answer.status == 401:
+            raise HarnessError(f"{where} refused the API key (from "
+                               f"{config.api_key_env or 'no variable: api_key_env'})")
+        if answer.status != 404:   # 404: a server without the list; the first call will tell
+            ids = _listed(answer, where)
+            if ids and config.model not in ids:
+                shown = ", ".join(line(name) for name in sorted(ids)[:10])
+                raise HarnessError(f"{where} has no model {config.model!r} (it has "
+                                   f"{len(ids)}: {shown}{', ...' if len(ids) > 10 else ''})")
         _CHECKED.add((config.base_url, config.model))
 
-    def complete(self, messages: list[dict]) -> Answer:
-        import openai
-
+    def complete(self, messages: list[dict], call: Call | None = None) -> Answer:
+        """The model's answer to `messages`, within `call` (a new one of `timeout`
+        seconds if none is given; the caller may stop it)."""
         config = self.config
+        call = call or Call(config.timeout)
         began = time.monotonic()
-        error, timed_out = "no answer", False
-        for attempt in range(config.retries + 1):
-            if attempt:
-                time.sleep(min(8.0, BACKOFF * 2 ** (attempt - 1)))
-            try:
-                with _in_flight(config):
-                    response = self._openai().chat.completions.create(
-                        model=config.model, messages=messages, temperature=config.temperature,
-                        max_tokens=config.max_tokens, timeout=config.timeout,
-                        **({"seed": config.seed} if config.seed is not None else {}))
-            except openai.APITimeoutError:
-                error, timed_out = f"no answer within {config.timeout:g} s", True
-                continue
-            except openai.APIConnectionError:
-                error, timed_out = "lost the connection to the server", False
-                continue
-            except openai.APIStatusError as failure:
-                error, timed_out = f"HTTP {failure.status_code}", False
-                if failure.status_code == 429 or failure.status_code >= 500:
-                    continue
-                break              # 400, 401, 404...: asking again would not help
-            except (openai.OpenAIError, ValueError) as failure:   # a malformed response
-                error, timed_out = f"unreadable response ({type(failure).__name__})", False
-                break
-            text = _text_of(response)
-            if text is None:
-                error, timed_out = "a response with no message", False
-                break
-            return Answer(text[:MAX_RESPONSE], None, False, time.monotonic() - began,
-                          attempt + 1)
-        return Answer(None, error, timed_out, time.monotonic() - began, attempt + 1)
+        body = json.dumps({
+            "model": config.model, "messages": messages, "temperature": config.temperature,
+            "max_tokens": config.max_tokens,
+            **({"seed": config.seed} if config.seed is not None else {})}).encode()
+        tries = 0
+
+        def failed(error: str, event: Event) -> Answer:
+            return Answer(None, error, event, time.monotonic() - began, tries)
+
+        while True:
+            tries += 1
+            outcome = self._try(call, body)
+            if isinstance(outcome, str):
+                return Answer(outcome[:MAX_RESPONSE], None, None, time.monotonic() - began,
+                              tries)
+            reason, event, again = outcome
+            if not again or tries > config.retries:
+                return failed(reason, event)
+            if not call.wait(min(8.0, BACKOFF * 2 ** (tries - 1))):
+                # no time left for another try: the deadline passed waiting, or would
+                return failed(reason if not call.over else
+                              f"no answer within {config.timeout:g} s ({reason} before)",
+                              Event.STOPPED if call.over else event)
+
+    def _try(self, call: Call, body: bytes) -> str | tuple[str, Event, bool]:
+        """One request: the answer's text, or (why not, the event, whether to try again)."""
+        config = self.config
+        semaphore = _in_flight(config)
+        if not semaphore.acquire(timeout=max(0.0, call.remaining())):
+            return f"no answer within {config.timeout:g} s (waited for a request in " \
+                   "flight to this endpoint)", Event.STOPPED, False
+        try:
+            answer = exchange(call, "POST", _address(config, "chat/completions"),
+                              {**_headers(config), "Content-Type": "application/json"},
+                              body)
+        except ExchangeFailed as failure:
+            if failure.failure is Failure.TIMEOUT:
+                return failure.reason, Event.STOPPED, False
+            if failure.failure is Failure.INVALID:
+                return f"unreadable response: {failure.reason}", Event.BAD_ANSWER, False
+            return failure.reason, Event.RAISED, True      # unreachable, or lost
+        finally:
+            semaphore.release()
+        if answer.status != 200:
+            # 429 and 5xx may pass; 400, 401, 404...: asking again would not help
+            return f"HTTP {answer.status}", Event.RAISED, \
+                answer.status == 429 or answer.status >= 500
+        try:
+            return completion_text(json_of(answer.body, answer.content_type))
+        except Unreadable as unreadable:
+            return f"unreadable response: {unreadable}", Event.BAD_ANSWER, False
 
 
-def _text_of(response) -> str | None:
+def _unchecked(failure: ExchangeFailed, config: LlmConfig) -> str:
+    """Why the list of models could not be had: one line."""
+    url = line(config.base_url)
+    if failure.failure is Failure.TIMEOUT:
+        return f"llm:{config.name}: {url} did not answer the list of models within " \
+               f"{config.timeout:g} s (its timeout)"
+    if failure.failure is Failure.UNREACHABLE:
+        return f"llm:{config.name}: cannot reach {url} ({line(failure.reason)[:200]}; is " \
+               "the server running?)"
+    return f"llm:{config.name}: {url} sent an unreadable list of models: {failure.reason}"
+
+
+def _listed(answer: HttpAnswer, where: str) -> list[str]:
+    if answer.status != 200:
+        raise HarnessError(f"{where} answered HTTP {answer.status} to the list of models")
     try:
-        content = response.choices[0].message.content
-    except (AttributeError, IndexError, TypeError):
-        return None
-    return content if isinstance(content, str) else None
+        return model_ids(json_of(answer.body, answer.content_type))
+    except Unreadable as unreadable:
+        raise HarnessError(f"{where} sent an unreadable list of models: {unreadable}") \
+            from None
 
 
-def _key(config: LlmConfig) -> str:
-    """The API key from the variable the declaration names; local servers need none (the
-    client wants a value: it is never the user's OPENAI_API_KEY unless named)."""
+def _address(config: LlmConfig, endpoint: str) -> str:
+    """`base_url` + `/endpoint`, the base's query (if any) kept."""
+    base, _, query = config.base_url.partition("?")
+    return f"{base.rstrip('/')}/{endpoint}" + (f"?{query}" if query else "")
+
+
+def _headers(config: LlmConfig) -> dict[str, str]:
+    key = _key(config)
+    return {"Accept": "application/json", "User-Agent": f"pdharness/{__version__}",
+            **({"Authorization": f"Bearer {key}"} if key is not None else {})}
+
+
+def _key(config: LlmConfig) -> str | None:
+    """The API key from the variable the declaration names; local servers need none (and
+    it is never the user's OPENAI_API_KEY unless named)."""
     if config.api_key_env is None:
-        return "none"
+        return None
     key = os.environ.get(config.api_key_env)
     if not key:
         raise HarnessError(f"llm:{config.name}: the environment variable "
@@ -142,9 +173,11 @@ def _key(config: LlmConfig) -> str:
 
 
 def _in_flight(config: LlmConfig) -> threading.BoundedSemaphore:
+    """The endpoint's cap in this process (a forked worker's own: a parent's, copied
+    while its requests were in flight, would hold their places for ever)."""
+    where = (os.getpid(), config.base_url)
     with _LOCK:
-        semaphore = _IN_FLIGHT.get(config.base_url)
+        semaphore = _IN_FLIGHT.get(where)
         if semaphore is None:
-            semaphore = _IN_FLIGHT[config.base_url] = threading.BoundedSemaphore(
-                config.in_flight)
+            semaphore = _IN_FLIGHT[where] = threading.BoundedSemaphore(config.in_flight)
         return semaphore

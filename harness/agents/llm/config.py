@@ -121,7 +121,7 @@ def _one(name, entry, base: Path, where: str, keys: bool) -> LlmConfig:
         if not isinstance(entry.get(key), str) or not entry[key].strip():
             raise HarnessError(f"{where}: {key} is required, as a string")
     base_url = entry["base_url"].strip()
-    if not re.fullmatch(r"https?://[^\s/]+(/\S*)?", base_url):
+    if not re.fullmatch(r"https?://[^\s/]+(/\S*)?", base_url) or not base_url.isprintable():
         raise HarnessError(f"{where}: base_url must be an http:// or https:// address, "
                            f"e.g. http://localhost:11434/v1")
     config = LlmConfig(name, base_url, entry["model"].strip())

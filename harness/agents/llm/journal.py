@@ -34,8 +34,10 @@ def key(name: str, agent_seed: int, turn: int, attempt: int, messages) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-def lookup(entry: str) -> tuple[str, float, int] | None:
-    """(response, latency, tries) recorded for this question, or None."""
+def lookup(entry: str, longest: int) -> tuple[str, float, int] | None:
+    """(response, latency, tries) recorded for this question, or None. A record is a file
+    anyone may have edited: at most `longest` characters of the response are read, and a
+    row whose values are not of their kinds is no answer (the model is asked)."""
     import sqlite3
 
     with _LOCK:
@@ -43,13 +45,14 @@ def lookup(entry: str) -> tuple[str, float, int] | None:
         if connection is None:
             return None
         try:
-            row = connection.execute("SELECT response, latency, tries FROM llm_journal "
-                                     "WHERE key = ?", (entry,)).fetchone()
+            row = connection.execute("SELECT substr(response, 1, ?), latency, tries FROM "
+                                     "llm_journal WHERE key = ?", (longest, entry)).fetchone()
         except sqlite3.Error:
             return None
-    if row is None or not isinstance(row[0], str):
+    if row is None or not isinstance(row[0], str) or \
+            not isinstance(row[1], (int, float)) or not isinstance(row[2], int):
         return None
-    return row[0], float(row[1] or 0.0), int(row[2] or 1)
+    return row[0], float(row[1]), max(1, min(row[2], 1000))
 
 
 def store(entry: str, response: str, latency: float, tries: int) -> None:

@@ -91,7 +91,7 @@ def table_lines(games) -> list[str]:
         chats = (f"  chats {m['chats']} ({m['chats_shown']} shown, mean "
                  f"{m['mean_chat_length']:.0f} chars)" if m["chats"] else "")
         latency = f"{m['mean_latency']:.2f} s" if m["mean_latency"] is not None else "-"
-        cooperation = f"{m['cooperation']:.2f}" if m["cooperation"] is not None else "-"
+        cooperation = f"{m['cooperation']:.0%}" if m["cooperation"] is not None else "-"
         lines.append(f"  {line(name)}: cooperation {cooperation}  parse errors "
                      f"{m['parse_errors']}/{m['turns']}  retries {m['retries']}  "
                      f"HTTP retries {m['http_retries']}  calls {m['calls']}  mean latency "

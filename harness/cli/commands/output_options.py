@@ -40,8 +40,8 @@ output_options = compose(
 )
 
 quiet_option = click.option("--quiet", "-q", is_flag=True,
-                            help="No progress bar (there is none when stderr is not a "
-                                 "terminal either).")
+                            help="No progress on stderr (a bar on a terminal; elsewhere a "
+                                 "line per round, and one a minute at most in between).")
 
 
 def outputs_of(options: dict):

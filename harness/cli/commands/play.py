@@ -6,6 +6,8 @@ from typing import TYPE_CHECKING
 
 import click
 
+from harness.core.counts import counted
+
 from ..completion import complete_agents
 from .options import MAX_GAME_LENGTH, bounded, format_option, game_options, option
 
@@ -117,7 +119,7 @@ class _Stream:
             rows = self.rows = TraceRows(a.name, b.name, self.first, params.moves_per_turn)
         flip = params.flip
         left, right = (line(name) for name in self.names)
-        echo(f"{left} vs {right}  seed {seed}  {turns} turn{'' if turns == 1 else 's'}  "
+        echo(f"{left} vs {right}  seed {seed}  {counted(turns, 'turn')}  "
              f"flip {flip.start:g} {flip.decay:g} ({flip.mode})  "
              f"{params.moves_per_turn} moves/turn")
         echo(rows.head())

@@ -6,6 +6,7 @@ import json
 
 import click
 
+from harness.core.counts import counted, noun_for
 from harness.core.safe_text import block, echo, line
 
 from .options import bounded
@@ -194,8 +195,7 @@ def _agent_text(row, games, faults, all_faults: bool = False) -> str:
     warnings = [(g["id"], g[f"warning_{mine}"]) for g, mine, _ in _agent_games(row, games)
                 if g[f"warning_{mine}"]]
     if warnings:
-        lines += ["", "Warnings (first per game):"]
-        lines += [f"  game {game_id}: {line(text)}" for game_id, text in warnings]
+        lines += ["", "Warnings (the first of each game):", *_warning_lines(warnings)]
     if row["output"]:
         lines += ["", "What its process printed:", block(row["output"]).rstrip()]
     lines += ["", "Any game turn by turn: pdharness show FILE --game ID"]
@@ -203,6 +203,22 @@ def _agent_text(row, games, faults, all_faults: bool = False) -> str:
 
 
 FAULTS_SHOWN = 3     # per kind, unless --all-faults
+
+
+def _warning_lines(warnings: list[tuple[int, str]]) -> list[str]:
+    """Each warning once, with the games it was the first of: the same note 29 times over
+    says less than `in 29 games (3, 4, ...)`."""
+    games: dict[str, list[int]] = {}
+    for game_id, text in warnings:
+        games.setdefault(text, []).append(game_id)
+    lines = []
+    for text, ids in games.items():
+        if len(ids) == 1:
+            lines.append(f"  game {ids[0]}: {line(text)}")
+            continue
+        listed = ", ".join(map(str, ids[:5])) + (", ..." if len(ids) > 5 else "")
+        lines.append(f"  in {counted(len(ids), 'game')} ({listed}): {line(text)}")
+    return lines
 
 
 def _fault_lines(faults, every: bool) -> list[str]:
@@ -221,6 +237,7 @@ def _fault_lines(faults, every: bool) -> list[str]:
             lines.append(f"  game {f['game']} (round {f['round']}) turn {f['turn']}: "
                          f"{line(f['kind'])}: {line(f['message'])}")
         if len(found) > len(shown):
-            lines.append(f"  ... and {len(found) - len(shown)} more {line(kind)} faults "
+            lines.append(f"  ... and {len(found) - len(shown)} more {line(kind)} "
+                         f"{noun_for(len(found) - len(shown), 'fault')} "
                          "(--all-faults lists every one)")
     return lines

@@ -71,9 +71,7 @@ def command(agents, population, **options):
 
     specs = []
     if population:
-        from harness.agents.population import population_specs
-
-        specs = population_specs(population)
+        specs = _population(population, options)
     if agents or not population:
         found: list[str] = []
         specs += resolve(agents or [str(bundled_agents_dir())], found=found)
@@ -81,6 +79,33 @@ def command(agents, population, **options):
     check_unique(specs)
     _note_retraining(specs)
     run_and_print(specs, options)
+
+
+def _population(path, options: dict) -> list:
+    """The population's copies; the file's parameters (`length`, `flip`, ...) go into
+    OPTIONS as `train` and `experiment` apply them (harness/run/experiment/plan.py), said on
+    stderr; an option given on this command line wins over the file."""
+    from harness.core.safe_text import line
+    from harness.run.experiment import plan
+
+    from ..course import toml_text
+    from .output_options import given_here
+
+    chosen, given = plan.population(path, None, {"timeout": options.get("timeout"),
+                                                 "memory_limit": options.get("memory_limit")})
+    beaten = sorted(name for name in given
+                    if given_here(name) and name not in plan.LIMITS)
+    for name, value in given.items():
+        if name not in beaten:
+            options[name] = value
+    if given:   # said as the course file's note says its values (course.note)
+        taken = ", ".join(f"{name.replace('_', '-')} = {toml_text(value)}"
+                          for name, value in given.items() if name not in beaten)
+        overrode = ", ".join(name.replace("_", "-") for name in beaten)
+        click.echo(line(f"pdharness: population {path}: {taken or 'nothing'}"
+                        + (f"; the command line overrode {overrode}" if overrode else "")),
+                   err=True)
+    return chosen.specs()
 
 
 def _note_retraining(specs) -> None:

@@ -6,6 +6,7 @@ from typing import Any
 import click
 
 from harness.agents.memory_agents import MAX_MEMORY
+from harness.core.counts import counted
 
 from .options import file_limit_options, unless_given
 from .output_options import quiet_option
@@ -39,7 +40,7 @@ def command(file, out, condition, memory, games, seed, isolation, timeout, memor
     from harness.run.qlearning import train
 
     experiment = plan.load(file, isolation, {"timeout": timeout, "memory_limit": memory_limit})
-    chosen = _condition(experiment, condition)
+    chosen = plan.condition_of(experiment, condition)
     training = _training(experiment, file, memory=memory, games=games, seed=seed)
     make_parent(out, f"--out {out}")
     bar = progress.CountProgress("games") if progress.wanted(quiet) else None
@@ -51,7 +52,7 @@ def command(file, out, condition, memory, games, seed, isolation, timeout, memor
     save_model(model, out)
     from harness.core.safe_text import line
 
-    click.echo(f"trained a memory-{model.memory} Q-table per type in {training.games} games "
+    click.echo(f"trained a memory-{model.memory} Q-table per type in {counted(training.games, 'game')} "
                f"against {line(', '.join(model.types))} ({line(chosen.name)}); wrote "
                f"{line(str(out))}")
     for t, name in enumerate(model.types):
@@ -60,18 +61,6 @@ def command(file, out, condition, memory, games, seed, isolation, timeout, memor
                    f"{len(greedy)} states")
     click.echo(f"playing, it tells these types apart from their replies; play it as "
                f"qtable:{line(str(out))}")
-
-
-def _condition(experiment, name):
-    from harness.core.errors import HarnessError
-
-    if name is None:
-        return experiment.conditions[0]
-    for condition in experiment.conditions:
-        if condition.name == name:
-            return condition
-    raise HarnessError(f"no condition {name!r} in {experiment.path} (conditions: "
-                       f"{', '.join(c.name for c in experiment.conditions)})")
 
 
 def _training(experiment, file, **given):

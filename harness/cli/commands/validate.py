@@ -52,7 +52,9 @@ def command(paths, roster, format, jobs, seed, recursive, **limits):
         echo(as_json(verdicts))
     else:
         click.echo(colour.verdicts(block(as_table(verdicts))))
-    if chosen_roster is not None:
+    # the teams that submitted nothing, when what was checked is a class's folder: a
+    # student checking their one file is not told of the twelve other teams
+    if chosen_roster is not None and any(Path(path).is_dir() for path in paths):
         from harness.validation.report import missing_teams
 
         missing = missing_teams(chosen_roster, verdicts)

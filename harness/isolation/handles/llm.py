@@ -7,9 +7,12 @@ untrusted text, by the parse rule (harness/agents/llm/parse.py).
 
 Each request runs on a thread of its own and signals a pipe when done, so a runner that
 waits on many games at once (harness/engine/runners.py) goes on with other games while a model
-thinks. The student per-call time limit does not apply to it; the model-call limit
-(`timeout` of the declaration) does, per call, and a turn whose calls all time out is a
-`timeout` fault (three in a row and the game stops asking, as for any agent).
+thinks. The student per-call time limit does not apply to it; the model-call limit does
+(`timeout` of the declaration: one deadline for each model call, every HTTP try and
+backoff in it), and this handle enforces it: past a call's deadline the runner collects,
+the call is stopped (its connection shut down, so the thread ends at once) and the turn is
+a `timeout` fault (three in a row and the game stops asking, as for any agent). Nothing
+here waits on a model past that deadline and a short grace.
 """
 from __future__ import annotations
 
@@ -19,6 +22,7 @@ import threading
 import time
 
 from harness.agents.llm import journal, prompts
+from harness.agents.llm.bounded_http import Call
 from harness.agents.llm.client import MAX_RESPONSE, Answer, ModelClient
 from harness.agents.llm.config import LlmConfig
 from harness.agents.llm.parse import chat_problem, parse_chat, parse_moves
@@ -28,6 +32,50 @@ from harness.isolation.handles.agent_handle import Chatter, Fault, GameStart, La
 
 PARSE_RETRIES = 2            # corrective prompts after an answer that cannot be read
 _POLL_AGAIN = 0.5            # seconds: how long a runner waits before looking again
+# seconds a stopped call's thread is given to end: its socket shut down, it ends at once
+# unless stuck where no stop reaches (a name lookup): then the turn ends without it
+_GRACE = 5.0
+
+
+class _Turn:
+    """One turn's asking, on its thread: the model call in progress (whose deadline the
+    handle enforces) and, when done, the reply. The thread writes only here, so a turn
+    given up on cannot touch the next one."""
+
+    def __init__(self, timeout: float):
+        self.timeout = timeout
+        self.done = threading.Event()
+        self.reply: Reply | None = None
+        self.thread: threading.Thread | None = None
+        self._lock = threading.Lock()
+        self._call: Call | None = None
+        self._stopped = False
+
+    def begin_call(self) -> Call | None:
+        """The deadline of the model call the thread is about to make; None: stopped."""
+        with self._lock:
+            self._call = None if self._stopped else Call(self.timeout)
+            return self._call
+
+    def end_call(self) -> None:
+        with self._lock:
+            self._call = None
+
+    def deadline(self) -> float | None:
+        call = self._call
+        return None if call is None else call.deadline
+
+    def stop(self, only_if_late: bool = False) -> bool:
+        """Stop the turn: its call in progress ends now and no other begins. With
+        `only_if_late`, only when a call is in progress past its deadline. True: stopped."""
+        with self._lock:
+            call = self._call
+            if only_if_late and (call is None or call.remaining() > 0):
+                return False
+            self._stopped = True
+        if call is not None:
+            call.stop()
+        return True
 
 
 class LlmHandle(Chatter):
@@ -38,23 +86,27 @@ class LlmHandle(Chatter):
         self.client = client or ModelClient(config)
         self.client.check()   # once per endpoint and model: before the first game
         self._read_fd, self._write_fd = os.pipe()   # after the check, which may refuse
-        self._thread: threading.Thread | None = None
-        self._done = threading.Event()   # the turn's answer is in (set before the pipe)
+        self._turn: _Turn | None = None
         self._lock = threading.Lock()    # close() against the end of a turn's thread
         self._closed = False
-        self._reply: Reply | None = None
+        self._asking = 0                 # turn threads not ended (the last closes the pipe)
         self._first: bool | None = None
         self._heard: str | None = None
 
     # -- PollableHandle --------------------------------------------------------------------
-    # `deadline` is not a limit here (the client enforces the model-call limit): it is how
-    # long a runner may wait before it looks again, set each time it asks what to wait on
+    # `deadline` is when a runner must look again: the deadline of the model call in
+    # progress (then collect() stops it), else soon; set each time it asks what to wait on
     deadline = 0.0
 
     def waiting_on(self) -> dict[int, int]:
-        if self._thread is None or self._done.is_set():
+        turn = self._turn
+        if turn is None or turn.done.is_set():
             return {}
-        self.deadline = time.monotonic() + _POLL_AGAIN
+        now = time.monotonic()
+        deadline = turn.deadline()
+        if deadline is not None and deadline <= now:
+            return {}                  # late: collect() stops it
+        self.deadline = deadline if deadline is not None else now + _POLL_AGAIN
         return {self._read_fd: select.POLLIN}
 
     def pump(self, fd: int, events: int) -> None:
@@ -68,17 +120,19 @@ class LlmHandle(Chatter):
         for fd in (self._read_fd, self._write_fd):
             os.close(fd)
         self._read_fd, self._write_fd = os.pipe()
+        self._turn, self._asking = None, 0    # a parent's threads are not in the child
         return True
 
     def close(self) -> None:
         """Never waits for a model (Ctrl-C closes handles mid-call): a turn still asking
-        closes the pipe itself when its call ends."""
+        is stopped, and its thread closes the pipe when it ends."""
         with self._lock:
             self._closed = True
-            if self._thread is not None and not self._done.is_set():
-                return
-        self._finish()
-        self._close_pipe()
+            asking = self._asking
+        if self._turn is not None:
+            self._turn.stop()
+        if not asking:
+            self._close_pipe()
 
     def _close_pipe(self) -> None:
         for fd in (self._read_fd, self._write_fd):
@@ -110,79 +164,103 @@ class LlmHandle(Chatter):
                                        self.per_turn, chatting, self._heard, bool(self._first))
         first, heard = self._first, self._heard
         self._first = self._heard = None
-        self._reply = None
-        self._done.clear()
-        self._thread = threading.Thread(target=self._ask, args=(message, chatting, first, heard),
-                                        name=f"llm {self.name}", daemon=True)
-        self._thread.start()
+        turn = self._turn = _Turn(self.config.timeout)
+        turn.thread = threading.Thread(target=self._ask,
+                                       args=(turn, message, chatting, first, heard),
+                                       name=f"llm {self.name}", daemon=True)
+        with self._lock:
+            self._asking += 1
+        turn.thread.start()
 
     def collect(self) -> Reply:
-        self._finish()
-        reply, self._reply = self._reply, None
-        return reply if reply is not None else Reply(None, Fault(FAULT_POLICY.kind(Event.RAISED),
-                                                                 "no answer"))
+        turn, self._turn = self._turn, None
+        reply = None if turn is None else self._finish(turn)
+        if reply is None:
+            reply = Reply(None, Fault(FAULT_POLICY.kind(Event.RAISED), "no answer"))
+        self._last_talk = reply.talk
+        return reply
 
     def said(self) -> str | None:
         return None if self._last_talk is None else self._last_talk.get("shown")
 
     def end_game(self) -> None:
-        self._finish()
+        if self._turn is not None:
+            self.collect()
 
     # -- the turn, on its own thread -------------------------------------------------------
     _last_talk: dict | None = None
 
-    def _finish(self) -> None:
-        if self._thread is not None:
-            self._thread.join()
-            self._thread = None
-            try:
-                os.read(self._read_fd, 64)
-            except OSError:
-                pass
+    def _finish(self, turn: _Turn) -> Reply | None:
+        """The turn's reply, waiting at most until its model call's deadline: then the
+        call is stopped and, unless its thread ends within the grace, the turn is a
+        timeout here and now."""
+        while not turn.done.is_set():
+            deadline = turn.deadline()
+            wait = _POLL_AGAIN if deadline is None else deadline - time.monotonic()
+            if turn.done.wait(max(0.0, wait)):
+                break
+            if turn.stop(only_if_late=True):
+                if not turn.done.wait(_GRACE):
+                    return Reply(None, Fault(FAULT_POLICY.kind(Event.STOPPED),
+                                             f"model call failed: no answer within "
+                                             f"{self.config.timeout:g} s"))
+                break
+        try:
+            os.read(self._read_fd, 64)
+        except OSError:
+            pass
+        return turn.reply
 
-    def _answer(self, turn: int, attempt: int, messages: list[dict]) -> Answer:
+    def _answer(self, turn: _Turn, number: int, attempt: int, messages: list[dict]) -> Answer:
         """The journal's answer to this very question (a resumed run), else the model's."""
-        entry = journal.key(self.name, self.agent_seed, turn, attempt, messages)
-        found = journal.lookup(entry)
+        entry = journal.key(self.name, self.agent_seed, number, attempt, messages)
+        found = journal.lookup(entry, MAX_RESPONSE)
         if found is not None:
             text, latency, tries = found
-            return Answer(text[:MAX_RESPONSE], None, False, latency, tries)
-        answer = self.client.complete(messages)
+            return Answer(text, None, None, latency, tries)
+        call = turn.begin_call()
+        if call is None:
+            return Answer(None, "stopped", Event.STOPPED, 0.0, 0)
+        try:
+            answer = self.client.complete(messages, call)
+        finally:
+            turn.end_call()
         if answer.text is not None:
             journal.store(entry, answer.text, round(answer.latency, 4), answer.tries)
         return answer
 
-    def _ask(self, message: str, chatting: bool, first, heard) -> None:
+    def _ask(self, turn: _Turn, message: str, chatting: bool, first, heard) -> None:
         try:
-            self._reply = self._turn(message, chatting, first, heard)
+            turn.reply = self._play_turn(turn, message, chatting, first, heard)
         except Exception as error:   # noqa: BLE001 - a bug of ours must not hang the game
-            self._reply = Reply(None, Fault(FAULT_POLICY.kind(Event.RAISED),
-                                            f"{type(error).__name__}: {error}"))
+            turn.reply = Reply(None, Fault(FAULT_POLICY.kind(Event.RAISED),
+                                           f"{type(error).__name__}: {error}"))
         finally:
-            self._last_talk = self._reply.talk if self._reply is not None else None
             with self._lock:
-                self._done.set()
+                turn.done.set()
+                self._asking -= 1
                 if self._closed:
-                    self._close_pipe()
+                    if not self._asking:
+                        self._close_pipe()
                 else:
                     os.write(self._write_fd, b"x")
 
-    def _turn(self, message: str, chatting: bool, first, heard) -> Reply:
+    def _play_turn(self, turn: _Turn, message: str, chatting: bool, first, heard) -> Reply:
         messages = [{"role": "system", "content": self.system},
                     {"role": "user", "content": message}]
         talk: dict = {"calls": [], "chat": None, "chat_problem": None, "shown": None,
                       "first": first, "heard": heard, "parse_error": None}
         reason: str | None = ""
-        turn = len(self.history) + 1
+        number = len(self.history) + 1
         for attempt in range(PARSE_RETRIES + 1):
-            answer = self._answer(turn, attempt + 1, messages)
+            answer = self._answer(turn, number, attempt + 1, messages)
             talk["calls"].append({"prompt": list(messages), "response": answer.text,
                                   "error": answer.error, "latency": round(answer.latency, 4),
                                   "tries": answer.tries})
             if answer.text is None:
-                # the client stops a call at its limit, as a REPL does
-                kind = FAULT_POLICY.kind(Event.STOPPED if answer.timed_out
-                                         else Event.RAISED)
+                # a call stopped at its deadline (as a REPL stops one), an answer that was
+                # not a chat completion, or an HTTP error: the client said which
+                kind = FAULT_POLICY.kind(answer.event or Event.RAISED)
                 return Reply(None, Fault(kind, f"model call failed: {answer.error}"), None,
                              talk)
             moves, reason = parse_moves(answer.text, self.per_turn)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 
+from harness.core.counts import counted
 from harness.core.verdicts import FAULT_KINDS, FaultKind
 from harness.isolation.handles.agent_handle import Fault
 
@@ -64,7 +65,8 @@ def game_in(data, job, params):
     try:
         check_turns(intended, job.length, params)
     except NotMoves:
-        raise BadAnswer(f"{job.a} vs {job.b}: moves that are not {job.length} turns") from None
+        raise BadAnswer(f"{job.a} vs {job.b}: moves that are not "
+                        f"{counted(job.length, 'turn')}") from None
     faults = _faults(fields["faults"], job.length)
     try:
         game = replay(job.a, job.b, intended, faults, job.length, job.seed, params, job.round)

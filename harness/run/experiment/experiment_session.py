@@ -2,6 +2,7 @@
 finished tournament), with a progress bar on a terminal; and its resume."""
 from __future__ import annotations
 
+from harness.core.counts import counted
 from harness.core.errors import HarnessError
 
 
@@ -60,7 +61,7 @@ def resume(path, *, jobs=None, quiet=False, isolation="sandbox", allow_weaker=Fa
             return experiment, seed, record.units(), f"{path}: the experiment was already complete"
         before = len(record.done())
         units = _play(experiment, seed, record, jobs, quiet, cluster)
-        return experiment, seed, units, f"{path}: resumed after {before} tournaments"
+        return experiment, seed, units, f"{path}: resumed after {counted(before, 'tournament')}"
     finally:
         record.close()
 

@@ -80,6 +80,58 @@ def from_record(content: bytes, path, isolation: str | None,
     return plan(parse_file(content, path), content, path, isolation, limits)
 
 
+def condition_of(experiment: Experiment, name: str | None = None) -> Condition:
+    """The condition NAME of the file (None: its first)."""
+    if name is None:
+        return experiment.conditions[0]
+    for condition in experiment.conditions:
+        if condition.name == name:
+            return condition
+    raise HarnessError(f"no condition {name!r} in {experiment.path} (conditions: "
+                       f"{', '.join(c.name for c in experiment.conditions)})")
+
+
+# what only an experiment does with them (tournaments per condition, their seed)
+EXPERIMENT_ONLY = {"replicates": "--replicates N", "seed": "--seed N"}
+
+
+def population(path, isolation: str | None = None,
+               limits: dict | None = None) -> tuple[Condition, dict]:
+    """A population file read for one tournament (`tournament --population`): its types
+    and its parameters (the file's `parameters`, and its condition's when it has one),
+    read, checked and bounded by `load` as `experiment` and `train` read them. What only
+    an experiment can take (several conditions, replicates, its seed) is refused in one
+    line rather than dropped unsaid. With the condition, the tournament options the file
+    sets, by their option names (`given_parameters`)."""
+    experiment = load(path, isolation, limits)
+    data = _top_level(experiment)
+    for key, option in EXPERIMENT_ONLY.items():
+        if key in data:
+            raise HarnessError(f"{path}: {key} is an experiment's (pdharness experiment "
+                               f"{path}); a tournament takes {option} on the command line")
+    if len(experiment.conditions) > 1:
+        raise HarnessError(f"{path}: {len(experiment.conditions)} conditions "
+                           f"({', '.join(c.name for c in experiment.conditions)}); a "
+                           f"tournament plays one: pdharness experiment {path} plays each")
+    chosen = experiment.conditions[0]
+    return chosen, given_parameters(chosen, limits)
+
+
+def given_parameters(chosen: Condition, limits: dict | None = None) -> dict:
+    """The tournament options the file itself sets for CHOSEN (by their option names, as
+    the tournament's options hold them). A limit only when the file lowered it below
+    LIMITS (the command line's); how agents run is the command line's alone."""
+    most = ceiling(limits)
+    return {name: value for name, value in chosen.parameters.items()
+            if name != "isolation" and not (name in LIMITS and value == most[name])}
+
+
+def _top_level(experiment: Experiment) -> dict:
+    from harness.agents.population import parse_file
+
+    return parse_file(experiment.content, experiment.path)
+
+
 def ceiling(limits: dict | None) -> dict:
     """Each limit as the command line gives it, else its default: the most a file may ask."""
     from harness.engine.parameters import BY_NAME

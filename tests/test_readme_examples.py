@@ -1,0 +1,201 @@
+"""The README's command examples, run as a reader would run them (issue 33): every command
+block of every part of docs/readme/ (in docs/readme/ORDER), in order, in a course folder of
+its own, through the installed console script.
+
+A command block is a fenced block marked `sh` (or `bash`, `shell`), or a plain or indented
+block with a line that is a `pdharness` command (after a prompt such as `lab1$ `). A new
+part or block joins by itself: it runs, and a block that cannot run here is listed in
+NOT_RUN_HERE with the reason, which keeps the README from promising commands that fail.
+A `toml` block that starts with `# pdharness.toml` is the part's course file: it is written
+into the folder where it appears, so the course file the README shows is the one tested.
+"""
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from conftest import IN_CI, ROOT, console_script
+
+pytestmark = pytest.mark.slow   # tournaments, a validation, an autograder bundle per part
+
+PARTS = ROOT / "docs" / "readme"
+COMMAND_FENCES = {"sh", "bash", "shell"}
+COMMAND_LINE = re.compile(r"^(?:\S*\$\s+)?pdharness\s")
+
+# A block (found by a piece of its text) that cannot run here, and why: each must still
+# match a block, so a fixed README leaves no stale excuse behind.
+NOT_RUN_HERE = {
+    "apt-get update && apt-get install -y python3-venv sbcl bubblewrap":
+        "installs system packages and the package from the registries (and the second runs "
+        "the whole suite): the machine's own set-up (.ci/run), not for inside the suite",
+    "python3 -m pytest                                   # the whole suite":
+        "the test suite itself, which runs this test",
+    "pip install '.[bench]'":
+        "benchmarks: minutes of machine time each, measured by hand, never in tests",
+    "pdharness tournament submissions/ llm:llama llm:qwen":
+        "needs a language-model server with those models (tests/test_llm.py plays against "
+        "a scripted stand-in server instead)",
+    "pip install 'pdharness[cluster]'":
+        "needs a Dask scheduler at lab1 (tests/test_cluster.py runs a cluster on this "
+        "machine)",
+    "dask scheduler --port 8786 &":
+        "starts a Dask scheduler and workers that outlive the block (tests/test_cluster.py "
+        "runs a LocalCluster instead)",
+    "lab1$ dask scheduler":
+        "lab machines over SSH",
+}
+
+
+@dataclass(frozen=True)
+class Block:
+    part: str
+    line: int          # where it starts in the part, from 1
+    kind: str          # "commands" or "course file"
+    text: str
+
+    @property
+    def name(self) -> str:
+        return f"{self.part}:{self.line}"
+
+
+def blocks(part: Path) -> list[Block]:
+    """The part's command blocks and course files, in the order they appear."""
+    found, lines = [], part.read_text(encoding="utf-8").splitlines()
+    number = 0
+    while number < len(lines):
+        text = lines[number]
+        fence = re.match(r"^(\s*)```(\S*)\s*$", text)
+        if fence:
+            end = next(i for i in range(number + 1, len(lines))
+                       if lines[i].strip() == "```")
+            body = "\n".join(line[len(fence.group(1)):] for line in lines[number + 1:end])
+            info = fence.group(2)
+            if info in COMMAND_FENCES or (not info and _has_command(body)):
+                found.append(Block(part.name, number + 1, "commands", body))
+            elif info == "toml" and body.startswith("# pdharness.toml"):
+                found.append(Block(part.name, number + 1, "course file", body))
+            number = end + 1
+            continue
+        if text.startswith("    ") and (number == 0 or not lines[number - 1].strip()):
+            end = number
+            while end < len(lines) and (lines[end].startswith("    ") or not lines[end].strip()):
+                end += 1
+            body = "\n".join(line[4:] for line in lines[number:end]).strip("\n")
+            if _has_command(body):
+                found.append(Block(part.name, number + 1, "commands", body))
+            number = end
+            continue
+        number += 1
+    return found
+
+
+def _has_command(body: str) -> bool:
+    return any(COMMAND_LINE.match(line) for line in body.splitlines())
+
+
+def readme_parts() -> list[Path]:
+    names = (PARTS / "ORDER").read_text().split()
+    return [PARTS / name for name in names if (PARTS / name).exists()]
+
+
+def every_block() -> list[Block]:
+    return [block for part in readme_parts() for block in blocks(part)]
+
+
+def reason_not_run(block: Block) -> str | None:
+    for piece, reason in NOT_RUN_HERE.items():
+        if piece in block.text:
+            return reason
+    return None
+
+
+# -- the course folder a reader has ---------------------------------------------------------
+CHEN_DIAZ = '''"""A team's agent, as the README's examples name it."""
+
+
+def ChenDiaz(hist, score):
+    return ["C", "C", "C"] if not hist else [theirs for _mine, theirs in hist[-3:]]
+'''
+
+
+def course_folder(folder: Path, part: Path) -> Path:
+    """What the README's examples assume is there: the class's `submissions/` (the bundled
+    agents and the ChenDiaz the examples name), a roster of their teams (`roster.csv`, and
+    `teams.csv` as "Before you submit" calls it), `examples/`, and one team's own
+    `KhosmoodLevinson.py` (where the grading examples copy it from), unless the part
+    writes it itself (`pdharness new`)."""
+    submissions = folder / "submissions"
+    submissions.mkdir(parents=True)
+    for agent in sorted((ROOT / "student_agents").glob("[A-Z]*.*")):
+        shutil.copy(agent, submissions / agent.name)
+    (submissions / "ChenDiaz.py").write_text(CHEN_DIAZ)
+    teams = sorted(path.stem for path in submissions.iterdir())
+    roster = "Team,Member 1,Member 2\n" + "".join(
+        f"{number},{','.join(re.findall('[A-Z][a-z]+', team))}\n"
+        for number, team in enumerate(teams, 1))
+    (folder / "roster.csv").write_text(roster)
+    (folder / "teams.csv").write_text(roster)
+    shutil.copytree(ROOT / "examples", folder / "examples")
+    if "pdharness new " not in part.read_text(encoding="utf-8"):
+        shutil.copy(submissions / "KhosmoodLevinson.py", folder)
+    return folder
+
+
+def run_part(part: Path, folder: Path) -> list[str]:
+    """Each block of PART in order in FOLDER: the failures, one line each, with the end of
+    what the block printed."""
+    script = Path(console_script())
+    env = dict(os.environ, PATH=f"{script.parent}{os.pathsep}{os.environ['PATH']}")
+    env.pop("PYTHONPATH", None)
+    failures = []
+    for block in blocks(part):
+        if block.kind == "course file":
+            (folder / "pdharness.toml").write_text(block.text + "\n")
+            continue
+        if reason_not_run(block):
+            continue
+        done = subprocess.run(["bash", "-e", "-o", "pipefail", "-c", block.text], cwd=folder,
+                              env=env, capture_output=True, text=True, timeout=1200)
+        if done.returncode != 0:
+            said = (done.stdout + done.stderr).strip().splitlines()[-8:]
+            failures.append(f"{block.name}: exit {done.returncode}: " + " | ".join(said))
+    return failures
+
+
+RUN_PARTS = [part for part in readme_parts()
+             if any(b.kind == "commands" and not reason_not_run(b) for b in blocks(part))]
+
+
+@pytest.mark.parametrize("part", RUN_PARTS, ids=[part.name for part in RUN_PARTS])
+def test_every_command_block_of_the_part_runs_as_written(part, tmp_path, sandboxed, sbcl):
+    """Through the installed `pdharness`, under the default sandbox, with SBCL for the
+    bundled Lisp agents: a block whose command fails fails the test, naming the block."""
+    if shutil.which("unzip") is None and "unzip" in part.read_text():
+        if IN_CI:
+            pytest.fail("unzip is not installed: CI installs it", pytrace=False)
+        pytest.skip("unzip is not installed")
+    assert run_part(part, course_folder(tmp_path / "course", part)) == []
+
+
+def test_the_readme_has_command_blocks_and_no_stale_excuse():
+    """The blocks are found (so the test above tests something), every one not run here
+    says why, and every reason listed still belongs to a block."""
+    found = every_block()
+    commands = [b for b in found if b.kind == "commands"]
+    assert len([b for b in commands if not reason_not_run(b)]) >= 5
+    assert any(b.kind == "course file" for b in found)
+    texts = "\n".join(b.text for b in commands)
+    assert [piece for piece in NOT_RUN_HERE if piece not in texts] == []
+
+
+def test_the_built_readme_is_the_parts():
+    """README.md is docs/build_readme.py's output of the parts the examples come from."""
+    built = (ROOT / "README.md").read_text(encoding="utf-8")
+    for part in readme_parts():
+        assert part.read_text(encoding="utf-8").strip() in built, part.name
