@@ -18,20 +18,45 @@ class Standings(list):
     seed: int
     result: object
 
+    @property
+    def sources(self) -> dict[str, str]:
+        """{agent: the file it played from} for the agents that are files: a bare name
+        plays the current folder's file first, and this says which one played."""
+        return {e.spec.name: e.spec.source for e in self.result.entrants  # type: ignore
+                if e.spec.is_file}
 
-def agent_specs(agents, search) -> list[AgentSpec]:
+
+def agent_specs(agents, search, found: list[str] | None = None) -> list[AgentSpec]:
+    """The agents given to monitor(); `found` collects a note per bare name that played a
+    file (which one: the current folder's first, then `search`'s)."""
+    from .agents.wording import found_by_name
+
     specs = []
     for agent in agents:
         if isinstance(agent, AgentSpec):
             specs.append(agent)
         elif isinstance(agent, (str, PathLike)):
-            specs.extend(resolve_one(str(agent), search))
+            these = resolve_one(str(agent), search)
+            if found is not None:
+                found += [note for spec in these if (note := found_by_name(str(agent), spec))]
+            specs.extend(these)
         elif callable(agent):
             specs.append(callable_spec(agent))
         else:
             raise HarnessError(f"not an agent: {agent!r} (give a name, a path or a function)")
     check_unique(specs)
     return specs
+
+
+def _say(lines, kind: str) -> None:
+    """On stderr, as the command line says them: which file a bare name played, and the
+    files an LMS renamed that play as the agent they define."""
+    import sys
+
+    from .core.safe_text import line
+
+    for text in lines:
+        print(f"pdharness: {kind}: {line(text)}", file=sys.stderr)
 
 
 def _pair(value, what):
@@ -43,9 +68,10 @@ def _pair(value, what):
 
 
 def monitor(flip_params, game_length, agents, *, agents_dir=None, **options) -> Standings:
-    """Run the Levinson tournament. `agents` holds built-in names, agent names found in
-    `agents_dir` (default: the bundled student_agents), paths, or Python functions (which
-    always run in this process). Agent files run in the sandbox, as on the command line
+    """Run the Levinson tournament. `agents` holds built-in names, agent names (the agent
+    file of that name in the current folder first, else in `agents_dir`, default the
+    bundled student_agents; a note on stderr says which file played), paths, or Python
+    functions (which always run in this process). Agent files run in the sandbox, as on the command line
     (`isolation="process"` or `"none"` to choose otherwise); where the sandbox is not
     available, one warning on stderr says so and they run as plain processes. `cluster`:
     the address of a Dask scheduler whose workers play the games (same result).
@@ -53,8 +79,10 @@ def monitor(flip_params, game_length, agents, *, agents_dir=None, **options) -> 
     The keywords are the command line's options (harness/engine/parameters.py declares them
     once, with their defaults and bounds, checked here as there): seed, moves_per_turn,
     decay, payoffs, timeout, on_fault, isolation, memory_limit_mib, jobs, max_rounds,
-    max_faults, disqualify_broken, horizon, stop_prob, cluster."""
+    max_faults, keep_broken, horizon, stop_prob, cluster (and disqualify_broken, the
+    default, taken for older scripts)."""
     from .agents.lang import LANGUAGES
+    from .agents.uploaded_names import renamed_warnings
     from .core.seeds import fresh_seed
     from .engine import parameters
     from .engine.tournament import run_tournament
@@ -69,7 +97,10 @@ def monitor(flip_params, game_length, agents, *, agents_dir=None, **options) -> 
     values["length"] = parameters.checked(parameters.BY_NAME["length"],
                                           _pair(game_length, "game_length"), "game_length")
     search = [Path(agents_dir)] if agents_dir is not None else [bundled_agents_dir()]
-    specs = agent_specs(agents, search)
+    found: list[str] = []
+    specs = agent_specs(agents, search, found)
+    _say(found, "note")
+    _say(renamed_warnings(specs), "warning")
     settings = parameters.settings(values)
     seed = values.get("seed")
     seed = fresh_seed() if seed is None else seed

@@ -79,6 +79,31 @@ def console_script() -> str:
     return script
 
 
+def pdharness(*args, cwd=None, status=0, timeout=600) -> subprocess.CompletedProcess:
+    """The installed console script run with ARGS (paths and numbers as text), its exit
+    status checked against `status` (one, or a tuple of those allowed)."""
+    done = subprocess.run([console_script(), *map(str, args)], capture_output=True,
+                          text=True, cwd=cwd, timeout=timeout)
+    allowed = status if isinstance(status, tuple) else (status,)
+    assert done.returncode in allowed, done.stderr
+    return done
+
+
+def stop_after_round(monkeypatch, number: int) -> None:
+    """Recorded runs are interrupted, as Ctrl-C does, once round `number` is written (until
+    the monkeypatch is undone): what a resume then finishes."""
+    from harness.store.recorder import Recorder
+
+    finish_round = Recorder.round_finished
+
+    def round_finished(self, state, round_result, games):
+        finish_round(self, state, round_result, games)
+        if round_result.number == number:
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(Recorder, "round_finished", round_finished)
+
+
 def children(pid: int) -> dict[int, str]:
     """The living children of process `pid`: {pid: its start time}, which tells a process
     from a later one given the same number."""

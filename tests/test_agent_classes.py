@@ -55,9 +55,9 @@ def test_a_class_without_move_or_with_a_failing_init_does_not_load():
                                "--length", "3", "4", "--seed", "1")
     assert status == 0, err
     agents = {a["name"]: a for a in json.loads(out)["agents"]}
-    assert agents["NoMove"]["status"] == "load-error"
+    assert agents["NoMove"]["status"] == "disqualified"
     assert "no method move(self, hist, score)" in agents["NoMove"]["message"]
-    assert agents["BrokenInit"]["status"] == "load-error"
+    assert agents["BrokenInit"]["status"] == "disqualified"
     assert "BrokenInit.py:6: BrokenInit() failed: RuntimeError" in \
         agents["BrokenInit"]["message"]
 

@@ -76,7 +76,7 @@ def test_tournament_and_its_record_refuse_them_as_validate_does(tmp_path, secret
     agents = {a["name"]: a for a in json.loads(out)["agents"]}
     assert agents["AdamsBrown"]["status"] == "ok"
     for name, words in expected.items():
-        assert agents[name]["status"] == "load-error"
+        assert agents[name]["status"] == "disqualified"   # does not load
         assert words in agents[name]["message"]
     assert SECRET not in out + err
     assert SECRET.encode() not in record.read_bytes()
@@ -90,7 +90,7 @@ def test_a_file_named_on_the_command_line_is_refused_the_same_way(tmp_path, secr
                                timeout=TIMEOUT)
     assert status == 0, err
     agents = {a["name"]: a for a in json.loads(out)["agents"]}
-    assert agents["LinkLee"]["status"] == "load-error"
+    assert agents["LinkLee"]["status"] == "disqualified"   # does not load
     assert "symbolic link" in agents["LinkLee"]["message"]
     assert SECRET not in out + err
 

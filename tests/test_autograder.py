@@ -333,12 +333,29 @@ JIIBE = "(defn IbeJi [hist score]\n  [\"C\" \"C\" \"C\"])\n"
 
 
 @pytest.mark.parametrize("file_name, source", [
-    ("KhosmoodLevinson (1).py", None), ("khosmoodlevinson.py", None),
-    ("KhosmoodLevinson_final.py", None), ("JiIbe.hy", JIIBE)])
+    ("KhosmoodLevinson (1).py", None), ("KhosmoodLevinson_final.py", None)])
+def test_an_upload_an_lms_renamed_keeps_its_points_with_a_warning(tmp_path, bundle, bwrap,
+                                                                 file_name, source):
+    """A file an LMS or a browser renamed plays as the agent it defines in every command
+    (issue 33): no point lost, a warning naming the file to use."""
+    upload = tmp_path / "upload" / file_name
+    upload.parent.mkdir()
+    shutil.copy2(AGENTS.parent.parent / "student_agents" / "KhosmoodLevinson.py", upload)
+    results = run_autograder(gradescope_layout(tmp_path, bundle, [upload]))
+    tests = by_name(results)
+    assert tests["Name"]["status"] == tests["Loads"]["status"] == "passed"
+    assert tests["Plays"]["status"] == "passed"
+    assert results["score"] == pytest.approx(20)
+    assert "name the file KhosmoodLevinson.py" in results["output"]
+
+
+@pytest.mark.parametrize("file_name, source", [
+    ("khosmoodlevinson.py", None), ("KhosmoodLevinsonFinal.py", None), ("JiIbe.hy", JIIBE)])
 def test_a_misnamed_upload_gets_validates_checks_and_fix(tmp_path, bundle, bwrap, file_name,
                                                           source):
-    """An LMS renames uploads: the upload is played by the function it defines, loses the
-    name's points with validate's own code and fix, and never crashes the grader."""
+    """A file named as another agent (capitals, order, another name): the upload is played
+    by the function it defines, loses the name's points with validate's own code and fix,
+    and never crashes the grader."""
     upload = tmp_path / "upload" / file_name
     upload.parent.mkdir()
     if source is None:

@@ -26,8 +26,9 @@ def submissions(tmp_path_factory):
 
 
 def run(tmp_path, submissions, roster, *extra):
+    # seed 2: KhosmoodLevinson (DDD) first, MunozSmithJones (CCC) last of three ranks
     grades = tmp_path / "grades.csv"
-    status, out, err = run_cli("tournament", submissions, "titfortat", "--seed", "1",
+    status, out, err = run_cli("tournament", submissions, "titfortat", "--seed", "2",
                                "--isolation", "process", "--length", "5", "5",
                                "--timeout", "10", "--roster", ROSTERS / roster,
                                "--grades", grades, *extra)
@@ -94,7 +95,7 @@ def test_a_team_per_row_roster_gives_the_per_agent_grades(tmp_path, submissions)
     roster = tmp_path / "teams.csv"
     roster.write_text("Khosmood,Levinson\nMuñoz,Smith-Jones\n", encoding="utf-8")
     grades = tmp_path / "grades.csv"
-    status, _out, err = run_cli("tournament", submissions, "--seed", "1", "--length", "4",
+    status, _out, err = run_cli("tournament", submissions, "--seed", "2", "--length", "4",
                                 "4", "--isolation", "process", "--roster", roster,
                                 "--grades", grades)
     assert status == 0, err
@@ -115,7 +116,7 @@ def test_the_grade_mapping_comes_from_the_course_file(tmp_path, submissions):
     (tmp_path / "pdharness.toml").write_text('grade-top = 20\ngrade-bottom = 10\n'
                                              'grade-column = "Tournament (1234)"\n')
     grades = tmp_path / "grades.csv"
-    status, _out, err = run_cli("tournament", submissions, "titfortat", "--seed", "1",
+    status, _out, err = run_cli("tournament", submissions, "titfortat", "--seed", "2",
                                 "--isolation", "process", "--length", "5", "5",
                                 "--timeout", "10", "--roster", ROSTERS / "canvas.csv",
                                 "--grades", grades, cwd=tmp_path)

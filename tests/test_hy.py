@@ -148,7 +148,7 @@ def test_a_broken_hy_file_is_a_load_error_in_the_tournament(mode, bwrap):
                                "--seed", "1", "--format", "json", "--isolation", mode)
     assert status == 0, err
     agent = {a["name"]: a for a in json.loads(out)["agents"]}["BadAssign"]
-    assert agent["status"] == "load-error" and agent["language"] == "hy"
+    assert agent["status"] == "disqualified" and agent["language"] == "hy"
     assert "BadAssign.hy:5:" in agent["message"]
 
 

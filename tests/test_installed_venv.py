@@ -124,7 +124,7 @@ def test_without_hy_a_hy_agents_load_error_blames_the_installation(tmp_path):
                 "--isolation", "process", "--length", "2", "2", "--seed", "1", "--format",
                 "json", cwd=tmp_path)
     [agent] = [a for a in json.loads(done.stdout)["agents"] if a["name"] == "VenvHy"]
-    assert agent["status"] == "load-error"
+    assert agent["status"] == "disqualified"   # does not load: out before round 1
     # the Hy language says it cannot run here (Language.can_run): the runtime missing for
     # this interpreter, and the fix, nothing about the student's file
     assert "hy and hyrule are not installed for" in agent["message"]

@@ -99,7 +99,7 @@ def test_a_lisp_agent_without_sbcl_is_a_load_error_naming_the_fix(tmp_path):
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)
     [lisp] = [agent for agent in result["agents"] if agent["language"] == "lisp"]
-    assert lisp["status"] == "load-error" and "apt-get install sbcl" in lisp["message"]
+    assert lisp["status"] == "disqualified" and "apt-get install sbcl" in lisp["message"]
     assert result["runtimes"] == {"python": PYTHON_VERSION, "lisp": None}
 
 

@@ -126,13 +126,15 @@ def test_click_shell_completion_completes_commands_and_built_in_agents():
     assert done.stdout.splitlines() == ["plain,autograder"]
 
 
-def test_an_agent_named_without_its_suffix_is_pointed_to_its_file(tmp_path):
+def test_an_agent_named_without_its_suffix_plays_its_file_and_says_which(tmp_path):
+    """A bare name plays the current folder's agent file of that name (issue 33), in every
+    command alike, and says which file that is."""
     (tmp_path / "KhosmoodLevinson.py").write_text(GOOD)
     for name in ("KhosmoodLevinson", "khosmoodlevinson"):
-        message = error_of("play", name, "titfortat", cwd=tmp_path)
-        assert message == (f"unknown agent {name!r}: no file or folder of that name; did you "
-                           "mean the agent file KhosmoodLevinson.py? (name the file, with its "
-                           "suffix)")
+        status, _out, err = run_cli("play", name, "titfortat", "--turns", "1",
+                                    "--isolation", "none", cwd=tmp_path)
+        assert status == 0, err
+        assert f"note: {name} is the agent file KhosmoodLevinson.py" in err
     assert "; did you mean titfortat? (built-ins: " in error_of("play", "titfortatt",
                                                                  "defect", cwd=tmp_path)
 

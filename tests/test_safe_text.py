@@ -161,7 +161,7 @@ def test_tournament_table_and_progress_show_agent_text_escaped(hostile_record):
     assert_inert(received)
     text = received.decode()
     problems = text[text.index("Agents with problems:"):]
-    assert "TerminalForger: load-error:" in problems
+    assert "TerminalForger: disqualified: does not load:" in problems
     assert "\\x1b[1A\\x1b[2K\\x1b[G" in problems and "\\x1b]52;c;" in problems
     assert "\\x1b]0;grades are final\\x07" in problems and "\\u202e" in problems
     with sqlite3.connect(record) as db:  # the record keeps the raw bytes
@@ -245,7 +245,7 @@ def test_every_csv_holds_formula_names_as_text(formula_run):
         rows = list(csv.DictReader(io.StringIO(text)))
         assert {row["agent"] for row in rows} == {"'" + name for name in FORMULA_NAMES} | {
             "titfortat"}, where
-        assert {row["status"] for row in rows if row["agent"] == "'-"} == {"load-error"}
+        assert {row["status"] for row in rows if row["agent"] == "'-"} == {"disqualified"}
         for row in rows:
             for column, cell in row.items():
                 assert not cell.startswith(("=", "+", "-", "@", "\t", "\r")), (where, column)

@@ -282,7 +282,7 @@ def test_a_load_error_in_a_tournament_marks_only_that_agent(tmp_path):
                                "--isolation", "process")
     assert status == 0, err
     agents = {a["name"]: a for a in json.loads(out)["agents"]}
-    assert agents["LispReadError"]["status"] == "load-error"
+    assert agents["LispReadError"]["status"] == "disqualified"   # does not load
     assert "LispReadError.lisp:6: " in agents["LispReadError"]["message"]
     assert {agents[n]["status"] for n in ("LispFriendly", "titfortat", "defect")} == {"ok"}
 
@@ -296,8 +296,9 @@ def test_without_sbcl_the_tournament_runs_and_names_the_fix(tmp_path):
     done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=300)
     assert done.returncode == 0, done.stderr
     agents = {a["name"]: a for a in json.loads(done.stdout)["agents"]}
-    assert agents["LispFriendly"]["status"] == "load-error"
-    assert agents["LispFriendly"]["message"] == "SBCL is not installed: apt-get install sbcl"
+    assert agents["LispFriendly"]["status"] == "disqualified"
+    assert agents["LispFriendly"]["message"] == \
+        "does not load: SBCL is not installed: apt-get install sbcl"
     assert agents["Counter"]["status"] == agents["titfortat"]["status"] == "ok"
 
 

@@ -33,14 +33,19 @@ _IDENTIFIER = st.text("abcxyzABCXYZ019_-", min_size=1, max_size=16)
 NAMES = st.one_of(_IDENTIFIER,
                   st.builds("{}#{}".format, _IDENTIFIER, st.integers(1, 99)),
                   st.text(st.characters(categories=["L"]), min_size=1, max_size=12))
-PAIRS = st.lists(NAMES, min_size=2, max_size=2, unique=True)
+# names that differ only in case are one agent (refused twice): seeds follow them case-folded
+PAIRS = st.lists(NAMES, min_size=2, max_size=2, unique_by=seeds.canonical_name)
 
 # (function, arguments, seed): computed once at commit 'pins' and never to change, since
-# a recorded tournament is rerun, resumed and compared by these numbers
+# a recorded tournament is rerun, resumed and compared by these numbers. Changed once, on
+# purpose (issue 33): names enter a game's seed case-folded, so that every spelling of one
+# agent's name (the Lisp REPL's KHOSMOODLEVINSON) plays the same games; lower-case names
+# (the built-ins) kept their seeds, Muñoz's game did not
 VECTORS = [
     ("game_seed", (7, 1, "titfortat", "grudger"), 5000672547794846727),
     ("game_seed", (7, 1, "grudger", "titfortat"), 5000672547794846727),
-    ("game_seed", (SEED_LIMIT - 1, 12, "Muñoz", "random#2"), 8588271267481719219),
+    ("game_seed", (SEED_LIMIT - 1, 12, "Muñoz", "random#2"), 6612566304329050366),
+    ("game_seed", (SEED_LIMIT - 1, 12, "MUÑOZ", "random#2"), 6612566304329050366),
     ("length_seed", (7, 1), 3870118952732102217),
     ("flip_seed", (5000672547794846727, "a"), 5400749342682580447),
     ("flip_seed", (5000672547794846727, "b"), 1397501622885813818),
@@ -76,21 +81,21 @@ def test_a_games_seed_does_not_depend_on_the_order_the_pair_is_named_in(seed, nu
 
 
 @settings(max_examples=50, derandomize=True)
-@given(SEEDS, ROUNDS, st.lists(NAMES, min_size=2, max_size=7, unique=True), st.randoms())
+@given(SEEDS, ROUNDS, st.lists(NAMES, min_size=2, max_size=7, unique_by=seeds.canonical_name), st.randoms())
 def test_a_round_robin_is_the_same_whatever_order_the_agents_are_listed_in(
         seed, number, names, shuffler):
     listed = list(names)
     shuffler.shuffle(listed)
     jobs = round_robin(names, number, 20, seed)
     assert round_robin(listed, number, 20, seed) == jobs
-    # side "a" is the name that sorts first, so an agent's side (and with it its flip and
-    # random seeds) follows its name
-    assert all(job.a < job.b for job in jobs)
+    # side "a" is the name that sorts first (case-folded), so an agent's side (and with it
+    # its flip and random seeds) follows its name
+    assert all(seeds.name_order(job.a) < seeds.name_order(job.b) for job in jobs)
     assert len(jobs) == len(names) * (len(names) - 1) // 2
 
 
 @settings(max_examples=50, derandomize=True)
-@given(SEEDS, st.lists(NAMES, min_size=2, max_size=6, unique=True),
+@given(SEEDS, st.lists(NAMES, min_size=2, max_size=6, unique_by=seeds.canonical_name),
        st.lists(ROUNDS, min_size=1, max_size=4, unique=True))
 def test_distinct_games_get_distinct_seeds(seed, names, numbers):
     games = [job.seed for number in numbers for job in round_robin(names, number, 20, seed)]

@@ -15,7 +15,7 @@ from harness.engine.tournament import Settings, run_tournament
 from harness.isolation.handles.agent_handle import Fault
 from harness.isolation.handles.opening import Isolation, open_handle
 
-from conftest import AGENTS
+from conftest import AGENTS, stop_after_round
 
 pytestmark = pytest.mark.slow  # every test here starts processes (the CLI, agent hosts)
 
@@ -78,25 +78,17 @@ def test_a_resumed_run_says_crashed_for_a_crash_before_it_stopped(tmp_path, monk
     """Crasher crashes in round 1 and is dropped there: after the resume nothing crashes,
     and the status still says it did, as the uninterrupted run does."""
     from harness.run import tournament_session as session
-    from harness.store.recorder import Recorder
-
     specs = [file_spec(CRASHER), builtin_spec("grudger"), builtin_spec("defect"),
              builtin_spec("titfortat")]
     settings = Settings(game=QUIET, isolation=Isolation("process", 5.0), jobs=1)
     whole = run_tournament(specs, 5, settings)
     assert whole.standings[-1].agent == "Crasher" and whole.standings[-1].dropped_in == 1
 
-    finish_round = Recorder.round_finished
-
-    def stop_after_round_one(self, state, round_result, games):
-        finish_round(self, state, round_result, games)
-        raise KeyboardInterrupt
-
-    monkeypatch.setattr(Recorder, "round_finished", stop_after_round_one)
     path = tmp_path / "run.sqlite"
-    with pytest.raises(session.RecordInterrupted):
-        session.run(specs, 5, settings, db=path, quiet=True)
-    monkeypatch.setattr(Recorder, "round_finished", finish_round)
+    with monkeypatch.context() as patched:
+        stop_after_round(patched, 1)
+        with pytest.raises(session.RecordInterrupted):
+            session.run(specs, 5, settings, db=path, quiet=True)
     resumed, note = session.resume(path, settings.isolation, quiet=True)
     assert "resumed after round 1" in note
     assert statuses(resumed) == statuses(whole)

@@ -86,7 +86,8 @@ def test_lisp_load_errors_say_file_line_as_the_others_do(tmp_path, sbcl, sandbox
     path.write_text("(defun AbeBo (hist score)\n  (AbeBo-missing hist))\n")
     status, out, _ = pdharness("tournament", path, "titfortat", "--length", "2", "2", "-q")
     assert status == 0
-    assert f"load-error: {path}:2: undefined function ABEBO-MISSING" in out
+    # out before round 1 (issue 33: an agent that does not load is disqualified)
+    assert f"disqualified: does not load: {path}:2: undefined function ABEBO-MISSING" in out
     status, out, _ = pdharness("validate", path)
     assert status == 1 and "AbeBo.lisp:2: undefined function ABEBO-MISSING" in out
 
@@ -203,7 +204,9 @@ def test_a_warning_of_every_game_is_shown_once_with_its_count(tmp_path):
     warnings = out[out.index("Warnings (the first of each game):"):].splitlines()[1:]
     warnings = warnings[:warnings.index("")] if "" in warnings else warnings
     [shown] = warnings
-    assert shown.startswith("  in 3 games (1, 2, 3): answer ") and "non-canonically" in shown
+    # games are numbered in the round robin's order, names case-folded: cooperate, defect,
+    # Lowercase, titfortat
+    assert shown.startswith("  in 3 games (2, 4, 6): answer ") and "non-canonically" in shown
 
 
 def test_one_fault_is_one_fault(tmp_path):

@@ -102,17 +102,17 @@ def test_max_rounds_stops_early_and_max_faults_disqualifies(tmp_path):
     assert len(limited.rounds) == 1
 
 
-def test_an_agent_that_does_not_load_plays_the_default_answer_or_leaves(tmp_path):
+def test_an_agent_that_does_not_load_leaves_or_plays_the_default_answer(tmp_path):
     broken = tmp_path / "Broken.py"
     broken.write_text("def Broken(:\n")
     specs = resolve([str(broken), "defect", "titfortat"])
-    result = run_tournament(specs, 1, Settings(isolation=Isolation("none"), jobs=1))
+    result = run_tournament(specs, 1, Settings(isolation=Isolation("none"), jobs=1,
+                                               disqualify_broken=False))   # --keep-broken
     entrant = next(e for e in result.entrants if e.name == "Broken")
     assert entrant.status == "load-error" and "Broken.py:1" in entrant.message
     game = next(g for g in result.games if "Broken" in (g.a, g.b))
     side = "a" if game.a == "Broken" else "b"
     assert all((t.intended_a if side == "a" else t.intended_b) == "CCC" for t in game.turns)
-    out = run_tournament(specs, 1, Settings(isolation=Isolation("none"), jobs=1,
-                                            disqualify_broken=True))
+    out = run_tournament(specs, 1, Settings(isolation=Isolation("none"), jobs=1))
     assert all("Broken" not in (g.a, g.b) for g in out.games)
     assert out.standings[-1].agent == "Broken" and out.standings[-1].dropped_in == 0

@@ -254,6 +254,11 @@ def file_spec(path: Path) -> AgentSpec:
     language = BY_SUFFIX.get(path.suffix)
     if language is None:
         raise AgentNotFound(f"{path}: not an agent file (expected {listed_suffixes()})")
+    from .uploaded_names import played_as
+
+    defines = played_as(path, language)   # `JonesSmith (1).py`, as an LMS renames uploads
+    if defines is not None:
+        return AgentSpec(defines, language.name, str(path), defines=defines)
     return AgentSpec(path.stem, language.name, str(path))
 
 
@@ -330,27 +335,66 @@ def resolve_one(argument: str, search: Sequence[Path] = ()) -> list[AgentSpec]:
     builtin = find_builtin(argument)
     if builtin:
         return [builtin_spec(builtin)]
-    for folder in search:
-        for candidate in folder_specs(folder) if folder.is_dir() else []:
-            if candidate.name.lower() == argument.lower():
-                return [candidate]
+    for folder in (Path("."), *search):   # a bare name: the current folder's file first
+        found = _named_in(folder, argument)
+        if found is not None:
+            return [found]
     from .wording import unknown_agent
 
     raise AgentNotFound(unknown_agent(argument, search))
 
 
-def resolve(arguments, search: Sequence[Path] = ()) -> list[AgentSpec]:
-    specs = [spec for argument in arguments for spec in resolve_one(argument, search)]
+def _named_in(folder: Path, name: str) -> AgentSpec | None:
+    """The agent file of FOLDER that plays as the agent NAME (any case): the one named
+    after it, else one an LMS renamed (read only when its name carries NAME)."""
+    from harness.core.seeds import canonical_name
+
+    from .uploaded_names import decorated
+
+    try:
+        paths = sorted(folder.iterdir()) if folder.is_dir() else []
+    except OSError:
+        return None
+    wanted = canonical_name(name)
+    files = [path for path in paths if is_agent_file(path)]
+    named = [path for path in files if canonical_name(path.stem) == wanted]
+    renamed = [path for path in files if path not in named
+               and decorated(canonical_name(path.stem), wanted)]
+    if len(named) > 1:   # the same agent in two languages: which one is the user's to say
+        from .wording import several_files
+
+        raise AgentNotFound(several_files(name, named))
+    for path in named + renamed:
+        spec = file_spec(path)
+        if canonical_name(spec.name) == wanted:
+            return spec
+    return None
+
+
+def resolve(arguments, search: Sequence[Path] = (), found: list[str] | None = None
+            ) -> list[AgentSpec]:
+    """Every AGENT argument's agents (resolve_one), their names checked unique. `found`
+    collects one note per bare name played from a file (which file that is)."""
+    from .wording import found_by_name
+
+    specs = []
+    for argument in arguments:
+        these = resolve_one(argument, search)
+        if found is not None:
+            found += [note for spec in these if (note := found_by_name(argument, spec))]
+        specs += these
     check_unique(specs)
     return specs
 
 
 def check_unique(specs: list[AgentSpec]) -> None:
+    from harness.core.seeds import canonical_name
+
     from .wording import same_name
 
     seen: dict[str, list[AgentSpec]] = {}
-    for spec in specs:
-        seen.setdefault(spec.name.lower(), []).append(spec)
+    for spec in specs:   # one agent whatever its case: seeds follow the canonical spelling
+        seen.setdefault(canonical_name(spec.name), []).append(spec)
     for same in seen.values():
         if len(same) > 1:
             raise HarnessError(same_name(same[0].name, [spec.source for spec in same]))

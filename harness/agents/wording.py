@@ -61,3 +61,20 @@ def same_name(name: str, sources: list[str]) -> str:
     count = {2: "two", 3: "three", 4: "four"}.get(len(sources), str(len(sources)))
     listed = ", ".join(sources[:-1]) + f" and {sources[-1]}"
     return f"{count} agents named {name}: {listed}; a tournament cannot tell them apart"
+
+
+def found_by_name(argument: str, spec) -> str | None:
+    """What a command says when the bare name ARGUMENT played an agent file: which file (a
+    name is looked up in the current folder first, then where names are looked up), so
+    no result leaves the user guessing whether it was theirs or the bundled one."""
+    if not spec.is_file or looks_like_a_path(argument) or Path(argument).exists():
+        return None
+    return f"{argument} is the agent file {spec.source}"
+
+
+def several_files(name: str, paths) -> str:
+    """A bare name that several agent files of one folder answer to (a team's agent in
+    Python and in Lisp): every one of them named, and the way to choose."""
+    listed = " or ".join(str(path) for path in paths)
+    return (f"agent {name!r}: {len(paths)} agent files answer to that name; did you mean "
+            f"the agent file {listed}? (name the file, with its suffix)")

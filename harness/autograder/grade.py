@@ -20,12 +20,14 @@ from pathlib import Path
 from harness.agents.lang import listed_suffixes
 from harness.core.counts import counted
 from harness.core.fault_policy import FAULT_POLICY, GradeCheck
+from harness.engine.parameters import AGENT_RUN
 
 SETTINGS_FILE = "pdharness-autograder.json"   # the instructor's settings, written by bundle.py
 ROOT_VARIABLE = "AUTOGRADER_ROOT"
 DEFAULT_ROOT = "/autograder"
-TOURNAMENT_SETTINGS = ("timeout", "load_timeout", "moves_per_turn", "memory_limit", "isolation",
-                       "max_bundle_mib", "agent_package")
+# what an upload is checked under: every parameter of the tournament's that shapes an
+# agent's run (parameters.AGENT_RUN), as `validate` applies them
+TOURNAMENT_SETTINGS = AGENT_RUN
 PRACTICE = ("titfortat", "defect", "cooperate", "random", "grudger", "pavlov")
 PRACTICE_SEED = 20261124
 NOT_CHECKED = "Not checked: {} failed first."
@@ -162,7 +164,8 @@ def grade(root: Path) -> dict:
     from ..validation.submission import validate_all
 
     settings = settings_of(root)
-    isolation = parameters.isolation(settings)
+    chosen = parameters.settings({name: settings[name] for name in TOURNAMENT_SETTINGS})
+    isolation = chosen.isolation
     notes = [f"Checked by pdharness {settings.get('harness_version', '')}".rstrip() + "."]
     if isolation.mode == "sandbox" and sandbox.support().flavor is None:
         notes.append(f"Bubblewrap cannot run in this container ({sandbox.support().reason}): "
@@ -173,8 +176,7 @@ def grade(root: Path) -> dict:
     files, missing = submitted_files(root / "submission")
     roster = (Roster.read(root / "source" / settings["roster"]) if settings["roster"]
               else None)
-    verdicts = validate_all(files, isolation, roster, 1,
-                            ContractParams(settings["moves_per_turn"]))
+    verdicts = validate_all(files, isolation, roster, 1, ContractParams.of(chosen))
     visibility = settings["visibility"]
     if visibility not in VISIBILITIES:
         raise ValueError(f"visibility {visibility!r} is none of {', '.join(VISIBILITIES)}")

@@ -11,7 +11,7 @@ table). It sits in core, below the agent handles, so that the handles that make 
 ask it which kind to record.
 
 On every fault the turn is played as the default answer (--on-fault): a fault never ends a
-tournament by itself, only --max-faults and --disqualify-broken disqualify.
+tournament by itself, only --max-faults disqualifies (and not loading, unless --keep-broken).
 """
 from __future__ import annotations
 
@@ -125,8 +125,8 @@ class FaultPolicy:
 
     # -- a tournament ----------------------------------------------------------------------
     def plays_from_start(self, status: Status, disqualify_broken: bool) -> bool:
-        """False for an agent out before round 1: it did not load, with --disqualify-broken
-        (without it, it plays the default answer throughout)."""
+        """False for an agent out before round 1: it did not load (with --keep-broken,
+        `disqualify_broken` False, it plays the default answer throughout instead)."""
         return not (disqualify_broken and status == Status.LOAD_ERROR)
 
     def over_fault_limit(self, faults: int, max_faults: int | None) -> str | None:
@@ -150,7 +150,7 @@ class FaultPolicy:
         if disqualified is not None:
             return Status.DISQUALIFIED, disqualified
         if status == Status.LOAD_ERROR:
-            if out_before_start:   # --disqualify-broken
+            if out_before_start:   # the default, unless --keep-broken
                 return Status.DISQUALIFIED, f"does not load: {message}"
             return status, message
         if crash is not None:

@@ -3,6 +3,13 @@
 A derived seed is the first 8 bytes of SHA-256 over a canonical text of its parts, so it
 is the same on every machine and Python version, and a game's seed depends only on
 (tournament seed, round, the pair of names) - never on the order games are played in.
+
+A name enters a seed, and decides a side, by its one canonical spelling (`canonical_name`):
+an agent's name is the same agent whatever its case (two names differing only in case
+are refused), and the paths that name one agent spell it differently - the file
+`KhosmoodLevinson.lisp`, the Lisp REPL's `(defun KhosmoodLevinson ...)`, whose reader
+upcases it to KHOSMOODLEVINSON, Hy's and Python's functions - so each of them plays the
+same games with the same seed.
 """
 from __future__ import annotations
 
@@ -33,7 +40,32 @@ def known_seed_note(seed: int) -> str:
             "seed is drawn and printed)")
 
 
+def canonical_name(name: str) -> str:
+    """The spelling of an agent's name that seeds and sides follow (case folded: see the
+    module's docstring); also what tells two agents' names apart."""
+    return name.casefold()
+
+
+def name_order(name: str) -> tuple[str, str]:
+    """The sort key of agents' names wherever order decides something (which side of a game
+    is "a", ties in the standings): the canonical spelling first, then the name itself (a
+    total order, and the same for every spelling of one agent's name)."""
+    return canonical_name(name), name
+
+
+def sides(a: str, b: str) -> tuple[str, str]:
+    """The two names of a game in side order: side "a" is the one that sorts first."""
+    return (a, b) if name_order(a) <= name_order(b) else (b, a)
+
+
 def game_seed(tournament_seed: int, round_number: int, a: str, b: str) -> int:
+    first, second = sorted((canonical_name(a), canonical_name(b)))
+    return derive(tournament_seed, "game", round_number, first, second)
+
+
+def game_seed_as_written(tournament_seed: int, round_number: int, a: str, b: str) -> int:
+    """A game's seed as pdharness derived it before names were case-folded (issue 33): only
+    to tell a record made then from one changed since (resume says which)."""
     first, second = sorted((a, b))
     return derive(tournament_seed, "game", round_number, first, second)
 

@@ -31,8 +31,9 @@ class Status(Word):
 
     OK = "ok"
     LOAD_ERROR = "load-error"       # its file did not load: default answers throughout
+                                    # (--keep-broken; else it is disqualified)
     CRASHED = "crashed"             # one of its games recorded a crash (the first says why)
-    DISQUALIFIED = "disqualified"   # by --max-faults, or not loading with --disqualify-broken
+    DISQUALIFIED = "disqualified"   # by --max-faults, or for not loading (the default)
 
 
 class FaultKind(Word):

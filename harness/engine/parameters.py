@@ -18,7 +18,7 @@ file and the API say the same thing about it.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Callable
 
@@ -212,6 +212,11 @@ class Parameter:
     json: str | None = None                 # key in the JSON "params" object
     to_json: Callable[[Any], Any] = _same
     in_json: Callable[[Any], bool] = lambda settings: True
+    # whether it shapes an agent's run: how its calls are made, what they are given, the
+    # limits they run under. `validate` (and the autograder) apply every such parameter as
+    # the tournament does, so that a file that validates plays (AGENT_RUN). No default:
+    # each row says, and tests/test_validate_limits.py plays a file against each
+    plays: bool = field(kw_only=True)
 
     @property
     def option(self) -> str:
@@ -267,83 +272,96 @@ def _uncommon_horizon(settings) -> bool:
 TABLE = (
     Parameter("flip", Number(), "Flip chance F1 and its decay I.",
               lambda s: (s.game.flip.start, s.game.flip.decay), nargs=2, metavar="F1 I",
-              api=None, json="flip", to_json=list),
+              api=None, json="flip", to_json=list, plays=True),
     Parameter("length", GAME_LENGTH, "Game length drawn per round, inclusive (the fixed "
               "length L L, or the cap of a geometric horizon).",
               lambda s: (s.length.low, s.length.high), nargs=2, metavar="LMIN LMAX",
-              api=None, json="length", to_json=list),
+              api=None, json="length", to_json=list, plays=True),
     Parameter("moves_per_turn", MOVES_PER_TURN,
               "Moves an agent returns per call (1: the classic game).",
-              lambda s: s.game.moves_per_turn, json="moves_per_turn"),
+              lambda s: s.game.moves_per_turn, json="moves_per_turn", plays=True),
     Parameter("decay", Choice(DECAY_MODES),
               "How the flip chance decays (see README, Rules).",
-              lambda s: s.game.flip.mode, json="decay"),
+              lambda s: s.game.flip.mode, json="decay", plays=True),
     Parameter("timeout", SECONDS, "Seconds an agent may take per call.",
-              lambda s: s.isolation.timeout, json="timeout"),
+              lambda s: s.isolation.timeout, json="timeout", plays=True),
     Parameter("load_timeout", SECONDS,
               "Seconds an agent's file may take to load (its module body, a Lisp file's "
               "load), apart from its calls' --timeout; the declared libraries it imports "
               "are imported before, once per agent.",
               lambda s: s.isolation.load_timeout, json="load_timeout",
-              in_json=_unusual(lambda s: s.isolation.load_timeout)),
+              in_json=_unusual(lambda s: s.isolation.load_timeout), plays=True),
     Parameter("agent_package", Requirement(),
               "A library agents may import besides the standard library, hy and hyrule "
               "(repeatable; a pip requirement such as numpy>=2, installed here). Course "
               "file: agent-packages = [\"numpy\"].",
               lambda s: s.isolation.agent_packages, metavar="REQ", multiple=True,
               course_key="agent-packages", api="agent_packages", json="agent_packages",
-              to_json=list, in_json=_unusual(lambda s: s.isolation.agent_packages)),
+              to_json=list, in_json=_unusual(lambda s: s.isolation.agent_packages),
+              plays=True),
     Parameter("payoffs", bounded(-MAX_PAYOFF, MAX_PAYOFF),
               "Payoff table; must keep T>R>P>S and 2R>T+S.",
               lambda s: s.game.payoffs.as_tuple(), nargs=4, metavar="T R P S",
-              json="payoffs", to_json=lambda v: dict(zip("TRPS", v, strict=True))),
+              json="payoffs", to_json=lambda v: dict(zip("TRPS", v, strict=True)), plays=True),
     Parameter("on_fault", Choice(tuple(ON_FAULT)),
               "The answer played for an agent's faulty turn.",
               lambda s: next(k for k, v in ON_FAULT.items() if v == s.game.default_answer),
-              json="default_answer", to_json=ON_FAULT.get),
+              json="default_answer", to_json=ON_FAULT.get, plays=False),
     Parameter("isolation", Choice(ISOLATION_MODES),
               "sandbox: own process in bubblewrap; process: own process; "
               "none: inside the monitor (trusted code only).",
-              lambda s: s.isolation.mode, json="isolation"),
+              lambda s: s.isolation.mode, json="isolation", plays=True),
     Parameter("max_rounds", bounded(1), "Stop after this many rounds.",
-              lambda s: s.max_rounds, json="max_rounds"),
+              lambda s: s.max_rounds, json="max_rounds", plays=False),
     Parameter("max_faults", bounded(1), "Disqualify an agent once it has this many faults.",
-              lambda s: s.max_faults, json="max_faults"),
+              lambda s: s.max_faults, json="max_faults", plays=False),
     Parameter("horizon", Choice(HORIZONS),
               "Game lengths: one per round from --length (the Levinson rule), every game "
               "--length L L, or ending after each turn with --stop-prob.",
-              lambda s: s.length.horizon, json="horizon", in_json=_uncommon_horizon),
+              lambda s: s.length.horizon, json="horizon", in_json=_uncommon_horizon, plays=False),
     Parameter("stop_prob", Number(0.0, 1.0),
               "--horizon geometric: the chance a game ends after each turn.",
               lambda s: s.length.stop_prob, metavar="P", json="stop_prob",
-              in_json=_uncommon_horizon),
+              in_json=_uncommon_horizon, plays=False),
     Parameter("memory_limit", MEMORY_MIB,
               "Address space an agent's process may use, in MiB.",
               lambda s: s.isolation.memory_limit // MIB, metavar="MIB",
-              api="memory_limit_mib"),
+              api="memory_limit_mib", plays=True),
     Parameter("max_bundle_mib", BUNDLE_MIB,
               "The most a submission bundle (a folder or .zip named after its agent) may "
               "hold, expanded, in MiB.", lambda s: MAX_BUNDLE_MIB, metavar="MIB",
-              api=None),
+              api=None, plays=True),
     Parameter("jobs", JOBS,
               "1: one game at a time. More (default: every core): with --isolation none, "
               "games run in that many forked workers; in a process or the sandbox, one "
               "thread plays every game whose two agents are free (up to half the agents' "
               "games at once, one host process per agent), whatever the number. Same "
-              "results either way.", lambda s: s.jobs, short="-j"),
+              "results either way.", lambda s: s.jobs, short="-j", plays=False),
+    Parameter("keep_broken", Flag(),
+              "Agents that do not load play the default answer in every game and are "
+              "ranked with the others (default: they are disqualified before round 1 and "
+              "rank below every agent that loads).", lambda s: not s.disqualify_broken,
+              flag=True, plays=False),
+    # the default since issue 33; still taken, so that older scripts and course files run
     Parameter("disqualify_broken", Flag(),
-              "Agents that do not load leave before round 1 (default: they play the "
-              "default answer).", lambda s: s.disqualify_broken, flag=True),
+              "Agents that do not load leave before round 1 (the default; see "
+              "--keep-broken).", None, flag=True, plays=False),
     Parameter("cluster", Text(),
               "Play on the workers of this Dask scheduler (e.g. tcp://lab1:8786; needs "
               "pip install 'pdharness[cluster]'); the result is the same.",
-              lambda s: s.cluster, metavar="ADDRESS"),
+              lambda s: s.cluster, metavar="ADDRESS", plays=False),
     Parameter("seed", SEED,
               "Tournament seed (default: a fresh one from the OS, 63 bits; always printed). "
               "Agents that know the seed can predict their noise: never grade with a seed "
-              "students could know.", None),
+              "students could know.", None, plays=False),
 )
 BY_NAME = {parameter.name: parameter for parameter in TABLE}
+# what validate applies as the tournament does (`plays`). Left out, each for a reason: the
+# default answer (--on-fault) plays only for a faulty turn, and a file with one fault does
+# not validate; a horizon (--horizon, --stop-prob) chooses lengths up to --length's LMAX,
+# which validate's longest game is; the rest is the tournament's own (rounds, faults to
+# disqualify, jobs, where it runs, its seed)
+AGENT_RUN = tuple(parameter.name for parameter in TABLE if parameter.plays)
 
 
 def defaults() -> dict:
@@ -368,8 +386,19 @@ def settings(values: dict):
         "isolation": values["isolation"], "memory_limit": values["memory_limit"] * MIB,
         "load_timeout": values["load_timeout"], "agent_packages": values["agent_package"] or (),
         "jobs": values["jobs"], "max_rounds": values["max_rounds"],
-        "max_faults": values["max_faults"], "disqualify_broken": values["disqualify_broken"],
+        "max_faults": values["max_faults"], "disqualify_broken": _disqualify_broken(values),
         "cluster": values["cluster"]})
+
+
+def _disqualify_broken(values: dict) -> bool:
+    """Whether agents that do not load leave before round 1: unless --keep-broken, which
+    contradicts --disqualify-broken (the default, still taken from older scripts)."""
+    if values["keep_broken"] and values.get("disqualify_broken"):
+        from harness.core.errors import HarnessError
+
+        raise HarnessError("--keep-broken and --disqualify-broken contradict each other: "
+                           "give one (disqualifying is the default)")
+    return not values["keep_broken"]
 
 
 def game_params(values: dict):

@@ -5,6 +5,7 @@ from dataclasses import dataclass, field
 
 from harness.agents.specs import AgentSpec
 from harness.core.fault_policy import FAULT_POLICY
+from harness.core.seeds import name_order
 from harness.core.verdicts import FAULT_KINDS, Status
 
 from .game import GameRecord
@@ -120,7 +121,7 @@ def rank(names, rounds: list[RoundResult], dropped_in: dict[str, int | None],
         out = dropped_in.get(name)
         return (0 if out is None else 1, -(out or 0), name in disqualified, -last_score[name])
 
-    ordered = sorted(names, key=lambda name: (merit(name), name))
+    ordered = sorted(names, key=lambda name: (merit(name), name_order(name)))
     standings, previous, current_rank = [], None, 0
     for position, name in enumerate(ordered, 1):
         if merit(name) != previous:

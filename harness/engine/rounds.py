@@ -12,7 +12,7 @@ from harness.core.rules import GameLength
 @dataclass(frozen=True)
 class GameJob:
     round: int
-    a: str          # sorts first
+    a: str          # sorts first (seeds.name_order)
     b: str
     length: int
     seed: int
@@ -33,7 +33,7 @@ def round_robin(names, round_number: int, game_length: int, tournament_seed: int
     horizon each game draws its own length from its seed, capped at `game_length`."""
     jobs = [GameJob(round_number, a, b, game_length,
                     seeds.game_seed(tournament_seed, round_number, a, b))
-            for a, b in combinations(sorted(names), 2)]
+            for a, b in combinations(sorted(names, key=seeds.name_order), 2)]
     if length is not None and length.horizon == "geometric":
         assert length.stop_prob is not None  # a geometric horizon has one (rules.GameLength)
         from dataclasses import replace

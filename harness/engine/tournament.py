@@ -30,7 +30,10 @@ class Settings:
     jobs: int | None = None              # None: every core
     max_rounds: int | None = None
     max_faults: int | None = None        # disqualify after this many faults
-    disqualify_broken: bool = False      # agents that do not load leave before round 1
+    # agents that do not load leave before round 1 and rank below every agent that loads
+    # (--keep-broken: they play the default answer throughout, as before issue 33); a record
+    # keeps it (its disqualify_broken column), so resume plays by the rule the run began with
+    disqualify_broken: bool = True
     cluster: str | None = None           # a Dask scheduler: the games play on its workers
 
     def as_dict(self) -> dict[str, Any]:

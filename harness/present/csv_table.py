@@ -8,7 +8,7 @@ import io
 from harness.core.verdicts import FAULT_KINDS
 
 CSV_COLUMNS = ["rank", "agent", "score", "dropped_in", *(f"faults_{k}" for k in FAULT_KINDS),
-               "status", "language", "source"]
+               "status", "language", "source", "message"]
 
 
 def csv_rows(result) -> list[dict]:
@@ -19,7 +19,10 @@ def csv_rows(result) -> list[dict]:
         row = {"rank": s.rank, "agent": s.agent, "score": s.score,
                "dropped_in": "" if s.dropped_in is None else s.dropped_in,
                "status": entrant.status, "language": entrant.spec.language,
-               "source": entrant.spec.source}
+               "source": entrant.spec.source,
+               # why its status is not ok (disqualified: does not load: ...), as the table
+               # and the JSON say it: a gradebook row must not leave the grade unexplained
+               "message": entrant.message or ""}
         row.update({f"faults_{kind}": s.faults[kind] for kind in FAULT_KINDS})
         rows.append(row)
     return rows

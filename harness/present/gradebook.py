@@ -7,10 +7,10 @@ and a grade. The layout follows the LMS the roster's header shows:
 
 | roster (an LMS group export) | gradebook file columns |
 | --- | --- |
-| Canvas (`name, canvas_user_id, user_id, login_id, sections, group_name, ...`) | `Student, ID, SIS User ID, SIS Login ID, Section, Team, Agent, <grade column>`, and Canvas's `Points Possible` row |
-| Moodle (`Group ID, Group name, ..., First name, Last name, Email address`) | `First name, Last name, Email address, Team, Agent, <grade column>` |
-| Blackboard (`Group Code, Group Name, User Name, Last Name, First Name`) | `Last Name, First Name, Username, Team, Agent, <grade column>` |
-| any other roster with one student per row | its own columns, then `Team, Agent, <grade column>` |
+| Canvas (`name, canvas_user_id, user_id, login_id, sections, group_name, ...`) | `Student, ID, SIS User ID, SIS Login ID, Section, Team, Agent, <grade column>, Note`, and Canvas's `Points Possible` row |
+| Moodle (`Group ID, Group name, ..., First name, Last name, Email address`) | `First name, Last name, Email address, Team, Agent, <grade column>, Note` |
+| Blackboard (`Group Code, Group Name, User Name, Last Name, First Name`) | `Last Name, First Name, Username, Team, Agent, <grade column>, Note` |
+| any other roster with one student per row | its own columns, then `Team, Agent, <grade column>, Note` |
 
 A roster with one team per row (no students) has no one to match: `--grades` then writes the
 per-agent grades CSV, as `--format csv` prints it.
@@ -115,18 +115,27 @@ def gradebook_rows(result, students: StudentRoster, course_roster, top: float,
     else:
         header = [h for h in students.headers if h.strip().casefold() != students.team_header]
         sources = [h.strip().casefold() for h in header]
-    header += ["Team", "Agent", column]
+    header += ["Team", "Agent", column, "Note"]
+    notes = _notes(result)
     rows, ungraded = [], []
     if layout is not None and layout.points_row:
-        rows.append(["    Points Possible"] + [""] * (len(header) - 2) + [_number(top)])
+        rows.append(["    Points Possible"] + [""] * (len(header) - 3) + [_number(top), ""])
     for student in students.students:
         standing = by_team.get(_key(student.team)) if student.team else None
         grade = grade_for(standing.rank, ranks, top, bottom) if standing else ""
         if standing is None:
             ungraded.append(_who(student, sources))
         rows.append([student.cells.get(source, "") for source in sources]
-                    + [student.team, standing.agent if standing else "", _number(grade)])
+                    + [student.team, standing.agent if standing else "", _number(grade),
+                       notes.get(standing.agent, "") if standing else ""])
     return header, rows, ungraded
+
+
+def _notes(result) -> dict[str, str]:
+    """Why an agent's grade is what it is, where its status says something ("disqualified:
+    does not load: ..."; an agent that played well has no message): the student reads it
+    beside the grade."""
+    return {e.name: f"{e.status}: {e.message}" for e in result.entrants if e.message}
 
 
 def _key(label: str) -> str:

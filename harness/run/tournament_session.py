@@ -229,6 +229,7 @@ def check_games(record, games) -> None:
     for game in games:
         by_round.setdefault(game.round, []).append(game)
     for number, played in by_round.items():
+        _older_seeds(record, played, seed)
         length = draw_length(seed, number, settings.length)
         names = {name for game in played for name in (game.a, game.b)}
         expected = {(job.a, job.b): job for job in
@@ -260,6 +261,21 @@ def _replays(game, params) -> bool:
         return False
     return (again.played_a, again.played_b, again.score) == (
         game.played_a, game.played_b, game.score)
+
+
+def _older_seeds(record, games, seed: int) -> None:
+    """HarnessError for a record whose games are seeded from names as written, as
+    pdharness did before seeds followed names case-folded: no edit, an older version."""
+    from harness.core.seeds import game_seed, game_seed_as_written
+
+    if any(game.seed == game_seed_as_written(seed, game.round, game.a, game.b)
+           != game_seed(seed, game.round, game.a, game.b) for game in games):
+        raise HarnessError(
+            f"{record.path}: the run was recorded by an older pdharness "
+            f"({record.run['harness_version']}), whose game seeds followed agents' names "
+            "as written; this one folds their case (so every spelling of a name plays the "
+            "same games), and would not finish the same tournament: finish it with the "
+            "version that started it, or run it again")
 
 
 def _mismatch(record, what: str):
@@ -314,13 +330,23 @@ def recorded_specs(record):
             # the bytes the resumed run plays (AgentSpec.content)
             given = Path(row["source"])
             source = row["source"] if given.exists() and given.resolve() == path else str(path)
-            spec = AgentSpec(row["name"], row["language"], source)
+            spec = AgentSpec(row["name"], row["language"], source,
+                             defines=_played_as(path, row["language"]))
             played = spec.sha256()
         if played != row["sha256"]:
             raise HarnessError(f"{record.path}: agent {row['name']}: {path} changed since the "
                                "run started; the resumed run would not be the same tournament")
         specs.append(spec)
     return specs
+
+
+def _played_as(path, language: str) -> str | None:
+    """The agent a file an LMS renamed played as (its name is not the agent's): the same
+    rule as when the run started, on the same bytes (checked just after)."""
+    from harness.agents.lang import LANGUAGES
+    from harness.agents.uploaded_names import played_as
+
+    return played_as(path, LANGUAGES[language]) if language in LANGUAGES else None
 
 
 def recorded_state(record, games=None):

@@ -10,7 +10,7 @@ from harness.core.fault_policy import FAULT_POLICY
 from harness.core.rules import Scorer
 from harness.core.verdicts import FAULT_KINDS, STATUSES, FaultKind, Status
 from harness.engine.game import GameRecord, Turn
-from harness.engine.results import Entrant, RoundResult, TournamentResult, rank
+from harness.engine.results import Entrant, RoundResult, TournamentResult, rank, settle_statuses
 from harness.isolation.handles.agent_handle import Fault
 
 from . import db
@@ -116,11 +116,19 @@ class Record:
 
     def result(self) -> TournamentResult:
         """The run as recorded; standings of an unfinished run are provisional (who is
-        still in shares the top)."""
+        still in shares the top), and rank the agents out in its completed rounds as the
+        finished run will: their statuses are derived from what the rounds recorded, as
+        the run derives them at its end (the status column is written then), so an agent
+        disqualified in round k ranks below the others out in round k already."""
         entrants = self.entrants()
         result = TournamentResult(self.seed, self.settings, entrants, self.rounds(),
                                   self.games())
-        result.standings = rank([e.name for e in entrants], result.rounds, self.dropped_in(),
+        dropped_in = self.dropped_in()
+        if not self.tournament_done():
+            disqualified = {row["name"]: row["disqualified"] for row in self.agent_rows()
+                            if row["disqualified"]}
+            settle_statuses(entrants, result.games, disqualified, dropped_in)
+        result.standings = rank([e.name for e in entrants], result.rounds, dropped_in,
                                 result.games,
                                 {e.name for e in entrants if FAULT_POLICY.disqualified(e.status)})
         replicates = self.replicates()

@@ -8,24 +8,38 @@ was given) and what went wrong.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from harness.core.fault_policy import FAULT_POLICY, FaultCode
+from harness.core.rules import GameParams
 
 from .problems import Problem
 
-# (opponent, turns): `random` for a hist with every pair in it and a game as long as the
-# tournament's longest by default; `defect` and `titfortat` for the hists students forget
-OPPONENTS = (("random", 50), ("defect", 20), ("titfortat", 20))
 SHOWN_PAIRS = 4              # a long hist is quoted by its last few pairs
+SHORT_GAME = 20              # turns against defect and titfortat
 
 
 @dataclass(frozen=True)
 class ContractParams:
-    moves_per_turn: int = 3
+    # the tournament's rules that shape an agent's run (moves per turn, flips and their
+    # decay, payoffs): the contract is played by them, so a file that validates plays
+    game: GameParams = field(default_factory=GameParams)
     # the games' seed: fresh for every validation (a fixed, public one would let an agent
     # recognise validation by its first random draw), printed so a failure can be replayed
     seed: int | None = None
+    longest: int = 50        # the tournament's longest game (--length LMAX)
+
+    @classmethod
+    def of(cls, settings, seed: int | None = None) -> "ContractParams":
+        """The contract of a tournament run by SETTINGS (engine.tournament.Settings)."""
+        return cls(settings.game, seed, settings.length.high)
+
+    def opponents(self) -> tuple[tuple[str, int], ...]:
+        """(opponent, turns): `random` for a hist with every pair in it, in a game as long
+        as the tournament's longest; `defect` and `titfortat` for the hists students
+        forget."""
+        short = min(SHORT_GAME, self.longest)
+        return (("random", self.longest), ("defect", short), ("titfortat", short))
 
     def seeded(self) -> "ContractParams":
         from harness.core.seeds import fresh_seed
@@ -37,10 +51,8 @@ class ContractParams:
 
         return derive(self.seed, "validate", number)
 
-    def game_params(self):
-        from harness.core.rules import GameParams
-
-        return GameParams(moves_per_turn=self.moves_per_turn)
+    def game_params(self) -> GameParams:
+        return self.game
 
 
 def against_builtins(agent, opponents, params, seed_of):
@@ -51,12 +63,13 @@ def against_builtins(agent, opponents, params, seed_of):
     `number` (from 0) between agents named a and b. The caller closes `agent`. Validation
     plays its contract games so, and the autograder its practice games."""
     from harness.agents.specs import builtin_spec
+    from harness.core.seeds import sides
     from harness.engine.game import play_game
     from harness.isolation.handles.opening import Isolation, open_handle
 
     for number, (name, turns) in enumerate(opponents):
         opponent = open_handle(builtin_spec(name), Isolation("none"))
-        agent_first = agent.name < opponent.name
+        agent_first = sides(agent.name, opponent.name)[0] == agent.name
         a, b = (agent, opponent) if agent_first else (opponent, agent)
         game = play_game(a, b, turns, seed_of(number, a.name, b.name), params)
         yield name, game, "a" if agent_first else "b"
@@ -78,7 +91,7 @@ def play_contract(spec, isolation, params: ContractParams | None = None
     game_params = params.game_params()
     try:
         for opponent_name, game, side in against_builtins(   # seeds by the game's number
-                agent, OPPONENTS, game_params, lambda number, a, b: params.game_seed(number)):
+                agent, params.opponents(), game_params, lambda number, a, b: params.game_seed(number)):
             _note(game, side, spec, opponent_name, problems, warnings)
             if any(FAULT_POLICY.stops_validation(code) for code in problems):
                 break

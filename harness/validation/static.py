@@ -17,6 +17,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from harness.agents.lang.definitions import Definitions, Function, NotReadHere, Unreadable
+from harness.agents.uploaded_names import looks_like_agent, renamed_agent, renamed_warning
 
 from .problems import Problem
 
@@ -56,13 +57,13 @@ def check_file(path: Path, language: str, source: str,
                         "definitions were checked only by loading it")
         return [], None
     warnings += found.notes
-    expected = path.stem
     from harness.agents.lang import LANGUAGES
 
     fold = LANGUAGES[language].fold_name  # Lisp's reader upcases names
+    expected = _meant(path, found, warnings)
     own = [f for f in found.functions if fold(f.name) == fold(expected)]
     others = [f for f in found.functions if fold(f.name) != fold(expected)
-              and _looks_like_agent(f) and not _is_helper_of(f.name, expected)]
+              and looks_like_agent(f) and not _is_helper_of(f.name, expected)]
     problems = []
     if own:
         agent = expected
@@ -77,6 +78,17 @@ def check_file(path: Path, language: str, source: str,
     if LANGUAGES[language].shares_one_image:
         problems += _unprefixed(found, agent or expected, path, set(others))
     return problems, agent
+
+
+def _meant(path: Path, found: Definitions, warnings: list[str]) -> str:
+    """The agent's name the file is checked against: its own name, or for a file an LMS
+    renamed (`JonesSmith (1).py`) the agent it defines, played as in every command
+    (harness/agents/uploaded_names.py), with a warning naming the file to use."""
+    agent = renamed_agent(path.stem, found.functions)
+    if agent is None:
+        return path.stem
+    warnings.append(renamed_warning(path, agent))
+    return agent
 
 
 def _no_own_agent(path: Path, found: Definitions, others: list[Function]) -> Problem:
@@ -97,13 +109,6 @@ def _no_own_agent(path: Path, found: Definitions, others: list[Function]) -> Pro
                        f"({_listed(others)}) and none named {expected}")
     return Problem("no-agent", f"{path.name} defines no function named {expected}, taking "
                    "(hist score)")
-
-
-def _looks_like_agent(function: Function) -> bool:
-    """Named like a team (a capital first, letters only) and callable as (name hist score)."""
-    name = function.written
-    return (bool(name) and name[0].isupper() and name.isalpha()
-            and any(c.islower() for c in name) and function.two_arguments)
 
 
 def _is_helper_of(name: str, agent: str) -> bool:

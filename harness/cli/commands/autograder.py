@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import click
 
-from .options import FiniteFloat, agent_package_option, option
+from .options import FiniteFloat, agent_run_options
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
@@ -13,13 +13,7 @@ from .options import FiniteFloat, agent_package_option, option
                    "spell a team on it. A copy goes into the bundle.")
 @click.option("--points", type=FiniteFloat(0.0, 1e6), default=10.0, show_default=True,
               help="Points for a submission that passes every check.")
-@option("timeout")
-@option("load_timeout")
-@agent_package_option
-@option("moves_per_turn", help="Moves an answer must hold, as the tournament will ask.")
-@option("memory_limit")
-@option("max_bundle_mib", help="The most an upload of several files (a bundle: the agent's "
-        "file with its data and helper modules) may hold, expanded, in MiB.")
+@agent_run_options(but=("isolation",))   # the sandbox, falling back where it cannot run
 @click.option("--visibility", type=click.Choice(["visible", "hidden", "after_due_date",
                                                  "after_published"]),
               default="visible", show_default=True,
@@ -28,8 +22,7 @@ from .options import FiniteFloat, agent_package_option, option
 @click.option("--leaderboard/--no-leaderboard", default=True, show_default=True,
               help="Put each upload's practice score against the built-ins on Gradescope's "
                    "leaderboard (when the assignment has one).")
-def command(folder, roster, points, timeout, load_timeout, agent_package, moves_per_turn,
-            memory_limit, max_bundle_mib, visibility, leaderboard):
+def command(folder, roster, points, visibility, leaderboard, **limits):
     """Write into DIR a Gradescope autograder (setup.sh, run_autograder, a copy of this
     harness, the settings) and DIR/autograder.zip, the file to upload under the
     assignment's Configure Autograder. Every student upload is then validated as
@@ -40,10 +33,7 @@ def command(folder, roster, points, timeout, load_timeout, agent_package, moves_
 
     from harness.autograder.bundle import write_bundle
 
-    settings = {"points": points, "timeout": timeout, "load_timeout": load_timeout,
-                "agent_package": list(agent_package), "moves_per_turn": moves_per_turn,
-                "memory_limit": memory_limit, "max_bundle_mib": max_bundle_mib,
-                "visibility": visibility,
+    settings = {"points": points, **limits, "visibility": visibility,
                 "leaderboard": leaderboard}
     archive = write_bundle(Path(folder), settings, Path(roster) if roster else None)
     from harness.core.safe_text import echo  # paths and type names are the user's

@@ -12,7 +12,8 @@ from .output_options import output_options, quiet_option
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
 @click.argument("form")
 @click.option("--agents", "agents_dir", type=click.Path(file_okay=False), default=None,
-              help="Folder where agent names are looked up (default: the bundled agents).")
+              help="Folder where agent names not in the current folder are looked up "
+                   "(default: the bundled agents).")
 @game_options
 @tournament_options
 @click.option("--db", type=click.Path(dir_okay=False), default=None, metavar="FILE.sqlite",
@@ -32,7 +33,7 @@ def command(form, agents_dir, **options):
     from lisp_bridge.monitor_call import MonitorFormError, parse_monitor_call
 
     from .options import MAX_GAME_LENGTH
-    from .tournament import run_and_print
+    from .tournament import run_and_print, say_found
 
     if agents_dir and not Path(agents_dir).is_dir():
         raise HarnessError(f"--agents {agents_dir}: no such folder")
@@ -41,7 +42,9 @@ def command(form, agents_dir, **options):
     except MonitorFormError as error:
         raise HarnessError(str(error)) from error
     search = [Path(agents_dir)] if agents_dir else [bundled_agents_dir()]
-    specs = resolve(call.agents, search)
+    found: list[str] = []
+    specs = resolve(call.agents, search, found=found)   # the current folder first
+    say_found(found)
     _note_replaced(call)
     options.update(flip=call.flip, length=call.length, format="lisp")
     run_and_print(specs, options)

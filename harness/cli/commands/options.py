@@ -165,8 +165,38 @@ def file_limit_options(function):
             "never raise it.")) (function)
     return function
 
+# the help of the tournament's options that says more where a submission is checked
+_CHECKED_HELP = {
+    "isolation": "How agents run, as in `tournament`: sandbox falls back to process, with a "
+                 "note, where the sandbox is not available; none runs them inside this "
+                 "process, for trusted code only (a call that never returns hangs).",
+    "moves_per_turn": "Moves an answer must hold, as the tournament will ask.",
+    "length": "The tournament's game lengths: the longest game played against random is "
+              "LMAX turns long.",
+    "max_bundle_mib": "The most a submission bundle (a folder or .zip named after its agent: "
+                      "its file with its data and helper modules) may hold, expanded, in MiB.",
+}
+
+
+def agent_run_options(but: tuple[str, ...] = ()):
+    """Every tournament option that shapes an agent's run (parameters.AGENT_RUN: limits,
+    rules, isolation), but `but`, for the commands that check a submission (validate, the
+    autograder): from the command line or the course file as the tournament takes them, so
+    a file that passes plays under them."""
+    return compose(*(_checked_option(name) for name in parameters.AGENT_RUN if name not in but))
+
+
+def _checked_option(name: str):
+    """One of agent_run_options: a bundle's limit is applied as it is read, as everywhere,
+    and passed on too (the autograder writes it into its settings)."""
+    extra = {"help": _CHECKED_HELP[name]} if name in _CHECKED_HELP else {}
+    if name == "max_bundle_mib":
+        extra["callback"] = _use_bundle_limit
+    return option(name, **extra)
+
+
 tournament_options = options("length", "horizon", "stop_prob", "jobs", "max_rounds",
-                             "max_faults", "disqualify_broken", "cluster")
+                             "max_faults", "keep_broken", "disqualify_broken", "cluster")
 
 
 def game_params(values):

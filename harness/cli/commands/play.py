@@ -39,7 +39,7 @@ def play_once(spec_a, spec_b, options, on_start=None, on_turn=None):
     params = game_params(options)
     seed = seed_of(options)
     turns = options["turns"] or draw_length(seed, 1, GameLength(*options["length"]))
-    first, second = sorted((spec_a, spec_b), key=lambda spec: spec.name)
+    first, second = sorted((spec_a, spec_b), key=lambda spec: seeds.name_order(spec.name))
     handles = [_open(spec, isolation(options)) for spec in (first, second)]
     try:
         if on_start is not None:
@@ -69,10 +69,16 @@ def command(agent_a, agent_b, agent_output, **options):
     what each agent printed. With the same --seed it is the game round 1 of a tournament
     would play between them."""
     from harness.agents.specs import resolve_one
+    from harness.agents.wording import found_by_name
     from harness.core.safe_text import echo
     from harness.present.trace import trace_dict
 
+    from .tournament import say_found, warn_renamed
+
     spec_a, spec_b = (_single(resolve_one(name)) for name in (agent_a, agent_b))
+    say_found(filter(None, (found_by_name(name, spec) for name, spec in
+                            ((agent_a, spec_a), (agent_b, spec_b)))))
+    warn_renamed([spec_a, spec_b])
     if options["format"] == "json":
         game, seed, _params = play_once(spec_a, spec_b, options)
         echo(json.dumps(trace_dict(game, seed, spec_a.name), indent=2))

@@ -55,6 +55,9 @@ def command(record, jobs, allow_weaker_isolation, cluster, **options):
                                       cluster=cluster)
     except session.RecordInterrupted as stopped:
         outputs.exit_interrupted(stopped)
+    from .tournament import warn_renamed
+
+    warn_renamed([entrant.spec for entrant in result.entrants])
     if note:
         from harness.core.safe_text import line
 

@@ -8,6 +8,24 @@ from .options import game_options, replicates_option, tournament_options
 from .output_options import output_options, quiet_option, result_format_option
 
 
+def warn_renamed(specs) -> None:
+    """One warning on stderr per agent file an LMS renamed, played as the agent it defines
+    (harness/agents/uploaded_names.py): every command that plays agent files says it."""
+    from harness.agents.uploaded_names import renamed_warnings
+    from harness.core.safe_text import line
+
+    for warning in renamed_warnings(specs):
+        click.echo(f"pdharness: warning: {line(warning)}", err=True)
+
+
+def say_found(notes) -> None:
+    """Which agent file each bare name played (harness/agents/wording.py, found_by_name)."""
+    from harness.core.safe_text import line
+
+    for note in notes:
+        click.echo(f"pdharness: note: {line(note)}", err=True)
+
+
 def run_and_print(specs, options) -> None:
     from harness.present import outputs
     from harness.run import tournament_session as session
@@ -16,6 +34,7 @@ def run_and_print(specs, options) -> None:
     from .options import seed_of, settings
     from .output_options import outputs_of
 
+    warn_renamed(specs)
     chosen = settings(options)
     seed = seed_of(options, graded=True)
     asked = outputs_of(options)
@@ -54,7 +73,9 @@ def command(agents, population, **options):
     if population:
         specs = _population(population, options)
     if agents or not population:
-        specs += resolve(agents or [str(bundled_agents_dir())])
+        found: list[str] = []
+        specs += resolve(agents or [str(bundled_agents_dir())], found=found)
+        say_found(found)
     check_unique(specs)
     _note_retraining(specs)
     run_and_print(specs, options)

@@ -6,7 +6,7 @@ import sys
 import click
 
 from . import options
-from .options import agent_package_option, format_option, option
+from .options import agent_run_options, format_option, option
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
@@ -15,15 +15,7 @@ from .options import agent_package_option, format_option, option
               help="CSV of the teams: one team per row (members' last names), or an LMS "
                    "group export. The name must then spell a team on it.")
 @format_option()
-@option("isolation",
-        help="How agents run, as in `tournament`: sandbox falls back to process, with a "
-             "note, where the sandbox is not available; none runs them inside this "
-             "process, for trusted code only (a call that never returns hangs).")
-@option("timeout")
-@options.bundle_limit_option
-@option("load_timeout")
-@agent_package_option
-@option("moves_per_turn", help="Moves an answer must hold, as the tournament will ask.")
+@agent_run_options()
 @option("jobs", help="Submissions played at once (default: four per core).")
 @option("seed",
         help="Seed of the contract games (default: a fresh one each time, printed; give "
@@ -31,11 +23,13 @@ from .options import agent_package_option, format_option, option
 @click.option("--recursive", "-r", is_flag=True,
               help="Look in the folders' subfolders too (an LMS download of one folder per "
                    "student).")
-def command(paths, roster, format, isolation, timeout, load_timeout, agent_package,
-            moves_per_turn, jobs, seed, recursive):
+def command(paths, roster, format, jobs, seed, recursive, **limits):
     """Check submissions before upload: the name (against --roster, if given), the file,
     and short seeded games against built-ins through the same loading, process and
-    answer-checking code as the tournament. PATH is an agent file or a folder of them.
+    answer-checking code as the tournament, under every limit and rule of the
+    tournament's that shapes an agent's run (the course file's and the command line's:
+    --timeout, --memory-limit, --moves-per-turn, --isolation, --flip, --length, ...).
+    PATH is an agent file or a folder of them.
 
     Exit status: 0 when every submission passes (warnings allowed), 1 when any fails,
     2 on bad usage."""
@@ -48,11 +42,9 @@ def command(paths, roster, format, isolation, timeout, load_timeout, agent_packa
 
     files = submission_files(paths, recursive)
     chosen_roster = Roster.read(Path(roster)) if roster else None
-    confined = options.isolation({"isolation": isolation, "timeout": timeout,
-                                  "load_timeout": load_timeout,
-                                  "agent_package": agent_package})
-    verdicts = validate_all(files, confined, chosen_roster, jobs,
-                            ContractParams(moves_per_turn, seed))
+    chosen = options.settings(limits)
+    verdicts = validate_all(files, chosen.isolation, chosen_roster, jobs,
+                            ContractParams.of(chosen, seed))
     from harness.core.safe_text import block, echo
     from harness.present import colour
 
