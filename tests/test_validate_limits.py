@@ -39,7 +39,17 @@ CASES = {
     "memory_limit": ("memory-limit = 512",
                      "    block = bytearray(700 << 20)\n    block[-1] = 1\n"
                      "    return ['C', 'C', 'C']\n"),
+    "load_timeout": ("load-timeout = 0.5",   # its top level takes 1.5 s: under 10 s it loads
+                     "    return ['C', 'C', 'C']\n\n\ntime.sleep(1.5)\n"),
+    "agent_package": ('agent-packages = ["click"]',   # it plays only where click is not given
+                      "    try:\n        import click  # noqa: F401\n"
+                      "    except ImportError:\n        return ['C', 'C', 'C']\n"
+                      "    raise RuntimeError('click is importable')\n"),
+    "max_bundle_mib": ("max-bundle-mib = 1",   # a bundle (BUNDLED) holding 2 MiB of data
+                       "    return ['C', 'C', 'C']\n"),
 }
+# the cases whose agent is a bundle, a folder named after it: the bytes of its data file
+BUNDLED = {"max_bundle_mib": 2 << 20}
 
 
 def pdharness(*args, cwd):
@@ -56,7 +66,12 @@ def test_every_parameter_that_shapes_an_agents_run_has_a_case():
 def test_a_file_that_validates_plays(name, sandboxed, tmp_path):
     given, body = CASES[name]
     agent = "Abe" + name.split("_")[0].title()   # two last names in alphabetical order
-    (tmp_path / f"{agent}.py").write_text(HEADER.format(name=agent) + body)
+    folder = tmp_path / agent if name in BUNDLED else tmp_path
+    folder.mkdir(exist_ok=True)
+    (folder / f"{agent}.py").write_text(HEADER.format(name=agent) + body)
+    if name in BUNDLED:
+        (folder / "data.bin").write_bytes(b"x" * BUNDLED[name])
+    submission = agent if name in BUNDLED else f"{agent}.py"
     if isinstance(given, tuple):
         (tmp_path / "course.toml").write_text("")
         extra = given
@@ -65,17 +80,20 @@ def test_a_file_that_validates_plays(name, sandboxed, tmp_path):
         extra = ()
     course = ("--config", "course.toml")
 
-    plain = pdharness("validate", f"{agent}.py", "--seed", "1", "--format", "json",
+    plain = pdharness("validate", submission, "--seed", "1", "--format", "json",
                       cwd=tmp_path)
     assert plain.returncode == 0, plain.stdout   # under the defaults it plays
 
-    played = pdharness("tournament", *course, f"{agent}.py", "titfortat", *extra, "--seed",
+    played = pdharness("tournament", *course, submission, "titfortat", *extra, "--seed",
                        "1", "--max-rounds", "1", "--format", "json", cwd=tmp_path)
     assert played.returncode == 0, played.stderr
-    standing = next(s for s in json.loads(played.stdout)["standings"] if s["agent"] == agent)
-    assert sum(standing["faults"].values()) > 0, standing   # the tournament faults it
+    result = json.loads(played.stdout)
+    standing = next(s for s in result["standings"] if s["agent"] == agent)
+    [entry] = [a for a in result["agents"] if a["name"] == agent]
+    # the tournament faults it, or (a limit on its loading) it does not load there
+    assert sum(standing["faults"].values()) > 0 or entry["status"] != "ok", (standing, entry)
 
-    checked = pdharness("validate", *course, f"{agent}.py", *extra, "--seed", "1",
+    checked = pdharness("validate", *course, submission, *extra, "--seed", "1",
                         "--format", "json", cwd=tmp_path)
     [verdict] = json.loads(checked.stdout)
     assert checked.returncode == 1 and not verdict["ok"], verdict   # and validate says so
