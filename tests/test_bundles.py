@@ -260,7 +260,7 @@ def test_the_course_file_sets_the_bundle_limit(tmp_path):
                                "--seed", "1", "--format", "json", cwd=tmp_path)
     assert status == 0, err
     agent = json.loads(out)["agents"][0]
-    assert agent["status"] == "load-error" and "more than 1 MiB" in agent["message"]
+    assert agent["status"] == "disqualified" and "more than 1 MiB" in agent["message"]
 
 
 def test_a_bundle_does_not_travel_to_a_cluster_and_says_so(tmp_path):
@@ -462,7 +462,7 @@ def test_a_refused_bundle_is_a_recorded_load_error_in_a_tournament(tmp_path):
                                "--seed", "1", "--format", "json", "--db", tmp_path / "r.sqlite")
     assert status == 0, err
     agent = next(a for a in json.loads(out)["agents"] if a["name"] == "JonesSmith")
-    assert agent["status"] == "load-error" and "outside its folder" in agent["message"]
+    assert agent["status"] == "disqualified" and "outside its folder" in agent["message"]
     with sqlite3.connect(tmp_path / "r.sqlite") as connection:
         (message,) = connection.execute(
             "SELECT message FROM agent WHERE name = 'JonesSmith'").fetchone()
@@ -531,3 +531,70 @@ def test_the_example_bundle_trains_validates_and_plays_as_the_readme_says(tmp_pa
     against = json.loads(run("play", "examples/AdamsBrown", "cooperate", "--seed", "1",
                              "--flip", "0", "0", "--format", "json"))
     assert against["score"][0] > against["score"][1]
+
+
+# -- what a review of the merged bundles found ------------------------------------------------
+def test_a_bundle_earns_its_host_no_right_to_read_that_its_file_would_not(
+        tmp_path, monkeypatch, request):
+    """Its snapshot is kept where every agent user may pass (bundles.snapshots_root), not
+    in the cache: with the cache under root's private folder, a bundle once made its host
+    keep root's right to read every file, and lose its world."""
+    if os.geteuid() != 0:
+        pytest.skip("only a root monitor runs agents as users of their own")
+    import shutil
+    import tempfile
+
+    from harness.agents.specs import file_spec
+    from harness.isolation.sandbox import _keeps_read
+
+    # as /root is: 0700, and not under /tmp (whose caches were never used for snapshots)
+    private = Path(tempfile.mkdtemp(prefix="pdharness-private-", dir="/var/tmp"))
+    request.addfinalizer(lambda: shutil.rmtree(private, ignore_errors=True))
+    monkeypatch.setenv("PDHARNESS_CACHE", str(private / "cache"))
+    bundle = python_bundle(tmp_path / "course")
+    alone = tmp_path / "alone" / "JonesSmith.py"
+    alone.parent.mkdir()
+    alone.write_text(PY_AGENT)
+    snapshot = file_spec(bundle).agent_file
+    assert not snapshot.startswith(str(private))
+    assert _keeps_read(file_spec(bundle)) == _keeps_read(file_spec(alone))
+
+
+def test_a_bundles_fault_names_it_as_given_not_its_snapshot(tmp_path):
+    """What an agent raises is recorded with the bundle's path as given: the snapshot's is
+    random, and the same run must read the same on every machine."""
+    bundle = make_bundle(tmp_path, "JonesSmith", {"JonesSmith.py": (
+        "import os\n\n\ndef JonesSmith(hist, score):\n"
+        "    raise ValueError('at ' + os.path.abspath(__file__))\n")})
+    status, out, err = run_cli("play", bundle, "cooperate", "--turns", "2", "--seed", "1",
+                               "--isolation", "process", "--format", "json")
+    assert status == 0, err
+    faults = [turn["faults"]["a"] for turn in json.loads(out)["turns"]]
+    assert faults and all(fault for fault in faults), faults
+    text = json.dumps(faults)
+    assert "pdharness-bundles" not in text and str(bundle) in text
+
+
+def test_a_bare_name_plays_the_bundle_in_the_current_folder(tmp_path, monkeypatch):
+    """As for a file (issue 33): the name designates what the current folder holds first,
+    a bundle too, in any case."""
+    from harness.agents.specs import resolve_one
+
+    python_bundle(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    for name in ("JonesSmith", "jonessmith"):
+        [spec] = resolve_one(name, [Path(bundles.__file__).parent])
+        assert spec.is_bundle and Path(spec.source).resolve() == (tmp_path / "JonesSmith")
+
+
+def test_the_monitor_reads_no_long_hy_file_for_its_imports():
+    """Which declared libraries a file imports is read by the monitor, never past the
+    language's bound for reading untrusted text (Hy's reader is slow)."""
+    from harness.agents.lang import LANGUAGES
+    from harness.isolation.handles.opening import _declared_imports
+
+    short = b"(import hyrule)\n(defn ChenDiaz [hist score] [\"C\" \"C\" \"C\"])\n"
+    long = short + b";" * LANGUAGES["hy"].static_read_limit
+    modules = frozenset({"hyrule"})
+    assert _declared_imports("hy", "ChenDiaz.hy", short, modules) == "hyrule"
+    assert _declared_imports("hy", "ChenDiaz.hy", long, modules) == ""

@@ -506,16 +506,12 @@ _place_lock = threading.Lock()
 
 
 def snapshots_root() -> str:
-    """Where every monitor keeps its bundles' snapshots: in the harness cache (which the
-    sandbox hides, but for each agent's own bundle), searchable by every user (agents of a
-    root monitor run as users of their own) and listable by none."""
-    from .cache import cache_dir
-
-    root = os.path.join(os.path.realpath(cache_dir()), "bundles")
-    if root.startswith("/tmp/"):
-        # each game covers /tmp with its own, where an SBCL host binds nothing back
-        # (harness/isolation/world.py's KEEP is the Python host's): not there
-        root = f"/var/tmp/pdharness-bundles-{os.geteuid()}"
+    """Where every monitor keeps its bundles' snapshots: /var/tmp/pdharness-bundles-UID,
+    searchable by every user and listable by none. Not the cache: a root monitor's agents
+    run as users of their own, and one that cannot reach its snapshot (the cache under
+    /root is root's alone) would need root's right to read every file. Not /tmp: each game
+    covers it with its own, where an SBCL host binds nothing back."""
+    root = f"/var/tmp/pdharness-bundles-{os.geteuid()}"
     os.makedirs(root, 0o711, exist_ok=True)
     found = os.lstat(root)
     if not stat.S_ISDIR(found.st_mode) or found.st_uid != os.geteuid():

@@ -345,10 +345,11 @@ def resolve_one(argument: str, search: Sequence[Path] = ()) -> list[AgentSpec]:
 
 
 def _named_in(folder: Path, name: str) -> AgentSpec | None:
-    """The agent file of FOLDER that plays as the agent NAME (any case): the one named
-    after it, else one an LMS renamed (read only when its name carries NAME)."""
+    """The agent file or bundle of FOLDER that plays as the agent NAME (any case): the one
+    named after it, else one an LMS renamed (read only when its name carries NAME)."""
     from harness.core.seeds import canonical_name
 
+    from .bundles import bundle_name, is_bundle
     from .uploaded_names import decorated
 
     try:
@@ -356,8 +357,11 @@ def _named_in(folder: Path, name: str) -> AgentSpec | None:
     except OSError:
         return None
     wanted = canonical_name(name)
+    bundles = [path for path in paths
+               if not path.name.startswith(("_", ".")) and is_bundle(path)]
+    named = [path for path in bundles if canonical_name(bundle_name(path)) == wanted]
     files = [path for path in paths if is_agent_file(path)]
-    named = [path for path in files if canonical_name(path.stem) == wanted]
+    named += [path for path in files if canonical_name(path.stem) == wanted]
     renamed = [path for path in files if path not in named
                and decorated(canonical_name(path.stem), wanted)]
     if len(named) > 1:   # the same agent in two languages: which one is the user's to say

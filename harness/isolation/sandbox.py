@@ -9,7 +9,7 @@ What the agent's process gets (docs/readme/untrusted.md says it for users):
   harness's cache, and a read-only copy of its own file at the file's path (not the
   folder around it, so no other submission); a bundle's agent, its own bundle's snapshot
   instead (harness/agents/bundles.py), read-only, as its current folder, and no other
-  bundle's (the cache's folder of snapshots is covered by an empty one);
+  bundle's (snapshots are kept in folders no agent can list: bundles.snapshots_root);
 - of the site folders, once the host has made its world, only what agents may import: the
   declared agent packages, hy and hyrule (harness/isolation/world.py, cover_libraries);
 - a private, empty, size-limited /tmp, a minimal /dev, its own /proc, no capabilities, a
@@ -193,7 +193,6 @@ def _keeps_read(spec) -> bool:
     from .agent_user import unreadable
 
     paths = _system_roots() + _python_roots() + _package_roots() + _language_roots(spec)
-    paths += [_bundle_folder(spec)] if spec.is_bundle else []
     cache = _cache_of(spec)
     key = tuple(dict.fromkeys(paths + ([cache] if cache else [])))
     with _read_lock:
@@ -393,7 +392,8 @@ def _bundle_folder(spec) -> str:
 
 
 def _snapshots_root() -> str | None:
-    """Where bundles' snapshots are kept (in the cache): every agent's but its own hidden."""
+    """Where bundles' snapshots are kept: hidden, but for the agent's own, should a cache
+    bound for the host lie over it."""
     try:
         from harness.agents.bundles import snapshots_root
 

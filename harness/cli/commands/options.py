@@ -189,7 +189,7 @@ def agent_run_options(but: tuple[str, ...] = ()):
 def _checked_option(name: str):
     """One of agent_run_options: a bundle's limit is applied as it is read, as everywhere,
     and passed on too (the autograder writes it into its settings)."""
-    extra = {"help": _CHECKED_HELP[name]} if name in _CHECKED_HELP else {}
+    extra: dict[str, object] = {"help": _CHECKED_HELP[name]} if name in _CHECKED_HELP else {}
     if name == "max_bundle_mib":
         extra["callback"] = _use_bundle_limit
     return option(name, **extra)

@@ -141,6 +141,8 @@ def _declared_imports(language_name: str, source: str, content: bytes, modules) 
     opened many times a run); a file that names none of the modules is not read."""
     from harness.agents.lang import LANGUAGES
 
+    if len(content) > LANGUAGES[language_name].static_read_limit:
+        return ""   # a reader's bound (Hy's is slow): its host imports them in each game
     text = content.decode("utf-8", "replace")
     if not any(module in text or module.replace("_", "-") in text for module in modules):
         return ""
@@ -188,7 +190,8 @@ def _in_process_of_its_own(spec, argv, isolation) -> PollableHandle:
         return ProcessHandle(spec.name, argv, env, isolation.timeout,
                              wrap=_launcher(spec, isolation), last_words=language.last_words,
                              # a built-in's host loads nothing: its GAME has no answer
-                             load_timeout=None if spec.kind.strategy else isolation.load_timeout)
+                             load_timeout=None if spec.kind.strategy else isolation.load_timeout,
+                             shown=spec.bundle().shown if spec.is_bundle else None)
     except LoadError as error:
         if spec.is_bundle:   # named as given, not as its private snapshot
             raise LoadError(spec.bundle().shown(str(error))) from None

@@ -570,6 +570,10 @@ def _last_line(output: str) -> str | None:
     return last_line(output)
 
 
+def _as_written(message: str) -> str:
+    return message
+
+
 def _as_is(argv, env):
     from ..sandbox import Launch
 
@@ -595,7 +599,7 @@ class ProcessHandle:
 
     def __init__(self, name: str, argv: list[str], env: dict, timeout: float,
                  start_timeout: float = 30.0, wrap=None, last_words=None,
-                 load_timeout: float | None = None):
+                 load_timeout: float | None = None, shown=None):
         self.name = name
         self.argv = argv
         self.env = env
@@ -610,6 +614,8 @@ class ProcessHandle:
         self.wrap = wrap or _as_is  # (argv, env) -> harness.isolation.sandbox.Launch
         # output -> why the host died: its language reads its own runtime's crash output
         self.last_words = last_words or _last_line
+        # a host's message -> as recorded: a bundle's random snapshot named as it was given
+        self.shown = shown or _as_written
         self.output = CapturedOutput()
         self.host: HostProcess | None = None
         self.start: GameStart | None = None
@@ -970,7 +976,8 @@ class ProcessHandle:
         if verb is protocol.MOVES and len(values[0]) == per_turn:
             return Reply(values[0], None, values[1] if len(values) == 2 else None)
         if verb in _EVENT_OF:
-            return Reply(None, Fault(FAULT_POLICY.kind(_EVENT_OF[verb]), one_line(values[0])))
+            return Reply(None, Fault(FAULT_POLICY.kind(_EVENT_OF[verb]),
+                                     one_line(self.shown(values[0]))))
         return Reply(None, Fault(FAULT_POLICY.kind(Event.BAD_ANSWER), f"unreadable reply {one_line(line, 80)!r}"))
 
     def end_game(self) -> None:
