@@ -58,7 +58,7 @@ def test_a_load_past_the_load_timeout_is_a_load_error_saying_so(language, isolat
                 "--load-timeout", "1", "--seed", "2", "--length", "2", "2", file, "defect")
     assert done.returncode == 0, done.stderr
     statuses = {a["name"]: (a["status"], a["message"]) for a in json.loads(done.stdout)["agents"]}
-    assert statuses[SLEEPING[language][0]][0] == "load-error"
+    assert statuses[SLEEPING[language][0]][0] == "disqualified"   # before round 1
     assert "--load-timeout" in statuses[SLEEPING[language][0]][1]
 
 

