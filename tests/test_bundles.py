@@ -221,6 +221,19 @@ def test_a_tampered_bundle_is_refused_on_resume(tmp_path):
     assert len(err.strip().splitlines()) == 1
 
 
+def test_a_bundle_over_resumes_limit_says_so_not_that_it_changed(tmp_path):
+    course = _course(tmp_path)
+    (course / "JonesSmith" / "big.bin").write_bytes(b"\0" * (2 << 20))
+    record = tmp_path / "run.sqlite"
+    _json(course, "--db", record, "--isolation", "process")
+    cut_back(record, 1)
+    status, out, err = run_cli("resume", record, "--isolation", "process",
+                               "--max-bundle-mib", "1")
+    assert status == 2
+    assert "more than 1 MiB" in err and "changed" not in err
+    assert len(err.strip().splitlines()) == 1
+
+
 def test_the_digest_covers_every_file_alike_from_a_folder_or_a_zip(tmp_path):
     folder = python_bundle(tmp_path / "src")
     archive = zipped(folder, tmp_path / "JonesSmith.zip")

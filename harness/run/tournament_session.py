@@ -333,11 +333,25 @@ def recorded_specs(record):
             spec = AgentSpec(row["name"], row["language"], source,
                              defines=_played_as(path, row["language"]))
             played = spec.sha256()
+            if played is None and spec.is_bundle:
+                _check_bundle_opens(record, row["name"], spec)
         if played != row["sha256"]:
             raise HarnessError(f"{record.path}: agent {row['name']}: {path} changed since the "
                                "run started; the resumed run would not be the same tournament")
         specs.append(spec)
     return specs
+
+
+def _check_bundle_opens(record, name: str, spec) -> None:
+    """A bundle that cannot be read now says why (a lower --max-bundle-mib than the run's,
+    say), not that it changed."""
+    from harness.core.errors import LoadError
+
+    try:
+        spec.bundle()
+    except LoadError as refused:
+        raise HarnessError(f"{record.path}: agent {name}: {refused}; the run cannot resume "
+                           "without it") from None
 
 
 def _played_as(path, language: str) -> str | None:
