@@ -174,7 +174,6 @@ def test_a_server_that_accepts_but_never_answers_is_not_called_unreachable(tmp_p
     """It is there (the connection is made): the line says it did not answer in time."""
     import socket
 
-    pytest.importorskip("openai")
     listener = socket.create_server(("127.0.0.1", 0))
     port = listener.getsockname()[1]
     course = tmp_path / "course.toml"
@@ -257,7 +256,6 @@ def test_help_ranges_are_the_values_a_game_may_take():
 
 def test_the_language_model_table_gives_cooperation_in_percent_as_every_table(tmp_path):
     """It said `cooperation 0.67` where the report and experiments say 67%."""
-    pytest.importorskip("openai")
     from llm_server import StandIn
 
     with StandIn({"m": ["ACTION: C C D"]}) as server:
