@@ -275,7 +275,8 @@ def test_the_reader_never_raises(line):
 
 def reply_to(line: str, per_turn: int = 3):
     """What the monitor makes of a reply line (ProcessHandle._parse, on a game started)."""
-    handle = SimpleNamespace(start=SimpleNamespace(moves_per_turn=per_turn))
+    handle = SimpleNamespace(start=SimpleNamespace(moves_per_turn=per_turn),
+                             shown=lambda message: message)   # a file's: as written
     return ProcessHandle._parse(handle, line)
 
 
