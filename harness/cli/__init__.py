@@ -21,6 +21,7 @@ COMMANDS = {
     "resume": "Finish an interrupted recorded run.",
     "experiment": "Run conditions x replicates of the tournament and compare them.",
     "train": "Train a Q-table agent against the agent types of an experiment file.",
+    "ladder": "One pass of the term's ladder: new submissions validated, owed games played, rated.",
     "autograder": "Write a Gradescope autograder bundle (setup.sh, run_autograder).",
     "lisp-init": "Print the path of the Lisp file that defines (monitor ...) in an SBCL REPL.",
 }

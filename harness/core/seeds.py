@@ -70,6 +70,15 @@ def game_seed_as_written(tournament_seed: int, round_number: int, a: str, b: str
     return derive(tournament_seed, "game", round_number, first, second)
 
 
+def ladder_game_seed(ladder_seed: int, a: str, version_a: str, b: str, version_b: str,
+                     number: int) -> int:
+    """The seed of a ladder's game NUMBER between two versions (harness/run/ladder/): the
+    names canonical and the versions (content digests) with them, so the same passes give
+    the same games whatever else was submitted, and a new version plays new games."""
+    first, second = sorted(((canonical_name(a), version_a), (canonical_name(b), version_b)))
+    return derive(ladder_seed, "ladder", *first, *second, number)
+
+
 def length_seed(tournament_seed: int, round_number: int) -> int:
     return derive(tournament_seed, "length", round_number)
 

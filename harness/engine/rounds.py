@@ -27,6 +27,20 @@ def draw_length(tournament_seed: int, round_number: int, length: GameLength) -> 
         length.low, length.high)
 
 
+def game_length(game_seed: int, length: GameLength) -> int:
+    """The length of a game that belongs to no round (a ladder's): drawn from its own seed
+    by the course's horizon, as a round draws its one length (`draw_length`) and a
+    geometric game its own (`round_robin`)."""
+    if length.horizon == "geometric":
+        assert length.stop_prob is not None  # a geometric horizon has one (rules.GameLength)
+        from harness.core.horizons import geometric_length
+
+        return geometric_length(game_seed, length.stop_prob, length.high)
+    if length.horizon != "uniform":
+        return length.high
+    return random.Random(seeds.derive(game_seed, "length")).randint(length.low, length.high)
+
+
 def round_robin(names, round_number: int, game_length: int, tournament_seed: int,
                 length: GameLength | None = None):
     """Every remaining agent against every other once; no self-play. With a geometric
