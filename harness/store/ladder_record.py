@@ -168,9 +168,14 @@ class LadderRecord:
         from harness.agents.agent_files import check_input_file
 
         check_input_file(path, "a ladder record")   # no link, FIFO or device opened
-        connection = _connect(path)
+        connection = _connect(path, journal=False)   # another file is not changed
         record = cls(connection, path)
-        record.check_identity(identity, seed_given)
+        try:
+            record.check_identity(identity, seed_given)
+        except HarnessError:
+            connection.close()
+            raise
+        connection.execute("PRAGMA journal_mode = WAL")
         return record
 
     def check_identity(self, asked: Identity, seed_given: bool) -> None:
@@ -359,10 +364,11 @@ class LadderRecord:
         return record
 
 
-def _connect(path):
+def _connect(path, journal: bool = True):
     try:
         connection = sqlite3.connect(str(path), timeout=30)
-        connection.execute("PRAGMA journal_mode = WAL")   # a game per commit, cheaply
+        if journal:
+            connection.execute("PRAGMA journal_mode = WAL")   # a game per commit, cheaply
         connection.execute("PRAGMA synchronous = NORMAL")
         connection.execute("PRAGMA foreign_keys = ON")
     except sqlite3.DatabaseError as error:
