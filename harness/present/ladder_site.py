@@ -21,7 +21,7 @@ import tempfile
 from pathlib import Path
 
 from harness.core.counts import counted
-from harness.core.safe_text import csv_cell, line
+from harness.core.safe_text import line
 
 NOTE = ("The ladder is practice: it rates agents from many short games against the class. "
         "Grades come from the course's tournament (its elimination rules), never from here.")
@@ -94,17 +94,12 @@ def write_atomically(path: Path, text: str) -> None:
 def pseudonym_csv(board) -> str:
     """The instructor's key: each pseudonym and the team it stands for (CSV, cells safe for
     a spreadsheet)."""
-    import csv
-    import io
+    from .csv_table import write_csv
 
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(["pseudonym", "agent", "reference"])
-    for entry in sorted((e for e in board.entries if e.versions),
-                        key=lambda e: e.pseudonym):
-        writer.writerow([csv_cell(entry.pseudonym), csv_cell(entry.agent),
-                         "yes" if entry.reference else "no"])
-    return out.getvalue()
+    return write_csv(["pseudonym", "agent", "reference"],
+                     [[entry.pseudonym, entry.agent, "yes" if entry.reference else "no"]
+                      for entry in sorted((e for e in board.entries if e.versions),
+                                          key=lambda e: e.pseudonym)])
 
 
 # -- what each page shows -----------------------------------------------------------------
