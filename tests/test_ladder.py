@@ -200,3 +200,75 @@ def _count(db) -> int:
             return connection.execute("SELECT count(*) FROM game").fetchone()[0]
     except sqlite3.Error:
         return 0
+
+
+def test_a_bundle_is_one_submission_whose_version_covers_every_file(tmp_path, sandboxed):
+    from harness.agents.bundles import folder_as_bundle
+
+    folder, db = tmp_path / "subs", tmp_path / "ladder.sqlite"
+    bundle = folder / "AdamsBrown"
+    bundle.mkdir(parents=True)
+    (bundle / "helper.py").write_text("MOVES = ['C', 'D', 'C']\n", encoding="utf-8")
+    (bundle / "AdamsBrown.py").write_text(
+        "from helper import MOVES\ndef AdamsBrown(hist, score):\n    return MOVES\n",
+        encoding="utf-8")
+    write_agent(folder, "ChenDiaz")
+    first, _ = ladder(folder, db)
+    assert entry(first, "AdamsBrown")["version"] == folder_as_bundle(bundle, "AdamsBrown").digest
+    assert first["games_played"] == 2
+    (bundle / "helper.py").write_text("MOVES = ['D', 'D', 'C']\n", encoding="utf-8")
+    second, err = ladder(folder, db)
+    assert "pass 2: 2 games played of 2 owed" in err    # a helper's edit is a new version
+    assert entry(second, "AdamsBrown")["version"] != entry(first, "AdamsBrown")["version"]
+
+
+def test_every_minutes_passes_until_sigterm(tmp_path, sandboxed):
+    folder, db = tmp_path / "subs", tmp_path / "ladder.sqlite"
+    folder.mkdir()
+    write_agent(folder, "AdamsBrown")
+    write_agent(folder, "ChenDiaz")
+    process = subprocess.Popen([console_script(), "ladder", folder, "--db", db, *RULES,
+                                "--every", "0.01"], stdout=subprocess.DEVNULL,
+                               stderr=subprocess.PIPE, text=True)
+    try:
+        give_up = time.monotonic() + 300     # a guard against hanging, not a measurement
+        while _finished_passes(db) < 3:
+            assert process.poll() is None, process.stderr.read()
+            assert time.monotonic() < give_up
+            time.sleep(0.05)
+        process.send_signal(signal.SIGTERM)
+        status = process.wait(timeout=120)
+        err = process.stderr.read()
+    finally:
+        if process.poll() is None:
+            process.kill()
+    assert status in (0, 143) and "Traceback" not in err
+    assert ("stopped between passes" in err) == (status == 0)
+    assert len(games_of(db)) == 2     # later passes found nothing owed
+    # whatever the signal interrupted, the next pass goes on from the record
+    again, _ = ladder(folder, db)
+    assert again["games_played"] == 2
+
+
+def _finished_passes(db) -> int:
+    try:
+        with sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=1) as connection:
+            return connection.execute(
+                "SELECT count(*) FROM pass WHERE finished_at IS NOT NULL").fetchone()[0]
+    except sqlite3.Error:
+        return 0
+
+
+def test_real_names_and_what_the_public_board_never_shows(tmp_path, sandboxed):
+    folder, db = tmp_path / "subs", tmp_path / "ladder.sqlite"
+    folder.mkdir()
+    write_agent(folder, "AdamsBrown")
+    (folder / "ChenDiaz.py").write_bytes(b"# " + b"x" * (2 << 20))
+    hidden, _ = ladder(folder, db)
+    shown = {e["agent"]: e["name"] for e in hidden["entries"]}
+    assert "ChenDiaz" not in shown["ChenDiaz"] and "AdamsBrown" not in shown["AdamsBrown"]
+    real, _ = ladder(folder, db, "--names", "real")
+    assert {e["agent"]: e["name"] for e in real["entries"]} == {
+        "AdamsBrown": "AdamsBrown", "ChenDiaz": "ChenDiaz"}
+    done = pdharness("ladder", folder, "--db", db, *RULES)
+    assert "AdamsBrown" not in done.stdout and shown["AdamsBrown"] in done.stdout
