@@ -110,7 +110,8 @@ def _reporter(format: str, names: str):
         from harness.run.ladder.board import as_json
 
         _say(f"pass {result.number}: {result.played} game"
-             f"{'s' * (result.played != 1)} played of {result.owed} owed")
+             f"{'s' * (result.played != 1)} played of {result.owed} owed (reading and "
+             f"validating {result.reading:.1f} s, games {result.playing:.1f} s)")
         if format == "json":
             echo(json.dumps(as_json(board, names)))
         else:

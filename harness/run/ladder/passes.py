@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import shutil
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -51,6 +52,8 @@ class PassResult:
     played: int                                    # games this pass played
     owed: int                                      # games it found owed
     notices: list[Found] = field(default_factory=list)
+    reading: float = 0.0     # seconds reading and validating the submissions
+    playing: float = 0.0     # seconds playing the games owed
 
 
 def rules_of(settings) -> dict:
@@ -76,6 +79,7 @@ def store_of(db: Path) -> Path:
 def run_pass(record: LadderRecord, options: LadderOptions, say=None) -> PassResult:
     """One pass (see the module's docstring); `say(text)` hears one line per notice."""
     say = say or (lambda text: None)
+    started = time.monotonic()
     number = record.start_pass()
     snapshots = submissions.Snapshots()
     try:
@@ -88,9 +92,11 @@ def run_pass(record: LadderRecord, options: LadderOptions, say=None) -> PassResu
             say(f"{entry.status}: {line(entry.source)}: {line(entry.message)}")
         record.notice(number, entry.source, entry.name, entry.status, entry.message)
     jobs, versions = _owed(record, options, playing)
+    read = time.monotonic()
     played = _play(record, options, jobs, versions, playing, number) if jobs else 0
     record.finish_pass(number, played)
-    return PassResult(number, played, len(jobs), found)
+    return PassResult(number, played, len(jobs), found, read - started,
+                      time.monotonic() - read)
 
 
 # -- which versions play ------------------------------------------------------------------
