@@ -21,7 +21,7 @@ import tempfile
 from pathlib import Path
 
 from harness.core.counts import counted
-from harness.core.safe_text import line
+from harness.core.safe_text import block, line
 
 NOTE = ("The ladder is practice: it rates agents from many short games against the class. "
         "Grades come from the course's tournament (its elimination rules), never from here.")
@@ -47,7 +47,7 @@ def write_site(folder: Path, board, names: str, game_of, title: str = "Ladder") 
     for entry in agents.values():
         write_atomically(folder / links[entry.agent], page.render(
             title=f"{shown[entry.agent]} · {title}", kind="agent", note=NOTE, names=names,
-            agent=_agent(entry, shown, links)))
+            agent=_agent(entry, shown, links, names)))
         written += 1
     rewrite = _stamp(folder) != names
     for entry in agents.values():
@@ -60,7 +60,9 @@ def write_site(folder: Path, board, names: str, game_of, title: str = "Ladder") 
                 continue
             write_atomically(target, page.render(
                 title=f"Game {game_id} · {title}", kind="game", note=NOTE, names=names,
-                game=_game(game_id, game, shown, links)))
+                game=_game(game_id, game, shown, links,
+                           [agents[name] for name in (game.a, game.b) if name in agents],
+                           names)))
             written += 1
     write_atomically(folder / NAMES_STAMP, names)
     return written
@@ -109,6 +111,18 @@ def _shown(entry, names: str) -> str:
     return line(entry.pseudonym) if entry.pseudonym else "an unreadable submission"
 
 
+def _masked(text: str, entry, names: str, escape=line) -> str:
+    """A message (validation's, a read error's) as the public board may show it: under
+    pseudonyms, the team's name - in the agent's function, its file's name, its path -
+    becomes the pseudonym."""
+    import re
+
+    if names == "real" or entry.reference or not entry.agent:
+        return escape(text)
+    stand_in = entry.pseudonym or "a submission"
+    return escape(re.sub(re.escape(entry.agent), stand_in, text, flags=re.IGNORECASE))
+
+
 def _summary(board) -> str:
     passes = board.passes
     last = passes[-1] if passes else None
@@ -133,11 +147,11 @@ def _rows(board, names: str, links) -> list[dict]:
             "mean": f"{entry.mean_score:.1f}" if entry.mean_score is not None else "–",
             "games": entry.games, "status": line(entry.status),
             "version": (entry.version or "")[:12],
-            "message": _cut(line(entry.message))})
+            "message": _cut(_masked(entry.message, entry, names))})
     return rows
 
 
-def _agent(entry, shown, links) -> dict:
+def _agent(entry, shown, links, names: str) -> dict:
     games = [{"href": game_page(game_id), "id": game_id, "opponent": shown.get(other, line(other)),
               "opponent_href": links.get(other, ""), "score": f"{mine}–{theirs}",
               "result": "win" if mine > theirs else "draw" if mine == theirs else "loss",
@@ -150,21 +164,24 @@ def _agent(entry, shown, links) -> dict:
             "chart": _chart(entry.history),
             "versions": [{"digest": v.digest[:12], "full": v.digest, "pass": v.seen_in,
                           "ok": v.ok, "current": v.digest == entry.version,
-                          "problems": [f"{line(code)}: {_cut(line(message))}"
+                          "problems": [f"{line(code)}: {_cut(_masked(message, entry, names))}"
                                        for code, message in v.problems]}
                          for v in reversed(entry.versions)],
             "games": games}
 
 
-def _game(game_id: int, game, shown, links) -> dict:
+def _game(game_id: int, game, shown, links, sides, names: str) -> dict:
     from .evidence import turns_text
 
+    text = turns_text(game)   # its fault messages may name a file or function
+    for entry in sides:
+        text = _masked(text, entry, names, block)
     return {"id": game_id, "a": shown.get(game.a, line(game.a)),
             "b": shown.get(game.b, line(game.b)),
             "a_href": links.get(game.a, ""), "b_href": links.get(game.b, ""),
             "score": f"{game.score[0]}–{game.score[1]}", "length": game.length,
             "number": game.round, "faults": game.fault_count("a") + game.fault_count("b"),
-            "text": turns_text(game)}
+            "text": text}
 
 
 def _chart(history) -> dict | None:

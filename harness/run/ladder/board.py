@@ -102,11 +102,14 @@ def _notices(record: LadderRecord, last_pass: int | None, entries: dict[str, Ent
         last_pass = passes[-1][0] if passes else None
     if last_pass is None:
         return []
+    from harness.core.seeds import canonical_name
+
+    by_canonical = {canonical_name(name): entry for name, entry in entries.items()}
     extra = []
     for source, agent, status, message in record.notices(last_pass):
         if status == OK:
             continue
-        entry = entries.get(agent or "")
+        entry = by_canonical.get(canonical_name(agent or ""))
         if entry is not None and entry.version is None:
             entry.status, entry.message = status, message
             continue

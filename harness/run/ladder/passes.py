@@ -171,14 +171,22 @@ def _pseudonym(record: LadderRecord, name: str) -> str:
     return pseudonym
 
 
+def kept_place(store: Path, name: str, digest: str) -> Path:
+    """Where the store keeps an agent's version: by agent and version (two agents' files
+    may hold the same bytes)."""
+    from harness.core.seeds import canonical_name
+
+    return store / hashlib.sha256(f"{canonical_name(name)}\0{digest}".encode()).hexdigest()
+
+
 def _keep(entry: Found, store: Path) -> None:
-    """A passing version's snapshot, kept in the store under its version."""
-    assert entry.snapshot is not None and entry.digest is not None
-    place = store / entry.digest
+    """A passing version's snapshot, kept in the store under its agent and version."""
+    assert entry.snapshot is not None and entry.digest is not None and entry.name
+    place = kept_place(store, entry.name, entry.digest)
     if place.exists():
         return
     store.mkdir(mode=0o711, exist_ok=True)
-    partial = store / (entry.digest + ".partial")
+    partial = place.with_name(place.name + ".partial")
     shutil.rmtree(partial, ignore_errors=True)
     partial.mkdir(mode=0o755)
     if entry.snapshot.is_dir():
@@ -230,7 +238,7 @@ def _playing(record: LadderRecord, found: list[Found], store: Path,
                                        "it plays no new game"))
             continue
         else:
-            kept = sorted((store / version.digest).glob("*"))
+            kept = sorted(kept_place(store, agent.name, version.digest).glob("*"))
             if not kept:
                 found.append(Found(version.source, agent.name, status=UNREADABLE,
                                    message=f"{line(agent.name)}: its version "
