@@ -68,8 +68,20 @@ def site(tmp_path_factory):
               "process", "--format", "json", "--seed", "9")
     pdharness(*common)
     write_agent(folder, "EvansFord", '"C", "D", "C"', extra="# new in pass 2\n")
+    pdharness(*common)
+    write_agent(folder, "ChenDiaz", '"D", "D"')       # fails validation: names itself
+    (folder / "GarciaHill.py").symlink_to("/etc/passwd")
     result = json.loads(pdharness(*common).stdout)
     return pages, result, db
+
+
+def test_no_public_page_names_a_team(site):
+    pages, result, _ = site
+    assert {e["status"] for e in result["entries"]} >= {"failed", "unreadable"}
+    for page in pages.iterdir():
+        text = page.read_text(encoding="utf-8")
+        for team in ("AdamsBrown", "ChenDiaz", "EvansFord", "GarciaHill"):
+            assert team not in text, (page.name, team)
 
 
 def test_the_leaderboard(site, tmp_path):
@@ -81,7 +93,8 @@ def test_the_leaderboard(site, tmp_path):
     assert shown == [entry["name"] for entry in result["entries"]]
     assert "AdamsBrown" not in json.dumps(seen)           # pseudonyms only
     assert seen["refs"] >= 1 and "tournament" in seen["note"]
-    mus = [f"{entry['rating']['mu']:.2f}" for entry in result["entries"]]
+    mus = [f"{entry['rating']['mu']:.2f}" if entry["rating"] else "–"
+           for entry in result["entries"]]
     assert [row[2] for row in seen["rows"]] == mus
 
 
