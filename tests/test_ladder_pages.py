@@ -3,10 +3,7 @@ leaderboard, an agent's page and a game's page show what they should, every link
 to a page of the site, nothing is fetched or run, and a phone-sized window needs no
 sideways scrolling of the page itself."""
 import csv
-import html
 import json
-import re
-import subprocess
 from pathlib import Path
 from urllib.parse import urlparse
 
@@ -14,7 +11,7 @@ import pytest
 
 from conftest import pdharness
 from test_ladder import write_agent
-from test_report import chromium
+from test_report import browse as report_browse
 
 pytestmark = pytest.mark.slow
 
@@ -40,20 +37,9 @@ document.body.appendChild(out);
 </script>"""
 
 
-def browse(page: Path, tmp_path, width=400) -> dict:
-    probed = tmp_path / f"probed-{page.name}"
-    probed.write_text(page.read_text(encoding="utf-8").replace("</body>", PROBE + "</body>"),
-                      encoding="utf-8")
-    done = subprocess.run(
-        [chromium(), "--headless", "--no-sandbox", "--disable-gpu",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync",
-         "--no-first-run", f"--user-data-dir={tmp_path / 'profile'}",
-         f"--window-size={width},1200", "--dump-dom", probed.as_uri()],
-        capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, done.stderr[-2000:]
-    found = re.search(r'<pre id="probe">(.*?)</pre>', done.stdout, re.S)
-    assert found, "the page did not render"
-    return json.loads(html.unescape(found.group(1)))
+def browse(page: Path, tmp_path) -> dict:
+    """What the probe saw of PAGE in a phone-sized window (test_report.py's browser)."""
+    return report_browse(page, tmp_path, PROBE, "400,1200")
 
 
 @pytest.fixture(scope="module")

@@ -5,8 +5,7 @@ import sqlite3
 import tempfile
 from pathlib import Path
 
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 from harness.run.ladder import submissions
 from harness.store.ladder_record import SCHEMA, LadderRecord

@@ -63,16 +63,17 @@ def chromium() -> str:
     pytest.skip("chromium is not installed (apt-get install chromium)")
 
 
-def browse(page, tmp_path) -> dict:
-    """Open `page` (with the probe added) in headless Chromium, offline; what the probe saw."""
-    probed = tmp_path / "probed.html"
-    probed.write_text(page.read_text(encoding="utf-8").replace("</body>", PROBE + "</body>"),
+def browse(page, tmp_path, probe: str = PROBE, window: str = "1280,2000") -> dict:
+    """Open `page` (with the probe added) in headless Chromium, offline, in a window of
+    that size; what the probe saw."""
+    probed = tmp_path / f"probed-{page.name}"
+    probed.write_text(page.read_text(encoding="utf-8").replace("</body>", probe + "</body>"),
                       encoding="utf-8")
     done = subprocess.run(
         [chromium(), "--headless", "--no-sandbox", "--disable-gpu",
          "--disable-background-networking", "--disable-component-update", "--disable-sync",
          "--no-first-run", f"--user-data-dir={tmp_path / 'profile'}",
-         "--window-size=1280,2000", "--dump-dom", probed.as_uri()],
+         f"--window-size={window}", "--dump-dom", probed.as_uri()],
         capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr[-2000:]
     found = re.search(r'<pre id="probe">(.*?)</pre>', done.stdout, re.S)
