@@ -10,13 +10,13 @@ pair; pass 2 follows one agent's resubmission (a comment added: a new version) a
 only its pairs; pass 3 finds nothing new. Printed per pass: wall time, CPU of the monitor
 and its children (what wait4 hands on: bubblewrap's own reaping is missed, so read it as
 a lower bound), games and turns played, and the load average before and after; then what
-300 agents with K=2 would cost at the measured rate, on this machine and on a cluster
-(the games are independent: a cluster divides them by its worker cores).
+300 agents with K=2 would cost, on this machine and on a cluster (the games are
+independent: a cluster divides them by its worker cores), from a game's start and turn
+costs (pass 1's one-turn games against another ladder of the same agents' 30-turn games).
 
-The default rules here are shorter than a course's (one-turn games instead of 10-50 turns,
-one game a pair) so that a run stays under two minutes on a loaded 2-core machine; the
-estimate gives the measured cost of a game at these rules, and scaled by turns to the
-default rules' mean game (30 turns), an upper bound.
+The rules here are shorter than a course's (one-turn games instead of 10-50 turns, one
+game a pair) so that a run stays under two minutes on a loaded 2-core machine; the
+estimate scales to the default rules' mean game (30 turns) with the measured costs.
 """
 from __future__ import annotations
 
@@ -105,27 +105,42 @@ def main() -> None:
                   f"{found['cpu']:.1f} s CPU seen, {found['games']} games, {found['turns']} "
                   f"turns ({rate:.1f} games/s), not ok: {found['not ok']}; "
                   f"load {found['load']}")
-        estimate(results, args)
+        small, small_db = Path(base) / "small", Path(base) / "small.sqlite"
+        small.mkdir()
+        for path in paths:
+            (small / path.name).write_bytes(path.read_bytes())
+        long_args = argparse.Namespace(**{**vars(args), "length": (30, 30)})
+        long_game = a_pass(long_args, small, small_db)
+        print(f"the same {args.agents} agents from scratch, 30-turn games: "
+              f"{long_game['wall']:.1f} s wall (games "
+              f"{long_game['playing']:.1f} s), {long_game['games']} games; "
+              f"load {long_game['load']}")
+        estimate(results[:2], long_game, args)
 
 
-def estimate(results, args) -> None:
-    """300 agents, K=2: 89,700 games a full pass, 598 for a new version, at pass 1's
-    measured cost of a game (its games' time over its games). Two figures: at these rules,
-    and at the default rules (lengths 10-50, 30 turns a game on average) with the whole
-    cost of a game scaled by its turns (an upper bound: a game's start does not grow with
-    its length)."""
-    full = results[0]
-    if not full["games"]:
-        return
-    per_game = full["playing"] / full["games"]
-    scale = 30 / (full["turns"] / full["games"])
-    per_validation = full["reading"] / args.agents
-    for label, factor in (("at these rules", 1.0), ("at the default rules, at most", scale)):
-        whole, one = 89_700 * per_game * factor, 598 * per_game * factor
-        print(f"estimate, 300 agents, K=2, {label}: a full pass {whole / 3600:.2f} h here "
-              f"({args.jobs} jobs) + {300 * per_validation / 60:.1f} min validating; on a "
-              f"cluster of 32 worker cores about {whole / 16 / 3600:.2f} h; a new version's "
-              f"pass (598 games) {one / 60:.1f} min + {per_validation:.1f} s validating")
+def estimate(results, long_game: dict, args) -> None:
+    """300 agents, K=2: 89,700 games a full pass, 598 for a new version. A game's cost is
+    split into its start and its turns from pass 1 (short games) and a small ladder of
+    30-turn games (`long_game`, the same agents); a new version's pass also opens its
+    299 opponents' processes, at pass 2's measured cost per agent."""
+    full, new = results
+    short = full["playing"] / full["games"]
+    short_turns = full["turns"] / full["games"]
+    long = long_game["playing"] / long_game["games"]
+    per_turn = max(0.0, (long - short) / (30 - short_turns)) if short_turns < 30 else 0.0
+    start = max(0.0, short - per_turn * short_turns)
+    default_game = start + 30 * per_turn        # the default rules' mean game: 30 turns
+    opening = max(0.0, new["playing"] - new["games"] * short) / args.agents
+    validation = full["reading"] / args.agents
+    whole, one = 89_700 * default_game, 598 * default_game + 299 * opening
+    print(f"a game here: {start * 1000:.1f} ms to start + {per_turn * 1000:.2f} ms a turn "
+          f"({default_game * 1000:.1f} ms at the default rules' 30 turns); opening an "
+          f"agent's process {opening:.2f} s; validating one {validation:.2f} s")
+    print(f"estimate, 300 agents, K=2, default rules: a full pass {whole / 3600:.1f} h here "
+          f"({args.jobs} jobs) + {300 * validation / 60:.1f} min validating, about "
+          f"{whole / 16 / 3600:.2f} h on a cluster of 32 worker cores; a new version's pass "
+          f"(598 games, 299 opponents opened) {one / 60:.1f} min + {validation:.1f} s "
+          "validating")
 
 
 if __name__ == "__main__":
