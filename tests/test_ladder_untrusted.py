@@ -52,3 +52,29 @@ def test_an_edited_game_row_reads_as_no_game_not_a_crash(moves, played, faults):
     game = record.game(1, "A", "B", 3, Payoffs())
     if game is not None:
         assert set("".join(game.played_a)) <= {"C", "D"}
+
+
+def test_a_file_edited_while_it_is_read_is_unreadable_this_pass(tmp_path, monkeypatch):
+    from harness.agents import agent_files
+
+    path = tmp_path / "AdamsBrown.py"
+    path.write_text("def AdamsBrown(hist, score):\n    return 'CCC'\n", encoding="utf-8")
+    read = agent_files.read_agent_file
+
+    def edited_meanwhile(target):
+        content = read(target)
+        if str(target) == str(path):
+            path.write_text("def AdamsBrown(hist, score):\n    return 'DDD'\n")
+        return content
+
+    monkeypatch.setattr(agent_files, "read_agent_file", edited_meanwhile)
+    snapshots = submissions.Snapshots()
+    try:
+        [found] = submissions.read_all([path], snapshots)
+        assert found.status == submissions.UNREADABLE and found.digest is None
+        assert "changed while it was read" in found.message
+        monkeypatch.undo()
+        [again] = submissions.read_all([path], snapshots)   # the next pass reads it
+        assert again.status == submissions.OK and again.digest is not None
+    finally:
+        snapshots.close()
