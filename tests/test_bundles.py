@@ -307,6 +307,36 @@ def test_the_team_folder_layout_still_works(tmp_path):
     assert "RossTito" in out
 
 
+
+def test_a_renamed_bundle_plays_as_the_agent_it_holds_with_a_warning(tmp_path):
+    """A bundle an LMS or a browser renamed is the agent whose file it holds, as a renamed
+    file is: a folder `JonesSmith-2/` and a zip `ChenDiaz (1).zip` of a folder `ChenDiaz/`
+    (before, the folder was silently no submission at all)."""
+    course = tmp_path / "course"
+    course.mkdir()
+    python_bundle(tmp_path / "src").rename(course / "JonesSmith-2")
+    zipped(hy_bundle(tmp_path / "src2"), course / "ChenDiaz (1).zip")
+    status, out, err = run_cli("tournament", course, "cooperate", "--isolation", "process",
+                               "--seed", "1", "--format", "json")
+    assert status == 0, err
+    assert sorted(agent["name"] for agent in json.loads(out)["agents"]) == [
+        "ChenDiaz", "JonesSmith", "cooperate"]
+    assert "JonesSmith-2 defines JonesSmith" in err and "name the folder JonesSmith\n" in err
+    assert "ChenDiaz (1).zip defines ChenDiaz" in err and "name the file ChenDiaz.zip" in err
+
+
+def test_a_folder_carrying_two_agents_names_is_no_bundle(tmp_path):
+    """Which agent `JonesSmith-ChenDiaz/` holds, nothing says: it is a folder of submissions
+    (each its own agent), not a bundle."""
+    folder = tmp_path / "JonesSmith-ChenDiaz"
+    folder.mkdir()
+    for name in ("JonesSmith", "ChenDiaz"):
+        (folder / f"{name}.py").write_text(f"def {name}(hist, score):\n    return 'CCC'\n")
+    assert not bundles.is_bundle(folder)
+    status, out, err = run_cli("validate", folder, "--format", "json", "--isolation",
+                               "process")
+    assert sorted(v["agent"] for v in json.loads(out)) == ["ChenDiaz", "JonesSmith"], err
+
 # -- refusals ---------------------------------------------------------------------------------
 def _zip(entries: dict, target: Path, method=zipfile.ZIP_DEFLATED) -> Path:
     with zipfile.ZipFile(target, "w", method) as archive:
