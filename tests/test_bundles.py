@@ -276,13 +276,28 @@ def test_the_course_file_sets_the_bundle_limit(tmp_path):
     assert agent["status"] == "disqualified" and "more than 1 MiB" in agent["message"]
 
 
-def test_a_bundle_does_not_travel_to_a_cluster_and_says_so(tmp_path):
-    from harness.agents.specs import file_spec
-    from harness.core.errors import HarnessError
-    from harness.run.cluster.shipment import pack
+def test_a_bundle_travels_to_a_worker_as_its_files_and_arrives_checked(tmp_path):
+    """A bundle is shipped as its snapshot's files; the worker's copy is the same bundle
+    (name, language, digest), and one changed byte, or a path out of it, is refused."""
+    from dataclasses import replace
 
-    with pytest.raises(HarnessError, match="is a bundle"):
-        pack([file_spec(python_bundle(tmp_path))])
+    from harness.agents.specs import file_spec
+    from harness.run.cluster.shipment import DamagedParcel, Shipment, pack, unpack
+
+    original = file_spec(zipped(hy_bundle(tmp_path / "src"), tmp_path / "ChenDiaz.zip"))
+    shipment = pack([original])
+    (copy,) = unpack(shipment)
+    assert copy.is_bundle and (copy.name, copy.language, copy.entry) == (
+        "ChenDiaz", "hy", "ChenDiaz")
+    assert copy.sha256() == original.sha256()
+    (parcel,) = shipment.agents
+    (relative, digest) = parcel.bundle[0]
+    changed = dict(shipment.files, **{digest: shipment.files[digest] + b" "})
+    escaping = replace(parcel, bundle=(("../" + relative, digest), *parcel.bundle[1:]))
+    for damaged in (Shipment(shipment.agents, changed, shipment.bundle_bytes),
+                    Shipment((escaping,), shipment.files, shipment.bundle_bytes)):
+        with pytest.raises(DamagedParcel, match="ChenDiaz: its bundle arrived damaged"):
+            unpack(damaged)
 
 
 # -- validate --------------------------------------------------------------------------------

@@ -163,8 +163,25 @@ def use_max_mib(mib: int | None) -> None:
     _limit[0] = (MAX_BUNDLE_MIB if mib is None else int(mib)) * _MIB
 
 
+def use_max_bytes(limit: int) -> None:
+    """The limit a run's bundles were opened under, in bytes (a cluster's worker takes the
+    monitor's)."""
+    _limit[0] = int(limit)
+
+
 def max_bytes() -> int:
     return _limit[0]
+
+
+def bundle_files(bundle: Bundle) -> list[tuple[str, str]]:
+    """(path in the bundle, '/'-separated; path in its snapshot) of each file a bundle
+    holds, in path order: what its digest covers."""
+    found = []
+    for folder, _subfolders, files in os.walk(bundle.folder):
+        for file in files:
+            path = os.path.join(folder, file)
+            found.append((os.path.relpath(path, bundle.folder).replace(os.sep, "/"), path))
+    return sorted(found)
 
 
 # -- opening: a snapshot the monitor owns ------------------------------------------------------
