@@ -1,5 +1,5 @@
-"""A ladder's pass on a real Dask cluster (`--cluster`) plays the very games, and gives the
-very board, that it plays here."""
+"""A ladder's pass on a real Dask cluster (`--cluster`), files and a bundle, plays the very
+games, and gives the very board, that it plays here."""
 import json
 import os
 import sqlite3
@@ -23,6 +23,12 @@ def test_a_pass_on_a_cluster_is_the_local_pass(tmp_path):
     write_agent(folder, "AdamsBrown", extra="import random\n",
                 moves='random.choice("CD"), "C", "D"')
     write_agent(folder, "ChenDiaz", '"D", "D", "C"')
+    bundle = folder / "EvansFord"             # a bundle: its helper travels with it
+    bundle.mkdir()
+    (bundle / "moves.py").write_text("MOVES = ['C', 'D', 'D']\n", encoding="utf-8")
+    (bundle / "EvansFord.py").write_text(
+        "from moves import MOVES\ndef EvansFord(hist, score):\n    return MOVES\n",
+        encoding="utf-8")
     args = ("ladder", folder, "--seed", "4", "--length", "3", "6", "--games-per-pair", "3",
             "--reference", "titfortat", "--isolation", "process", "--timeout", "30",
             "--format", "json")
@@ -35,4 +41,4 @@ def test_a_pass_on_a_cluster_is_the_local_pass(tmp_path):
              "intended_b, played_b, faults FROM game ORDER BY 1, 2")
     rows = [sqlite3.connect(tmp_path / name).execute(query).fetchall()
             for name in ("local.sqlite", "far.sqlite")]
-    assert rows[0] == rows[1] and len(rows[0]) == 9
+    assert rows[0] == rows[1] and len(rows[0]) == 6 * 3   # four agents, three a pair
