@@ -246,3 +246,16 @@ def test_real_names_and_what_the_public_board_never_shows(tmp_path, sandboxed):
         "AdamsBrown": "AdamsBrown", "ChenDiaz": "ChenDiaz"}
     done = pdharness("ladder", folder, "--db", db, *RULES)
     assert "AdamsBrown" not in done.stdout and shown["AdamsBrown"] in done.stdout
+
+
+def test_one_pass_at_a_time(tmp_path):
+    import fcntl
+
+    folder, db = tmp_path / "subs", tmp_path / "ladder.sqlite"
+    folder.mkdir()
+    with open(tmp_path / "ladder.sqlite.lock", "w") as held:   # a pass still running
+        fcntl.flock(held, fcntl.LOCK_EX)
+        _, err = ladder(folder, db, status=2)
+    assert err.count("\n") == 1 and "another pass" in err and not db.exists()
+    result, _ = ladder(folder, db)      # once it ends, the next pass runs
+    assert result == {"games_played": 0, "entries": []}

@@ -110,8 +110,10 @@ def _notices(record: LadderRecord, last_pass: int | None, entries: dict[str, Ent
         if status == OK:
             continue
         entry = by_canonical.get(canonical_name(agent or ""))
-        if entry is not None and entry.version is None:
+        if entry is not None and entry.version is None:   # no version of it plays
             entry.status, entry.message = status, message
+            entry.version = next((v.digest for v in reversed(entry.versions)
+                                  if v.source == source), None)
             continue
         if entry is not None and status == "withdrawn":
             entry.status, entry.message = status, message

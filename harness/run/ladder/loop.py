@@ -6,6 +6,7 @@ the rest."""
 from __future__ import annotations
 
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -21,14 +22,40 @@ class Outputs:
 
 
 def one_pass(options: LadderOptions, outputs: Outputs, say) -> tuple[PassResult, Board]:
-    record = open_record(options)
+    with pass_lock(options.db):
+        record = open_record(options)
+        try:
+            result = run_pass(record, options, say)
+            found = board(record, result.number)
+            write_outputs(record, found, outputs)
+            return result, found
+        finally:
+            record.close()
+
+
+@contextmanager
+def pass_lock(db: Path):
+    """One pass of a ladder at a time (cron may start the next before the last ends): an
+    exclusive lock on FILE.sqlite.lock, held for the pass; another pass is refused in one
+    line. The kernel drops the lock with its process, so a killed pass leaves none."""
+    import fcntl
+    import os
+
+    from harness.core.errors import HarnessError
+    from harness.core.output_paths import make_parent
+
+    lock = db.with_name(db.name + ".lock")
+    make_parent(lock, str(lock))
+    fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW, 0o600)
     try:
-        result = run_pass(record, options, say)
-        found = board(record, result.number)
-        write_outputs(record, found, outputs)
-        return result, found
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise HarnessError(f"{db}: another pass of this ladder is running; this one "
+                               "is not started") from None
+        yield
     finally:
-        record.close()
+        os.close(fd)
 
 
 def write_outputs(record, found: Board, outputs: Outputs) -> None:
