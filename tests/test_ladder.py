@@ -259,3 +259,15 @@ def test_one_pass_at_a_time(tmp_path):
     assert err.count("\n") == 1 and "another pass" in err and not db.exists()
     result, _ = ladder(folder, db)      # once it ends, the next pass runs
     assert result == {"games_played": 0, "entries": []}
+
+
+def test_a_hostile_file_name_reaches_no_terminal_or_page_raw(tmp_path, sandboxed):
+    folder, db, site = tmp_path / "subs", tmp_path / "ladder.sqlite", tmp_path / "site"
+    folder.mkdir()
+    write_agent(folder, "AdamsBrown")
+    hostile = "Chen\x1b]0;owned\x07\u202eDiaz"
+    (folder / f"{hostile}.py").write_text(AGENT.format(name="ChenDiaz", moves='"C"'))
+    done = pdharness("ladder", folder, "--db", db, *RULES, "--site", site)
+    for text in [done.stdout, done.stderr, *(p.read_text() for p in site.iterdir())]:
+        assert "\x1b" not in text and "\x07" not in text and "\u202e" not in text
+    assert "\\x1b" in done.stderr      # said, escaped
