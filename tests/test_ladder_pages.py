@@ -15,8 +15,7 @@ from test_report import browse as report_browse
 
 pytestmark = pytest.mark.slow
 
-PROBE = """<script>
-const seen = {
+PROBE = """const seen = {
   title: document.title,
   h1: document.querySelector('h1').textContent,
   rows: [...document.querySelectorAll('tbody tr')].map(tr => [...tr.cells].map(td => td.textContent)),
@@ -30,11 +29,7 @@ const seen = {
   scripts: document.scripts.length,
   pageWidth: document.documentElement.scrollWidth, viewWidth: window.innerWidth,
 };
-const out = document.createElement('pre');
-out.id = 'probe';
-out.textContent = JSON.stringify(seen);
-document.body.appendChild(out);
-</script>"""
+"""
 
 
 def browse(page: Path, tmp_path) -> dict:
