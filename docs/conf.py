@@ -34,6 +34,9 @@ myst_enable_extensions = ["colon_fence", "deflist"]
 # abridged with `...`): no lexer guesses at them and warns
 highlight_language = "none"
 
+# options are shown as typed: `--isolation`, not an en dash and a hyphen
+smartquotes = False
+
 html_theme = "alabaster"
 html_title = f"pdharness {release}"
 html_static_path = ["_static"]
