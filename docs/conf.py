@@ -18,7 +18,7 @@ from harness.core.package import __version__  # noqa: E402
 
 project = "pdharness"
 author = "the pdharness authors"
-copyright = "the pdharness authors"   # noqa: A001 (Sphinx's name for it)
+copyright = "the pdharness authors"
 version = release = __version__
 
 extensions = ["myst_parser", "sphinx_click", "protocol_verbs"]
