@@ -102,6 +102,7 @@ def page(site: Path, name: str) -> Page:
     return Page((site / name).read_text(encoding="utf-8"))
 
 
+@pytest.mark.slow   # builds the site (once for the module): seconds
 def test_the_site_builds_with_warnings_as_errors_and_has_every_page(site):
     """Every page of docs/ is built (none left out of the tables of contents, which -W
     would have refused), the reference among them."""
@@ -112,6 +113,7 @@ def test_the_site_builds_with_warnings_as_errors_and_has_every_page(site):
             "interface", "facts", "experiments", "llm", "cluster", "performance"} <= sources
 
 
+@pytest.mark.slow   # builds the site (once for the module): seconds
 def test_no_page_loads_anything_from_another_host(site):
     """Offline and private: no script, style sheet, image or frame of any page comes from
     another host (a font or a counter would tell it who reads the course's pages)."""
@@ -151,6 +153,7 @@ def option_block(reference: str, command: str, flag: str) -> str | None:
     return reference[start:reference.find("</dd></dl>", start)]
 
 
+@pytest.mark.slow   # builds the site (once for the module): seconds
 def test_the_reference_shows_every_option_of_every_command_with_its_default(site):
     """Walk the click group: each option's every flag (`-j` and `--jobs`, `--quiet` and
     `--no-quiet`) has its entry under its command, and an option whose help shows a default
@@ -172,6 +175,7 @@ def test_the_reference_shows_every_option_of_every_command_with_its_default(site
     assert no_default == []
 
 
+@pytest.mark.slow   # builds the site (once for the module): seconds
 def test_the_reference_is_of_the_real_commands(site):
     """Each command has a section of its own, named as on the command line (not the name
     of the function that implements it)."""
@@ -222,6 +226,7 @@ def test_the_schema_page_names_every_table_and_column_the_code_creates(part, mod
 
 
 # -- the interface page ------------------------------------------------------------------------
+@pytest.mark.slow   # builds the site (once for the module): seconds
 def test_the_interface_names_every_problem_code_and_every_protocol_verb(site):
     from harness.core import protocol
     from harness.validation.problems import CODES
@@ -269,6 +274,7 @@ def reachable(site: Path, depth: int = 2) -> list[tuple[str, str, str]]:
     return found
 
 
+@pytest.mark.slow   # builds the site (once for the module): seconds
 def test_a_newcomer_reaches_what_they_came_for_within_two_links_of_the_front_page(site):
     """From the front page, a link whose words say it (within two clicks) leads to the
     section that answers: a Hy agent's function, the agent-packages declaration, the
