@@ -350,3 +350,14 @@ def test_the_readme_is_short_and_links_into_the_site():
     linked = re.findall(r"\]\((docs/[^)#]+)", readme)
     assert len(set(linked)) >= 10
     assert [name for name in linked if not (ROOT / name).exists()] == []
+
+
+def test_the_python_page_lists_every_built_in_agent():
+    """The table of built-in agents students play against names each one the code has."""
+    from harness.agents.builtins import BUILTINS
+
+    table = (DOCS / "python.md").read_text(encoding="utf-8").split("## Built-in agents", 1)[1]
+    listed = set(re.findall(r"^\| (`[^|]+`) \|", table, re.M))
+    names = {name for cell in listed for name in re.findall(r"`([a-z]+)`", cell)}
+    assert sorted(set(BUILTINS) - names) == []
+    assert sorted(names - set(BUILTINS)) == []
