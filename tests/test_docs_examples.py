@@ -156,19 +156,20 @@ def course_folder(folder: Path, part: Path) -> Path:
     return folder
 
 
-def run_part(part: Path, folder: Path) -> list[str]:
+def run_part(part: Path, folder: Path) -> tuple[list[str], list[str]]:
     """Each block of PART in order in FOLDER: the failures, one line each, with the end of
-    what the block printed."""
+    what the block printed, and the names of the blocks that ran."""
     script = Path(console_script())
     env = dict(os.environ, PATH=f"{script.parent}{os.pathsep}{os.environ['PATH']}")
     env.pop("PYTHONPATH", None)
-    failures = []
+    failures, ran = [], []
     for block in blocks(part):
         if block.kind == "course file":
             (folder / "pdharness.toml").write_text(block.text + "\n")
             continue
         if reason_not_run(block):
             continue
+        ran.append(block.name)
         if block.kind == "session":
             failures += run_session(block, folder, env)
             continue
@@ -177,7 +178,12 @@ def run_part(part: Path, folder: Path) -> list[str]:
         if done.returncode != 0:
             said = (done.stdout + done.stderr).strip().splitlines()[-8:]
             failures.append(f"{block.name}: exit {done.returncode}: " + " | ".join(said))
-    return failures
+    return failures, ran
+
+
+def runnable(part: Path) -> list[str]:
+    return [block.name for block in blocks(part)
+            if block.kind != "course file" and not reason_not_run(block)]
 
 
 def session(block: Block) -> list[tuple[str, list[str]]]:
@@ -235,12 +241,15 @@ MUST_RUN = {"README.md", "student.md", "submit.md", "instructor.md", "records.md
 @pytest.mark.parametrize("part", RUN_PARTS, ids=[part.name for part in RUN_PARTS])
 def test_every_command_block_of_the_part_runs_as_written(part, tmp_path, sandboxed, sbcl):
     """Through the installed `pdharness`, under the default sandbox, with SBCL for the
-    bundled Lisp agents: a block whose command fails fails the test, naming the block."""
+    bundled Lisp agents: a block whose command fails fails the test, naming the block, and
+    every block of the page not listed in NOT_RUN_HERE ran."""
     if shutil.which("unzip") is None and "unzip" in part.read_text():
         if IN_CI:
             pytest.fail("unzip is not installed: CI installs it", pytrace=False)
         pytest.skip("unzip is not installed")
-    assert run_part(part, course_folder(tmp_path / "course", part)) == []
+    failures, ran = run_part(part, course_folder(tmp_path / "course", part))
+    assert failures == []
+    assert ran == runnable(part) and ran
 
 
 def test_the_docs_have_command_blocks_and_no_stale_excuse():
