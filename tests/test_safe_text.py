@@ -253,14 +253,11 @@ def test_every_csv_holds_formula_names_as_text(formula_run):
         assert sources == [str(SPREADSHEET / (FORMULA_NAMES[0] + ".lisp"))], where
 
 
-def test_libreoffice_evaluates_no_cell(formula_run, tmp_path):
+def test_libreoffice_evaluates_no_cell(formula_run, tmp_path, libreoffice):
     """The proof by the spreadsheet itself: LibreOffice opens the grades CSV and saves it as
     flat XML; no cell of it holds a formula. (The same conversion of the unneutralized
     cells shows formulas, so the check can fail.)"""
-    office = shutil.which("soffice") or shutil.which("libreoffice")
-    if office is None:
-        pytest.skip("LibreOffice is not installed (apt-get install libreoffice-calc); the "
-                    "rule above is the check")
+    office = libreoffice
     folder, printed = formula_run
     raw = tmp_path / "raw.csv"
     raw.write_text(printed.replace("'=", "=").replace("'+", "+").replace("'@", "@")
