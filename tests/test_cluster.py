@@ -83,6 +83,7 @@ def test_bundles_in_three_languages_travel_and_play_as_locally(cluster, sbcl, bw
     """Bundles (a folder, a zip) travel to the workers as their files and play there as
     locally: the same games, the same digests recorded, every helper and data file read."""
     import harness
+
     from test_bundles import hy_bundle, lisp_bundle, python_bundle, zipped
 
     agents = [python_bundle(tmp_path), zipped(hy_bundle(tmp_path / "hy"),
