@@ -560,7 +560,7 @@ def test_any_bytes_give_a_bundle_or_one_line(tmp_path, data):
 
 # -- the example a course can copy ---------------------------------------------------------------
 def test_the_example_bundle_trains_validates_and_plays_as_the_readme_says(tmp_path, sandboxed):
-    """examples/AdamsBrown, copied as a course would: the README's three commands, through
+    """examples/AdamsBrown, copied as a course would: the three commands of docs/submit.md, through
     the console script; training writes the very model the example ships."""
     import shutil
 
@@ -634,7 +634,7 @@ def test_a_bundles_fault_names_it_as_given_not_its_snapshot(tmp_path):
 
 
 def test_a_bare_name_plays_the_bundle_in_the_current_folder(tmp_path, monkeypatch):
-    """As for a file (issue 33): the name designates what the current folder holds first,
+    """As for a file: the name designates what the current folder holds first,
     a bundle too, in any case."""
     from harness.agents.specs import resolve_one
 

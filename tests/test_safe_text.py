@@ -78,7 +78,7 @@ def test_no_csv_cell_starts_a_formula(value):
         assert cell == value
 
 
-# What starts a formula, decided (issue 21): the ASCII four and tab/CR, also after leading
+# What starts a formula, decided: the ASCII four and tab/CR, also after leading
 # blanks (Google Sheets, and LibreOffice's "trim spaces" import, drop them first), and the
 # full-width forms (spreadsheets in East Asian locales take them for the ASCII ones).
 LIVE = ("=", "+", "-", "@", "\t", "\r", "\uff1d", "\uff0b", "\uff0d", "\uff20")

@@ -38,7 +38,12 @@ class LazyGroup(click.Group):
 
         module = self._module(name)
         command = getattr(module, "command", None) if module else None
-        return config_option(command) if command is not None else None
+        if command is None:
+            return None
+        # every module's click function is called `command`: the command is named as the
+        # group lists it (what the generated reference and click's own messages show)
+        command.name = name
+        return config_option(command)
 
     def format_commands(self, ctx, formatter):
         rows = [(name, COMMANDS[name]) for name in self.list_commands(ctx)]

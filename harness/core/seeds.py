@@ -64,7 +64,7 @@ def game_seed(tournament_seed: int, round_number: int, a: str, b: str) -> int:
 
 
 def game_seed_as_written(tournament_seed: int, round_number: int, a: str, b: str) -> int:
-    """A game's seed as pdharness derived it before names were case-folded (issue 33): only
+    """A game's seed as pdharness derived it before names were case-folded: only
     to tell a record made then from one changed since (resume says which)."""
     first, second = sorted((a, b))
     return derive(tournament_seed, "game", round_number, first, second)

@@ -1,4 +1,4 @@
-"""Round robins and elimination (RULES.md, "Rounds, elimination, result"). Pure functions."""
+"""Round robins and elimination (docs/rules.md, "Rounds and elimination" and "The result"). Pure functions."""
 from __future__ import annotations
 
 import random
