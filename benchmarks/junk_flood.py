@@ -49,7 +49,8 @@ sys.stdin.buffer.read()
 
 MEASURE = r"""
 import json, os, secrets, sys, time
-from harness.isolation.handles.process import CapturedOutput, HostProcess
+from harness.isolation.handles.captured_output import CapturedOutput
+from harness.isolation.handles.host_process import HostProcess
 
 mib, lift = int(sys.argv[1]), sys.argv[2] == "lift"
 if lift:

@@ -558,7 +558,7 @@ def test_a_bundle_earns_its_host_no_right_to_read_that_its_file_would_not(
     import tempfile
 
     from harness.agents.specs import file_spec
-    from harness.isolation.sandbox import _keeps_read
+    from harness.isolation.root_read import keeps_read
 
     # as /root is: 0700, and not under /tmp (whose caches were never used for snapshots)
     private = Path(tempfile.mkdtemp(prefix="pdharness-private-", dir="/var/tmp"))
@@ -570,7 +570,7 @@ def test_a_bundle_earns_its_host_no_right_to_read_that_its_file_would_not(
     alone.write_text(PY_AGENT)
     snapshot = file_spec(bundle).agent_file
     assert not snapshot.startswith(str(private))
-    assert _keeps_read(file_spec(bundle)) == _keeps_read(file_spec(alone))
+    assert keeps_read(file_spec(bundle)) == keeps_read(file_spec(alone))
 
 
 def test_a_bundles_fault_names_it_as_given_not_its_snapshot(tmp_path):

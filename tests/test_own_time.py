@@ -97,7 +97,7 @@ def crowded_cpu(busy=BUSY):
     """This process and what it starts run on one CPU, beside `busy` busy loops there.
 
     Every thread is pinned, not just this one: hosts are started from a long-lived spawner
-    thread (harness/isolation/sandbox.popen), which keeps the affinity it had when an
+    thread (harness/isolation/spawner.py, popen), which keeps the affinity it had when an
     earlier test made it, and a host left on every CPU would not be crowded at all."""
     everywhere = os.sched_getaffinity(0)
     _pin_every_thread({min(everywhere)})

@@ -37,10 +37,22 @@ from harness.isolation.handles.process import ProcessHandle
 
 from conftest import ROOT
 
-SBCL_HOST = ROOT / "lisp_bridge" / "sbcl_host.lisp"
+
+class _SbclHost:
+    """The SBCL host's source: its parts (lisp_bridge/sbcl.py, SOURCES), read as one."""
+
+    @staticmethod
+    def read_text() -> str:
+        from lisp_bridge.sbcl import SOURCES
+
+        return "\n".join(part.read_text() for part in SOURCES)
+
+
+SBCL_HOST = _SbclHost()
 REPL_MONITOR = ROOT / "lisp_bridge" / "repl_monitor.lisp"
 # the Python files that speak the protocol: each takes its words from the table
 SPEAKERS = ["harness/isolation/host.py", "harness/isolation/handles/process.py",
+            "harness/isolation/handles/host_process.py",
             "harness/isolation/handles/repl.py", "harness/isolation/handles/replies.py",
             "harness/isolation/handles/inprocess.py", "harness/agents/runtime.py"]
 

@@ -326,7 +326,7 @@ def _forked_play(job):
     """In a worker: the game's record, and what its agents printed in it there, for the
     parent to keep (`ForkRunner.play`): a worker's own copy of a handle dies with it."""
     pool = _FORKED["pool"]
-    sinks = {name: getattr(pool.handle(name), "printed", None) for name in (job.a, job.b)}
+    sinks = {name: pool.handle(name).printed for name in (job.a, job.b)}
     marks = {name: (sink, sink.mark()) for name, sink in sinks.items() if sink is not None}
     record = play_job(pool, job, _FORKED["params"])
     return record, {name: sink.since(mark) for name, (sink, mark) in marks.items()}
@@ -365,7 +365,8 @@ class ForkRunner(SerialRunner):
         records = []
         for record, printed in self.workers.map(_forked_play, jobs, chunksize=batch):
             for name, (text, count) in printed.items():   # in the games' order: as --jobs 1
-                sink = getattr(self.pool.handles.get(name), "printed", None)
+                handle = self.pool.handles.get(name)
+                sink = handle.printed if handle is not None else None
                 if sink is not None:
                     sink.add(text, count)
             records.append(record)

@@ -21,8 +21,9 @@ import os
 import select
 import signal
 
+from harness.core.protocol import LINE_LIMIT
+
 PR_SET_PDEATHSIG, PR_SET_DUMPABLE, PR_SET_CHILD_SUBREAPER = 1, 4, 36
-LINE_LIMIT = 4096
 
 _libc = None
 

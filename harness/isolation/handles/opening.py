@@ -8,6 +8,7 @@ from pathlib import Path
 from harness.agents.specs import AgentSpec, Kind
 
 from ..limits import DEFAULT_MEMORY
+from ..world import mounts_environment
 from .agent_handle import PollableHandle
 
 
@@ -182,7 +183,8 @@ def _in_process_of_its_own(spec, argv, isolation) -> PollableHandle:
 
     language = spec.runs_on   # what its host needs from the environment, how its crash reads
     assert language is not None
-    env = {**host_environment(""), **language.host_environment(), **_folder_environment(spec)}
+    env = {**host_environment(""), **language.host_environment(), **_folder_environment(spec),
+           **mounts_environment()}   # what a host that cannot import world.py mounts
     if language.imports_python:   # what its agents may import, and what its host imports
         resolved = isolation.environment()
         env.update(resolved.host_variables(), **{PREIMPORT: _preimports(spec, resolved)})
