@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from harness.agents import bundles
+from harness.agents import bundle_limits, bundles
 from harness.core.errors import LoadError
 
 from conftest import console_script, run_cli
@@ -394,9 +394,9 @@ def test_a_zip_whose_header_lies_about_its_size_is_still_counted(tmp_path):
 
 def test_too_many_files_are_refused(tmp_path):
     archive = _zip({"JonesSmith.py": AGENT,
-                    **{f"f{i}.txt": b"" for i in range(bundles.MAX_FILES + 1)}},
+                    **{f"f{i}.txt": b"" for i in range(bundle_limits.MAX_FILES + 1)}},
                    tmp_path / "JonesSmith.zip")
-    assert f"more than {bundles.MAX_FILES} files" in _refusal(archive)
+    assert f"more than {bundle_limits.MAX_FILES} files" in _refusal(archive)
 
 
 def test_a_link_out_of_the_bundle_is_refused(tmp_path):
