@@ -186,8 +186,11 @@ def test_the_time_given_back_is_capped():
     handle.timeout, handle.credit = LIMIT, 0.0
 
     class Starved:   # a host whose process waited an hour for a CPU
-        ending = ended = False
-        released_at = 0.0
+        def in_call(self):
+            return True
+
+        def due(self, asked_until, limit):
+            return asked_until
 
         def at_deadline(self):
             return 3600.0, None

@@ -347,3 +347,13 @@ def test_a_game_process_writes_its_reply_as_the_table_does(kind, text, warning):
     values = (text, warning) if warning and kind is protocol.MOVES else (text,)
     assert reply_line(kind, text, warning if kind is protocol.MOVES else None) == \
         kind.line(*values).encode("utf-8", "replace")
+
+
+def test_the_repl_monitor_loads_every_part_of_the_sbcl_host_in_order():
+    """repl_monitor.lisp reuses the host's own reading of answers: it loads the host's
+    parts in the order lisp_bridge/sbcl.py compiles them."""
+    from lisp_bridge.sbcl import SOURCES
+
+    text = REPL_MONITOR.read_text()
+    named = re.findall(r'"(sbcl_host[a-z_]*\.lisp)"', text)
+    assert named == [part.name for part in SOURCES]
