@@ -1,5 +1,5 @@
 """What one call costs: CPU time of the monitor and of the agent's host, per call, for a
-Python agent with a short history (issue 20: "a call at most 25 us of CPU, monitor and host
+Python agent with a short history (the target: "a call at most 25 us of CPU, monitor and host
 together").
 
     python benchmarks/call_cost.py                          # process and sandbox

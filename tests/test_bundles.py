@@ -589,7 +589,7 @@ def test_a_bundles_fault_names_it_as_given_not_its_snapshot(tmp_path):
 
 
 def test_a_bare_name_plays_the_bundle_in_the_current_folder(tmp_path, monkeypatch):
-    """As for a file (issue 33): the name designates what the current folder holds first,
+    """As for a file: the name designates what the current folder holds first,
     a bundle too, in any case."""
     from harness.agents.specs import resolve_one
 
