@@ -1,4 +1,4 @@
-"""No agent runs as the monitor's user, and no agent leaves its namespaces by a socket
+"""No agent runs as the monitor's user, and no agent leaves its namespaces by a socket:
 real agents in each language, in the real sandbox and as plain
 processes, under the monitor this suite runs as.
 
