@@ -375,7 +375,7 @@ def settings(values: dict):
     # the table is plain values, read by the command line's options before any run: what a
     # run is made of is imported only when one is made
     from harness.core.rules import FlipParams, GameLength, GameParams, Payoffs
-    from harness.isolation.handles.opening import Isolation
+    from harness.isolation.handles.isolation_settings import Isolation
 
     from .tournament import Settings
 

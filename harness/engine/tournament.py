@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from harness.core.fault_policy import FAULT_POLICY
 from harness.core.rules import GameLength, GameParams
 from harness.core.verdicts import Status
-from harness.isolation.handles.opening import Isolation
+from harness.isolation.handles.isolation_settings import Isolation
 
 from .results import Entrant, RoundResult, TournamentResult, rank, settle_statuses
 from .rounds import draw_length, lowest_scorers, round_robin, round_scores

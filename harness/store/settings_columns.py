@@ -10,7 +10,7 @@ from harness.agents.agent_environment import check_requirements
 from harness.core.errors import HarnessError
 from harness.core.rules import FlipParams, GameLength, GameParams, Payoffs
 from harness.engine.tournament import Settings
-from harness.isolation.handles.opening import Isolation
+from harness.isolation.handles.isolation_settings import Isolation
 
 
 def columns(settings: Settings) -> dict[str, Any]:
