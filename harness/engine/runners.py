@@ -51,7 +51,9 @@ class HandlePool:
     is using (`in_use`), so any number of agents fits in the monitor's open-file limit."""
 
     def __init__(self, specs, isolation, cap=None):
-        isolation.environment()   # a declared agent package not installed: one line, now
+        if isolation.agent_packages:   # one not installed: one line, now. With none declared
+            isolation.environment()    # nothing can fail, and only agents that import Python
+                                       # resolve it, when opened (built-ins never: ~0.2 s)
         self.specs = {spec.name: spec for spec in specs}
         self.isolation = isolation
         self.broken: dict[str, str] = {}   # name -> why it does not load: not tried again
