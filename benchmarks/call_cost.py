@@ -45,6 +45,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(1, str(ROOT / "benchmarks"))   # floor.py, when run by compare_commits.py
 
 from floor import ratio, round_trip_us  # noqa: E402 - beside this script
 

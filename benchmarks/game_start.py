@@ -31,6 +31,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(1, str(ROOT / "benchmarks"))   # floor.py, when run by compare_commits.py
 
 from floor import HOST_IMPORTS, game_process_ms, ratio  # noqa: E402 - beside this script
 
