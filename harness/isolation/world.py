@@ -20,7 +20,7 @@ starts in namespaces of its own, and everything it did dies with them:
 The host's own IPC namespace is the games' (the game's seccomp filter denies every SysV
 and POSIX IPC call: one per game would cost more than all the rest).
 
-How: the host (harness/isolation/host.py; lisp_bridge/sbcl_host.lisp does the same in Lisp) calls
+How: the host (harness/isolation/host.py; lisp_bridge/sbcl_host_world.lisp does the same in Lisp) calls
 `enter` once it has read the agent's bytes and imported what its games need. It takes a
 user namespace of its own, in which the agent's user is always AGENT_ID (the sandbox's
 outer user id encodes the monitor's process ID), and forks the zygote as PID 1 of a new

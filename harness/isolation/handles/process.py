@@ -23,7 +23,8 @@ from ..launch import Launch
 from ..own_time import OWN_TIME_CAP
 from .agent_handle import SILENT_DEFAULT, Fault, GameStart, Last, Reply, plain_reply
 from .captured_output import CapturedOutput
-from .host_process import GameChannel, GameDied, HostGone, HostProcess, NoAnswer, Violation
+from .host_channels import GameChannel, GameDied, HostGone, NoAnswer, Violation
+from .host_process import HostProcess
 
 
 def load_too_long(took: float, limit: float, stopped: bool = True) -> str:
@@ -32,7 +33,6 @@ def load_too_long(took: float, limit: float, stopped: bool = True) -> str:
     taken = f"stopped after {took:.1f} s" if stopped else f"it took {took:.1f} s"
     return (f"did not load within the {limit:g} s allowed (--load-timeout): {taken}; "
             "import less, or compute less at the top of the file")
-
 
 
 def _as_written(message: str) -> str:
