@@ -1,6 +1,6 @@
 """What one call costs: CPU time of the monitor and of the agent's host, per call, for a
-Python agent with a short history (the budget: a call at most 25 us of CPU, monitor and host
-together).
+Python agent with a short history (the target: "a call at most 25 us of CPU, monitor and host
+together").
 
     python benchmarks/call_cost.py                          # process and sandbox
     python benchmarks/call_cost.py --isolation process --agents 10 --turns 30 --repeat 3
@@ -45,6 +45,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(1, str(ROOT / "benchmarks"))   # floor.py, when run by compare_commits.py
+
+from floor import ratio, round_trip_us  # noqa: E402 - beside this script
 
 from harness.agents.specs import file_spec  # noqa: E402
 from harness.core.rules import GameParams  # noqa: E402
@@ -152,7 +155,7 @@ def round_robins(names, rounds: int, length: int) -> list:
             for job in round_robin(names, number + 1, length, tournament_seed=number)]
 
 
-def measure(isolation: str, options, accounting: Accounting) -> None:
+def measure(isolation: str, options, accounting: Accounting, floor: float) -> None:
     with tempfile.TemporaryDirectory(prefix="pdbench-call-") as folder:
         specs = [file_spec(path) for path in write_copies(Path(folder), options.agents)]
         names = [spec.name for spec in specs]
@@ -183,7 +186,8 @@ def measure(isolation: str, options, accounting: Accounting) -> None:
     median = {part: statistics.median(values) for part, values in per_call.items()}
     print(f"{isolation:8} {options.runner}: a call {median['total']:.1f} us CPU = monitor "
           f"{median['monitor']:.1f} (user {median['user']:.1f}, system {median['system']:.1f})"
-          f" + host {median['host']:.1f}", flush=True)
+          f" + host {median['host']:.1f}; floor {floor:.1f} us (a pipe round trip on one "
+          f"CPU, floor.py), {ratio(median['total'], floor)} (target 5x)", flush=True)
     print(f"    median of {options.repeat} ({', '.join(f'{v:.1f}' for v in per_call['total'])}"
           f" us), {calls} calls more a repeat, faults {faults}; load average after: {load()}",
           flush=True)
@@ -206,12 +210,15 @@ def main() -> None:
     parser.add_argument("--timeout", type=float, default=10.0, help="seconds a call")
     options = parser.parse_args()
     print(f"load average before: {load()}", flush=True)
+    floor = round_trip_us()   # before the cgroup: its CPU is no host's
+    print(f"the floor: a request and its reply over pipes, both on one CPU, {floor:.1f} us "
+          f"CPU; load average: {load()}", flush=True)
     accounting = Accounting()
     print(f"the hosts' CPU time from {'a cpuacct cgroup' if accounting.group.path else '/proc/PID/stat'}"
           f"; load average: {load()}", flush=True)
     try:
         for isolation in options.isolation:
-            measure(isolation, options, accounting)
+            measure(isolation, options, accounting, floor)
     finally:
         accounting.close()
 

@@ -31,6 +31,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(1, str(ROOT / "benchmarks"))   # floor.py, when run by compare_commits.py
+
+from floor import HOST_IMPORTS, game_process_ms, ratio  # noqa: E402 - beside this script
 
 from harness.agents.specs import builtin_spec, file_spec  # noqa: E402
 from harness.core.rules import GameParams  # noqa: E402
@@ -95,6 +98,12 @@ def game_start_ms(spec, isolation, games: int) -> float:
     return (many - one) / (games - 1) * 1000
 
 
+def beside_floor(figure: float, floor: float | None) -> str:
+    if floor is None:
+        return ""
+    return f"; floor {floor:.2f} ms, {ratio(figure, floor)} (target 1.5x)"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=200)
@@ -107,6 +116,13 @@ def main() -> None:
         # else the hosts keep root's right to read, and so play without worlds
         os.chmod(folder, 0o755)
         os.environ.setdefault("PDHARNESS_CACHE", os.path.join(folder, "cache"))
+        # the floor: the host's image forked into its world, filter installed, exit (a Hy
+        # host's image holds Hy too); a Lisp host's is SBCL's, not measured here
+        floors = {"python": game_process_ms(imports=HOST_IMPORTS),
+                  "hy": game_process_ms(imports=HOST_IMPORTS + "import hy\n", site=True)}
+        print(f"the floor, an empty game's process (floor.py): Python host "
+              f"{floors['python']:.2f} ms, Hy host {floors['hy']:.2f} ms; load average "
+              f"{' '.join(f'{v:.1f}' for v in os.getloadavg())}", flush=True)
         for kind in options.kinds:
             spec = agent_spec(kind, Path(folder))
             cpu_of(spec, isolation, 2, 1)  # warm caches (Hy's bytecode, SBCL's fasl)
@@ -114,7 +130,10 @@ def main() -> None:
                        for _ in range(options.repeat)]
             print(f"{kind:8} a fresh game start: "
                   f"{statistics.median(figures):.2f} ms CPU (monitor + host; median of "
-                  f"{options.repeat}: {', '.join(f'{f:.2f}' for f in figures)})", flush=True)
+                  f"{options.repeat}: {', '.join(f'{f:.2f}' for f in figures)})"
+                  + beside_floor(statistics.median(figures), floors.get(kind.split("-")[0])),
+                  flush=True)
+        print(f"load average after {' '.join(f'{v:.1f}' for v in os.getloadavg())}")
 
 
 if __name__ == "__main__":

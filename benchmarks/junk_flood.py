@@ -9,8 +9,8 @@ well-formed reply. We measure the monitor's CPU time (time.process_time) in
   a bounded amount, whatever the flood;
 - with the allowance lifted (`--no-allowance`): the reader's cost per MiB, which must
   grow linearly in the bytes (no re-slicing of the buffer per line);
-- `--before REV`: the same flood against the reader of an older commit (e.g. main before
-  the bounded reader), extracted with `git archive` into a temporary folder.
+- `--before REV`: the same flood against the reader of an older commit (e.g. one before
+  the reader read a chunk at a time), extracted with `git archive` into a temporary folder.
 
     python benchmarks/junk_flood.py [--mib 1 4] [--before REV]
 """
@@ -49,7 +49,8 @@ sys.stdin.buffer.read()
 
 MEASURE = r"""
 import json, os, secrets, sys, time
-from harness.isolation.handles.process import CapturedOutput, HostProcess
+from harness.isolation.handles.captured_output import CapturedOutput
+from harness.isolation.handles.host_process import HostProcess
 
 mib, lift = int(sys.argv[1]), sys.argv[2] == "lift"
 if lift:

@@ -17,7 +17,7 @@
 ;;;; the file you submit with `pdharness validate` and a `pdharness tournament`.
 ;;;;
 ;;;; The answers are read and the history kept by the SBCL host's own functions
-;;;; (lisp_bridge/sbcl_host.lisp, loaded beside this file): the same checks, the same
+;;;; (lisp_bridge/sbcl_host*.lisp, loaded beside this file): the same checks, the same
 ;;;; messages as in a tournament.
 
 (defpackage :pdharness-repl
@@ -27,11 +27,14 @@
 (in-package :pdharness-repl)
 
 (defparameter *here* (or *load-truename* *compile-file-truename*)
-  "Where this file is: sbcl_host.lisp is beside it.")
+  "Where this file is: the SBCL host's parts are beside it.")
 
 (let ((*compile-verbose* nil) (*compile-print* nil) (*load-verbose* nil))
   (handler-bind ((warning #'muffle-warning))
-    (load (merge-pathnames "sbcl_host.lisp" *here*))))
+    ;; in the order lisp_bridge/sbcl.py compiles them (SOURCES)
+    (dolist (part '("sbcl_host.lisp" "sbcl_host_loading.lisp" "sbcl_host_world.lisp"
+                    "sbcl_host_serving.lisp"))
+      (load (merge-pathnames part *here*)))))
 
 (define-condition monitor-error (simple-error) ()
   (:documentation "A bad argument to MONITOR, or a monitor that could not run: one line."))

@@ -17,7 +17,11 @@ import threading
 from functools import lru_cache
 from pathlib import Path
 
-SERVER = Path(__file__).resolve().parent / "sbcl_host.lisp"
+_HERE = Path(__file__).resolve().parent
+# the host's parts, in the order they are compiled and loaded (each uses what those before
+# it define: the package, macros, constants); their fasls, concatenated, are the host's one
+SOURCES = tuple(_HERE / name for name in ("sbcl_host.lisp", "sbcl_host_loading.lisp",
+                                          "sbcl_host_world.lisp", "sbcl_host_serving.lisp"))
 MISSING = "SBCL is not installed: apt-get install sbcl"
 CONTROL_STACK = "8MB"
 MIB = 1024 * 1024
@@ -76,8 +80,10 @@ def base_command(memory: int | None = None) -> list[str]:
 def server_fasl(cache: Path) -> Path:
     """The compiled server, compiled on first use into CACHE/sbcl (atomically: hosts start
     in parallel)."""
-    source = SERVER.read_bytes()
-    key = hashlib.sha256(version().encode() + b"\0" + source).hexdigest()[:16]
+    digest = hashlib.sha256(version().encode())
+    for source in SOURCES:
+        digest.update(b"\0" + source.read_bytes())
+    key = digest.hexdigest()[:16]
     target = cache / "sbcl" / f"host-{key}.fasl"
     with _compiling:
         if not target.exists():
@@ -89,23 +95,38 @@ def _compile_server(target: Path) -> None:
     target.parent.mkdir(parents=True, exist_ok=True)
     handle, scratch = tempfile.mkstemp(suffix=".fasl", dir=target.parent)
     os.close(handle)
-    # a warning in our own server is a bug to see now, not a host that half works
-    form = (f'(multiple-value-bind (fasl warnings failed) (compile-file "{_lisp_string(SERVER)}"'
-            f' :output-file "{_lisp_string(scratch)}") (declare (ignore warnings))'
-            f' (sb-ext:exit :code (if (and fasl (not failed)) 0 1)))')
+    parts = [f"{scratch}.{number}" for number in range(len(SOURCES))]
+    # each part compiled, then loaded so that the next one compiles against it; a warning
+    # in our own server is a bug to see now, not a host that half works
+    pairs = " ".join(f'("{_lisp_string(source)}" . "{_lisp_string(part)}")'
+                     for source, part in zip(SOURCES, parts, strict=True))
+    form = (f"(let ((ok t)) (with-compilation-unit () (dolist (pair '({pairs}))"
+            " (multiple-value-bind (fasl warnings failed)"
+            " (compile-file (car pair) :output-file (cdr pair)) (declare (ignore warnings))"
+            " (if (and fasl (not failed)) (load fasl) (setf ok nil)))))"
+            " (sb-ext:exit :code (if ok 0 1)))")
     failed: bool | Exception
     try:
         done = subprocess.run(base_command() + ["--non-interactive", "--eval", form],
                               capture_output=True, text=True, timeout=300)
-        failed = done.returncode != 0 or not os.path.exists(scratch) or not os.path.getsize(
-            scratch)
+        failed = done.returncode != 0 or not all(
+            os.path.exists(part) and os.path.getsize(part) for part in parts)
+        if not failed:   # SBCL loads concatenated fasls as one
+            with open(scratch, "wb") as whole:
+                for part in parts:
+                    with open(part, "rb") as compiled:
+                        shutil.copyfileobj(compiled, whole)
     except (OSError, subprocess.SubprocessError) as error:
         done, failed = None, error
+    finally:
+        for part in parts:
+            if os.path.exists(part):
+                os.unlink(part)
     if failed:
         if os.path.exists(scratch):
             os.unlink(scratch)
         said = (done.stdout + done.stderr) if done else str(failed)
-        raise SbclError("cannot compile the SBCL host lisp_bridge/sbcl_host.lisp: "
+        raise SbclError("cannot compile the SBCL host lisp_bridge/sbcl_host*.lisp: "
                         + " ".join(said[-400:].split()))
     os.chmod(scratch, 0o644)  # a sandboxed host runs under a user id of its own
     os.replace(scratch, target)

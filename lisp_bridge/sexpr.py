@@ -16,144 +16,39 @@ converts long decimals in quadratic time) or a complex beyond float range is kep
 `Unconverted`, as is a form nested deeper than MAX_DEPTH (read over by its brackets alone,
 without recursion: SBCL loads such code, so it is not an error).
 
-Lisp data in Python:
-- proper list -> list; `()` -> []; `'x` -> [QUOTE, x]; `#'f` -> [FUNCTION, f];
-  `` `x `` -> [QUASIQUOTE, x]; `,x` -> [UNQUOTE, x]; `,@x` -> [UNQUOTE-SPLICING, x]
-- `(a b . c)` -> Dotted((a, b), c)
-- symbol -> Symbol; integer -> int; ratio -> Fraction; float -> float; `#c(1 2)` -> complex
-- string -> str; character -> Char; a number or form read over -> Unconverted
-- `#(a b)` -> [VECTOR, a, b]; `#*101` -> [BIT-VECTOR, 1, 0, 1]; `#p"x"` -> [PATHNAME, "x"];
-  `#2a((1 2))` -> [ARRAY, 2, ((1 2))]; `#s(point :x 1)` -> [STRUCTURE, [point, :x, 1]]
+What Lisp data is in Python: lisp_bridge/sexpr_data.py. The `#` syntaxes:
+lisp_bridge/sexpr_dispatch.py.
 """
 from __future__ import annotations
 
 import bisect
 import math
 import re
-from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
 
-WHITESPACE = " \t\r\n\f\v"
-# characters that end a token (CL's whitespace and terminating macro characters)
-_TERMINATORS = frozenset("()'\";`," + WHITESPACE)
-MAX_DEPTH = 100    # deeper forms are read over flat (Unconverted), never by recursion
-MAX_DIGITS = 1000  # longer numbers are kept as written (Unconverted)
+from .sexpr_data import (
+    CHAR_PRINT_NAMES,
+    FEATURES,
+    MAX_DEPTH,
+    NIL,
+    QUASIQUOTE,
+    QUOTE,
+    UNQUOTE,
+    UNQUOTE_SPLICING,
+    Char,
+    Dotted,
+    LispSyntaxError,
+    Located,
+    Symbol,
+    Unconverted,
+    short,
+    token_number,
+)
+from .sexpr_dispatch import END, SKIPPED, TERMINATORS, WHITESPACE, DispatchSyntax
 
 
-class LispSyntaxError(ValueError):
-    """Unreadable Lisp text. `message` is one line; str() puts the line and column first."""
-
-    def __init__(self, message: str, line: int, column: int):
-        super().__init__(f"line {line}, column {column}: {message}")
-        self.message, self.line, self.column = message, line, column
-
-
-@dataclass(frozen=True)
-class Symbol:
-    """A symbol: `name` as CL interns it (upper case unless escaped), `text` as written.
-
-    Two symbols are equal when their names and packages are: `khosmoodlevinson` and
-    `KhosmoodLevinson` are the same symbol, as in CL. `package` is None for an unqualified
-    symbol, "KEYWORD" for `:key`, "#" for an uninterned `#:sym`, else the prefix upper-cased.
-    """
-
-    name: str
-    text: str = ""
-    package: str | None = None
-
-    def __post_init__(self):
-        if not self.text:
-            object.__setattr__(self, "text", self.name)
-
-    def __eq__(self, other):
-        return isinstance(other, Symbol) and (other.name, other.package) == (
-            self.name, self.package)
-
-    def __hash__(self):
-        return hash((self.name, self.package))
-
-    def __repr__(self):
-        return f"Symbol({self.text!r})"
-
-
-def symbol(text: str) -> Symbol:
-    """The symbol an unescaped token TEXT reads as: `symbol('titfortat').name == 'TITFORTAT'`."""
-    return Symbol(text.upper(), text)
-
-
-def keyword(text: str) -> Symbol:
-    return Symbol(text.upper(), text, "KEYWORD")
-
-
-@dataclass(frozen=True)
-class Char:
-    """A character object, `#\\C`."""
-
-    value: str
-
-
-@dataclass(frozen=True)
-class Dotted:
-    """An improper list `(a b . c)`: the items and the final cdr (never a list itself)."""
-
-    items: tuple
-    tail: object
-
-
-@dataclass(frozen=True)
-class Unconverted:
-    """Something read but not interpreted: a number too long to convert in linear time, a
-    complex beyond float range, or a form nested deeper than MAX_DEPTH. `what` says which;
-    `text` is the number as written (empty for a form)."""
-
-    what: str
-    text: str = ""
-
-    def __repr__(self):
-        shown = self.text if len(self.text) <= 20 else self.text[:20] + "..."
-        return f"<{self.what}{' ' + shown if shown else ''}>"
-
-
-@dataclass(frozen=True)
-class Located:
-    """A top-level form and where it starts (1-based line and column)."""
-
-    form: object
-    line: int
-    column: int
-
-
-QUOTE, FUNCTION = Symbol("QUOTE"), Symbol("FUNCTION")
-QUASIQUOTE, UNQUOTE, UNQUOTE_SPLICING = (Symbol("QUASIQUOTE"), Symbol("UNQUOTE"),
-                                         Symbol("UNQUOTE-SPLICING"))
-VECTOR, BIT_VECTOR, PATHNAME, ARRAY, STRUCTURE = (
-    Symbol("VECTOR"), Symbol("BIT-VECTOR"), Symbol("PATHNAME"), Symbol("ARRAY"),
-    Symbol("STRUCTURE"))
-NIL = Symbol("NIL")
-
-_CHAR_NAMES = {"SPACE": " ", "NEWLINE": "\n", "TAB": "\t", "RETURN": "\r",
-               "LINEFEED": "\n", "PAGE": "\f", "BACKSPACE": "\b", "RUBOUT": "\x7f",
-               "NUL": "\0", "NULL": "\0", "ESCAPE": "\x1b", "ESC": "\x1b", "BELL": "\a"}
-_CHAR_PRINT_NAMES = {" ": "Space", "\n": "Newline", "\t": "Tab", "\r": "Return",
-                     "\f": "Page", "\b": "Backspace", "\x7f": "Rubout", "\0": "Null",
-                     "\x1b": "Escape", "\a": "Bell", "\v": "Vt"}
-_CHAR_NAMES["VT"] = "\v"
-# features of SBCL on 64-bit Linux, for #+ and #-
-FEATURES = frozenset({"SBCL", "COMMON-LISP", "ANSI-CL", "LINUX", "UNIX", "X86-64", "64-BIT",
-                      "LITTLE-ENDIAN", "IEEE-FLOATING-POINT", "ELF", "GENCGC", "SB-UNICODE",
-                      "SB-THREAD", "SB-PACKAGE-LOCKS", "SB-LDB", "SB-DOC", "SB-CORE-COMPRESSION"})
-
-# CL's potential numbers in base 10 (a token is classified, never parsed structurally)
-_INTEGER = re.compile(r"[+-]?\d+\.?")
-_RATIO = re.compile(r"[+-]?\d+/\d+")
-_FLOAT = re.compile(r"[+-]?(\d*\.\d+([esfdl][+-]?\d+)?|\d+(\.\d*)?[esfdl][+-]?\d+)")
-
-_END = object()      # no more forms (end of text, or a ')' that closes the open list)
-_SKIPPED = object()  # a #+/#- expression whose feature test failed: reads as nothing
-
-
-class _Reader:
+class _Reader(DispatchSyntax):
     def __init__(self, text: str, features=FEATURES):
         self.text = text
         self.features = features
@@ -165,6 +60,9 @@ class _Reader:
         self.newlines = [i for i, c in enumerate(text) if c == "\n"]
 
     # -- positions ----------------------------------------------------------------------
+    def shown(self, value) -> str:
+        return short(dumps_or_repr(value))
+
     def where(self, pos: int | None = None) -> tuple[int, int]:
         pos = self.pos if pos is None else pos
         before = bisect.bisect_left(self.newlines, pos)
@@ -211,17 +109,17 @@ class _Reader:
         """The next form, reading past any that a feature expression dropped."""
         while True:
             form = self.form(inside_list)
-            if form is not _SKIPPED:
+            if form is not SKIPPED:
                 return form
 
     def form(self, inside_list: bool = False):
         self.skip_blank()
         c = self.peek()
         if not c:
-            return _END
+            return END
         if c == ")":
             if inside_list:
-                return _END
+                return END
             raise self.error("unexpected ')' with no '(' to close")
         self.depth += 1
         try:
@@ -251,7 +149,7 @@ class _Reader:
         start = self.pos
         self.pos += 1
         inner = self.next_form(inside_list=True)
-        if inner is _END:
+        if inner is END:
             raise self.error(f"nothing after {mark}", start)
         return [head, inner]
 
@@ -276,10 +174,10 @@ class _Reader:
             if self.peek() == ")":
                 self.pos += 1
                 return items
-            if self.peek() == "." and self.peek(1) in _TERMINATORS | {""}:
+            if self.peek() == "." and self.peek(1) in TERMINATORS | {""}:
                 return self.dotted_rest(items)
             item = self.form(inside_list=True)
-            if item is not _SKIPPED:
+            if item is not SKIPPED:
                 items.append(item)
 
     def dotted_rest(self, items):
@@ -289,7 +187,7 @@ class _Reader:
             raise self.error("a dot with nothing before it", dot)
         tail = self.next_form(inside_list=True)
         self.skip_blank()
-        if tail is _END or self.peek() != ")":
+        if tail is END or self.peek() != ")":
             raise self.error("a dotted list needs exactly one form after the dot", dot)
         self.pos += 1
         # (a . (b c)) is the list (a b c), and (a . nil) is (a), as in CL
@@ -320,156 +218,6 @@ class _Reader:
                 out.append(c)
             self.pos += 1
         raise self.error("unterminated string: no closing '\"'", start)
-
-    # -- # syntaxes ---------------------------------------------------------------------
-    def dispatch(self):
-        start = self.pos
-        self.pos += 1
-        digits_at = self.pos
-        while self.peek().isdigit():
-            self.pos += 1
-        digits = self.text[digits_at:self.pos]
-        argument = int(digits) if digits and len(digits) <= 18 else (
-            None if not digits else 10 ** 18)  # #<huge>a: a rank no one can make
-        c = self.peek()
-        if not c:
-            raise self.error("# at the end of the input", start)
-        handler = _DISPATCH.get(c.lower())
-        if handler is None:
-            if c in WHITESPACE or c == ")":
-                raise self.error(f"# followed by {c!r} is not Lisp syntax", start)
-            raise self.error(f"unknown dispatch macro #{c}", start)
-        self.pos += 1
-        return handler(self, start, argument)
-
-    def function(self, start, _argument):
-        inner = self.next_form(inside_list=True)
-        if inner is _END:
-            raise self.error("nothing after #'", start)
-        return [FUNCTION, inner]
-
-    def character(self, start, _argument):
-        if self.pos >= len(self.text):
-            raise self.error("#\\ with no character", start)
-        begin = self.pos
-        self.pos += 1  # the first character is taken whatever it is
-        while self.peek() and self.peek() not in _TERMINATORS:
-            self.pos += 1
-        name = self.text[begin:self.pos]
-        if len(name) == 1:
-            return Char(name)
-        if name.upper() in _CHAR_NAMES:
-            return Char(_CHAR_NAMES[name.upper()])
-        code = name[1:].lstrip("+")
-        if name[0] in "uU" and _is_hex(code) and int(code, 16) < 0x110000:
-            return Char(chr(int(code, 16)))  # SBCL's #\U+41 style names
-        if self.suppress:
-            return Char(name[0])
-        raise self.error(f"unknown character name #\\{short(name)}", start)
-
-    def vector(self, start, _argument):
-        return [VECTOR, *self.list_rest()]
-
-    def feature_expression(self, start, _argument):
-        """#+feature form / #-feature form: kept or dropped as for SBCL on Linux."""
-        sign = self.text[self.pos - 1]
-        feature = self.next_form(inside_list=True)
-        if feature is _END:
-            raise self.error(f"#{sign} needs a feature expression and a form", start)
-        keep = self.has_feature(feature, start) == (sign == "+")
-        if not keep:
-            self.suppress += 1
-        try:
-            form = self.next_form(inside_list=True)
-        finally:
-            if not keep:
-                self.suppress -= 1
-        if form is _END:
-            raise self.error(f"#{sign} needs a form after its feature expression", start)
-        return form if keep else _SKIPPED
-
-    def has_feature(self, feature, start) -> bool:
-        if self.suppress:
-            return False  # inside a dropped form SBCL does not test it (*read-suppress*)
-        try:
-            return has_feature(feature, self.features)
-        except UnknownFeatureExpression as error:
-            raise self.error(f"unknown feature expression {error} (SBCL refuses it: write "
-                             "a feature, or (and ...), (or ...), (not ...) of features)",
-                             start) from error
-
-    def read_eval(self, start, _argument):
-        if self.suppress:  # inside a dropped #+/#- form: read over it, never evaluate
-            self.next_form(inside_list=True)
-            return NIL
-        raise self.error("#. (read-time evaluation) is not allowed", start)
-
-    def radix(self, start, argument):
-        base = {"b": 2, "o": 8, "x": 16}.get(self.text[self.pos - 1].lower(), argument)
-        if base is None or not 2 <= base <= 36:
-            raise self.error("#r needs a radix from 2 to 36, like #3r12", start)
-        chars, _escaped, _colons = self.token()
-        token = "".join(chars)
-        if len(token) > MAX_DIGITS and base & (base - 1):  # (bases 2, 4, 8... are linear)
-            return Unconverted(f"number in base {base}", token)
-        try:
-            if "/" in token:
-                numerator, denominator = token.split("/")
-                return _ratio(int(numerator, base), int(denominator, base))
-            if token.lstrip("+-").isalnum():
-                return int(token, base)
-        except (ValueError, ZeroDivisionError):
-            pass
-        if self.suppress:
-            return 0
-        raise self.error(f"bad number in base {base}: {short(token)!r}", start)
-
-    def uninterned(self, start, _argument):
-        chars, escaped, _colons = self.token()
-        raw = self.text[start + 2:self.pos]
-        return Symbol("".join(chars), raw, "#")
-
-    def complex_number(self, start, _argument):
-        parts = self.next_form(inside_list=True)
-        if (isinstance(parts, list) and len(parts) == 2
-                and all(_is_real(part) or _is_unconverted_number(part) for part in parts)):
-            try:
-                return complex(float(parts[0]), float(parts[1]))
-            except (OverflowError, TypeError):  # SBCL keeps #c(<400 nines> 1) exact
-                return Unconverted("complex number", self.text[start:self.pos])
-        if self.suppress:
-            return NIL
-        raise self.error("#c needs two real numbers, like #c(1 2)", start)
-
-    def pathname(self, start, _argument):
-        name = self.next_form(inside_list=True)
-        if not isinstance(name, str):
-            raise self.error('#p needs a string, like #p"file.lisp"', start)
-        return [PATHNAME, name]
-
-    def bit_vector(self, start, _argument):
-        chars, _escaped, _colons = self.token()
-        if any(c not in "01" for c in chars):
-            raise self.error("#* needs only 0s and 1s, like #*1011", start)
-        return [BIT_VECTOR, *(int(c) for c in chars)]
-
-    def array(self, start, argument):
-        contents = self.next_form(inside_list=True)
-        if argument is None or contents is _END:
-            raise self.error("#a needs a rank and contents, like #2a((1 2) (3 4))", start)
-        return [ARRAY, argument, contents]
-
-    def structure(self, start, _argument):
-        contents = self.next_form(inside_list=True)
-        if not (isinstance(contents, list) and contents):
-            raise self.error("#s needs a list, like #s(point :x 1)", start)
-        return [STRUCTURE, contents]
-
-    def unsupported(self, start, _argument):
-        c = self.text[self.pos - 1]
-        what = {"<": "#< starts an unreadable object",
-                "=": "#n= labels are not supported", "#": "#n# labels are not supported"}
-        raise self.error(what.get(c, f"unknown dispatch macro #{c}"), start)
 
     # -- too deep to recurse ------------------------------------------------------------
     def nested_too_deep(self):
@@ -556,7 +304,7 @@ class _Reader:
                     raise self.error("a backslash at the end of the input")
                 out.append(text[self.pos + 1])
                 escaped, self.pos = True, self.pos + 2
-            elif c in _TERMINATORS:
+            elif c in TERMINATORS:
                 break
             else:
                 if c == ":":
@@ -576,7 +324,7 @@ class _Reader:
             return NIL  # a dropped form's tokens are not interpreted (as *read-suppress*)
         if not escaped:
             try:
-                number = _number("".join(chars))
+                number = token_number("".join(chars))
             except ArithmeticError as problem:
                 raise self.error(f"{short(raw)}: {problem}", start) from problem
             if number is not None:
@@ -607,85 +355,12 @@ def _odd_backslashes(text: str, end: int) -> bool:
     return count % 2 == 1
 
 
-def _is_hex(text: str) -> bool:
-    return bool(text) and all(c in "0123456789abcdefABCDEF" for c in text)
-
-
-def _is_real(value) -> bool:
-    return isinstance(value, (int, float, Fraction)) and not isinstance(value, bool)
-
-
-def _ratio(numerator: int, denominator: int):
-    value = Fraction(numerator, denominator)
-    return value.numerator if value.denominator == 1 else value
-
-
-def _number(token: str):
-    """The number TOKEN (already upper-cased) spells in base 10, or None for a symbol."""
-    text = token.lower()
-    if len(text) > MAX_DIGITS and text[:1] in "+-.0123456789" and (
-            _INTEGER.fullmatch(text) or _RATIO.fullmatch(text) or _FLOAT.fullmatch(text)):
-        return Unconverted("number", token)
-    if _INTEGER.fullmatch(text):
-        return int(text.rstrip("."))  # `10.` is an integer in CL
-    if _RATIO.fullmatch(text):
-        numerator, denominator = text.split("/")
-        if int(denominator) == 0:
-            raise ZeroDivisionError("a ratio with a zero denominator")
-        return _ratio(int(numerator), int(denominator))
-    if _FLOAT.fullmatch(text):
-        value = float(re.sub("[sfdl]", "e", text))  # 1.5d0: CL's exponent markers
-        if not math.isfinite(value):
-            raise OverflowError("a float too large to represent")
-        return value
-    return None
-
-
-_DISPATCH = {
-    "'": _Reader.function, "\\": _Reader.character, "(": _Reader.vector,
-    "+": _Reader.feature_expression, "-": _Reader.feature_expression,
-    ".": _Reader.read_eval, "b": _Reader.radix, "o": _Reader.radix, "x": _Reader.radix,
-    "r": _Reader.radix, ":": _Reader.uninterned, "c": _Reader.complex_number,
-    "p": _Reader.pathname, "*": _Reader.bit_vector, "a": _Reader.array,
-    "s": _Reader.structure, "<": _Reader.unsupported, "=": _Reader.unsupported,
-    "#": _Reader.unsupported,
-}
-
-
-def _is_unconverted_number(value) -> bool:
-    return isinstance(value, Unconverted) and value.what == "number"
-
-
-class UnknownFeatureExpression(ValueError):
-    """A #+/#- test that is not a symbol or an (and|or|not ...) of them: SBCL refuses it."""
-
-
-def has_feature(feature, features) -> bool:
-    """CL's feature expressions: a symbol (read as a keyword), or (and|or|not ...), as SBCL
-    evaluates them; anything else raises UnknownFeatureExpression, as SBCL does."""
-    if isinstance(feature, Symbol) and feature.package in (None, "KEYWORD"):
-        return feature.name in features
-    if isinstance(feature, list) and feature and isinstance(feature[0], Symbol):
-        head, rest = feature[0].name, feature[1:]
-        if head == "AND":
-            return all(has_feature(f, features) for f in rest)
-        if head == "OR":
-            return any(has_feature(f, features) for f in rest)
-        if head == "NOT" and len(rest) == 1:
-            return not has_feature(rest[0], features)
-    raise UnknownFeatureExpression(short(dumps_or_repr(feature)))
-
-
 def dumps_or_repr(value) -> str:
     try:
         return dumps(value)
     except (TypeError, ValueError):
         return repr(value)
 
-
-def short(text: str, limit: int = 60) -> str:
-    """TEXT cut to LIMIT characters for a message (a token may be a megabyte long)."""
-    return text if len(text) <= limit else text[:limit] + "..."
 
 
 def read_all_with_lines(text: str, features=FEATURES) -> list[Located]:
@@ -700,9 +375,9 @@ def read_all_with_lines(text: str, features=FEATURES) -> list[Located]:
             form = reader.form()
         except RecursionError:  # MAX_DEPTH keeps well under the limit; this is a backstop
             raise reader.error("forms nested too deeply", reader.pos) from None
-        if form is _END:
+        if form is END:
             return forms
-        if form is not _SKIPPED:
+        if form is not SKIPPED:
             forms.append(Located(form, line, column))
 
 
@@ -734,7 +409,7 @@ def dumps(value) -> str:
     if isinstance(value, str):
         return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
     if isinstance(value, Char):
-        return "#\\" + _CHAR_PRINT_NAMES.get(value.value, value.value)
+        return "#\\" + CHAR_PRINT_NAMES.get(value.value, value.value)
     if isinstance(value, Fraction):
         return str(value.numerator) if value.denominator == 1 else (
             f"{value.numerator}/{value.denominator}")

@@ -246,3 +246,16 @@ def pytest_collection_modifyitems(items):
             item.add_marker(pytest.mark.sandbox)
         if used & {"sbcl", "bwrap"}:
             item.add_marker(pytest.mark.slow)
+
+
+def score_pairs(pairs, payoffs=None) -> tuple[int, int]:
+    """Total (mine, theirs) of a history of (mine, theirs) move pairs, scored move by move
+    by the one scorer (harness/core/rules.py, Scorer)."""
+    from harness.core.rules import Payoffs, Scorer
+
+    score = Scorer(payoffs or Payoffs())
+    mine = theirs = 0
+    for m, t in pairs:
+        gained, given = score(m, t)
+        mine, theirs = mine + gained, theirs + given
+    return mine, theirs

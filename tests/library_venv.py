@@ -4,7 +4,7 @@ dependencies copied from this one (hy, hyrule, click, Jinja2...), the harness it
 METADATA, RECORD and top_level.txt), so `importlib.metadata` finds them as pip installs
 them. Made in /var/tmp, readable by every user: a root monitor's agents run as users of
 their own, who could not read a 0700 pytest folder (and would then keep root's right to
-read, with no world of their own: harness/isolation/sandbox.py, _keeps_read)."""
+read, with no world of their own: harness/isolation/root_read.py, keeps_read)."""
 from __future__ import annotations
 
 import os

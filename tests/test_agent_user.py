@@ -112,10 +112,11 @@ def test_each_host_gets_a_user_id_of_its_own_with_one_capability(root_only):
     from harness.agents.lang.python_process import host_environment
     from harness.agents.specs import builtin_spec
     from harness.isolation.handles.opening import Isolation
-    from harness.isolation.sandbox import _keeps_read, launcher
+    from harness.isolation.root_read import keeps_read
+    from harness.isolation.sandbox import launcher
 
     start = launcher(builtin_spec("cooperate"), Isolation("process"))
-    kept = 1 << 2 if _keeps_read(builtin_spec("cooperate")) else 0
+    kept = 1 << 2 if keeps_read(builtin_spec("cooperate")) else 0
     seen = []
     for _ in range(2):
         launch = start([sys.executable, "-c", "print(open('/proc/self/status').read())"],

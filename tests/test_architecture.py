@@ -152,7 +152,7 @@ NAMED_BY_THEIR_COMMAND = "harness.cli.commands."
 
 def test_no_two_modules_share_a_name(graph):
     """A module's name says what it holds: two modules of one name hold different things
-    (two rounds.py, three report.py and two session.py once were such). Packages and
+    (two rounds.py, three report.py, two session.py once were such). Packages and
     `__main__` aside."""
     from collections import defaultdict
 
@@ -166,3 +166,57 @@ def test_no_two_modules_share_a_name(graph):
     shared = {name: sorted(modules) for name, modules in by_name.items()
               if len(modules) > 1 and name != "__main__"}
     assert not shared, f"modules sharing a name: {shared}"
+
+
+# -- sizes a newcomer can read ----------------------------------------------------------------
+MODULE_LINES, LISP_LINES = 500, 600   # one idea a file: no module, no Lisp file longer
+
+
+def _lines(path) -> int:
+    return len(path.read_text(encoding="utf-8").splitlines())
+
+
+def test_no_module_is_longer_than_an_idea():
+    from conftest import ROOT
+
+    long = [f"{path.relative_to(ROOT)}: {_lines(path)} lines (at most {limit})"
+            for pattern, limit in (("*.py", MODULE_LINES), ("*.lisp", LISP_LINES))
+            for folder in ("harness", "lisp_bridge")
+            for path in sorted((ROOT / folder).rglob(pattern))
+            if _lines(path) > limit]
+    assert not long, "split these by idea:\n" + "\n".join(long)
+
+
+def test_the_size_check_counts_lines(tmp_path):
+    """The check above can fail: a file one line over the limit is found."""
+    over = tmp_path / "over.py"
+    over.write_text("x = 1\n" * (MODULE_LINES + 1))
+    assert _lines(over) > MODULE_LINES
+
+
+def test_the_engine_probes_no_handle_with_getattr():
+    """What a handle offers is its Protocol's (harness/isolation/handles/agent_handle.py):
+    the engine asks it, never `getattr(handle, ...)` whether it has something."""
+    import ast
+
+    from conftest import ROOT
+
+    probes = []
+    for path in sorted((ROOT / "harness" / "engine").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and getattr(node.func, "id", None) in (
+                    "getattr", "hasattr"):
+                probes.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+    assert not probes, "getattr/hasattr in the engine: " + ", ".join(probes)
+
+
+def test_the_line_limit_is_written_once():
+    """The protocol's line limit is harness/core/protocol.py's LINE_LIMIT: no other module
+    of ours defines its own."""
+    import re
+
+    from conftest import ROOT
+
+    owners = [str(path.relative_to(ROOT)) for path in sorted((ROOT / "harness").rglob("*.py"))
+              if re.search(r"^LINE_LIMIT\s*=", path.read_text(encoding="utf-8"), re.M)]
+    assert owners == ["harness/core/protocol.py"]

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from harness.agents import bundles
+from harness.agents import bundle_limits, bundles
 from harness.core.errors import LoadError
 
 from conftest import console_script, run_cli
@@ -439,9 +439,9 @@ def test_a_zip_whose_header_lies_about_its_size_is_still_counted(tmp_path):
 
 def test_too_many_files_are_refused(tmp_path):
     archive = _zip({"JonesSmith.py": AGENT,
-                    **{f"f{i}.txt": b"" for i in range(bundles.MAX_FILES + 1)}},
+                    **{f"f{i}.txt": b"" for i in range(bundle_limits.MAX_FILES + 1)}},
                    tmp_path / "JonesSmith.zip")
-    assert f"more than {bundles.MAX_FILES} files" in _refusal(archive)
+    assert f"more than {bundle_limits.MAX_FILES} files" in _refusal(archive)
 
 
 def test_a_link_out_of_the_bundle_is_refused(tmp_path):
@@ -603,7 +603,7 @@ def test_a_bundle_earns_its_host_no_right_to_read_that_its_file_would_not(
     import tempfile
 
     from harness.agents.specs import file_spec
-    from harness.isolation.sandbox import _keeps_read
+    from harness.isolation.root_read import keeps_read
 
     # as /root is: 0700, and not under /tmp (whose caches were never used for snapshots)
     private = Path(tempfile.mkdtemp(prefix="pdharness-private-", dir="/var/tmp"))
@@ -615,7 +615,7 @@ def test_a_bundle_earns_its_host_no_right_to_read_that_its_file_would_not(
     alone.write_text(PY_AGENT)
     snapshot = file_spec(bundle).agent_file
     assert not snapshot.startswith(str(private))
-    assert _keeps_read(file_spec(bundle)) == _keeps_read(file_spec(alone))
+    assert keeps_read(file_spec(bundle)) == keeps_read(file_spec(alone))
 
 
 def test_a_bundles_fault_names_it_as_given_not_its_snapshot(tmp_path):

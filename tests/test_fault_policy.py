@@ -229,3 +229,48 @@ def test_the_check_catches_what_it_forbids(tmp_path):
         "compares with the word 'timeout'", "compares with the word 'crashed'",
         "compares with the word 'ok'", "decides on FaultKind.CRASH",
         "decides on Status.LOAD_ERROR"]
+
+
+# -- the table decides what the process handle does ------------------------------------------
+SLOW_FIRST_CALL = """import time
+
+calls = []
+
+def SlowFirst(hist, score):
+    calls.append(1)
+    if len(calls) == 1:
+        time.sleep(3)
+    return ["C", "C", "C"]
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("process", [Process.REPLACED, Process.KEPT])
+def test_the_process_handle_does_to_the_process_what_the_table_says(tmp_path, monkeypatch,
+                                                                     process):
+    """A call past its limit: with the table's row (REPLACED) the game's process is ended
+    and a fresh one catches up at the next request; with the row changed to KEPT, the
+    handle keeps it. The handle asks the table; it decides nothing of its own."""
+    from harness.agents.specs import file_spec
+    from harness.core import fault_policy
+    from harness.core.rules import Payoffs
+    from harness.isolation.handles.agent_handle import GameStart
+    from harness.isolation.handles.opening import Isolation, open_handle
+
+    row = CONSEQUENCES[Event.NO_ANSWER]
+    monkeypatch.setitem(fault_policy.CONSEQUENCES, Event.NO_ANSWER,
+                        fault_policy.Consequence(row.kind, process, row.out_for_game))
+    agent = tmp_path / "SlowFirst.py"
+    agent.write_text(SLOW_FIRST_CALL)
+    handle = open_handle(file_spec(agent), Isolation("process", timeout=0.3))
+    try:
+        handle.start_game(GameStart(1, 3, Payoffs()))
+        serial = handle.host.serial
+        handle.request(None)
+        reply = handle.collect()
+        assert reply.fault is not None and reply.fault.kind == TIMEOUT, reply
+        ended = handle.host.serial == serial + 1   # END went to its zygote
+        assert ended == (process is Process.REPLACED)
+        assert handle.stale == (process is Process.REPLACED)
+    finally:
+        handle.close()

@@ -428,13 +428,13 @@ def test_in_the_sandbox_no_file_appears_outside_the_run(sandboxed_run):
 AS_ROOT = os.geteuid() == 0
 
 
-def root_keeps_read() -> bool:
+def rootkeeps_read() -> bool:
     """Whether a root monitor's `process` hosts keep root's right to read, and so have no
     world of their own: with this suite's venv in a folder other users cannot read."""
     from harness.agents.specs import builtin_spec
-    from harness.isolation.sandbox import _keeps_read
+    from harness.isolation.root_read import keeps_read
 
-    return AS_ROOT and _keeps_read(builtin_spec("cooperate"))
+    return AS_ROOT and keeps_read(builtin_spec("cooperate"))
 
 
 def test_under_process_isolation_agents_read_what_their_user_may_and_reach_no_network(
@@ -446,8 +446,8 @@ def test_under_process_isolation_agents_read_what_their_user_may_and_reach_no_ne
     The seccomp filter allows no socket.
     Which of the two a root monitor is depends on its install: a venv every user can read
     gives each host a user of its own and a world; one in a private folder (/root, or
-    mktemp's) keeps root's right to read (harness/isolation/sandbox.py, _keeps_read)."""
-    reads_as_root = root_keeps_read()
+    mktemp's) keeps root's right to read (harness/isolation/sandbox.py, keeps_read)."""
+    reads_as_root = rootkeeps_read()
     # its folder is the monitor's own (mkdtemp's 0700): seen by the monitor's user or root
     assert process_run.intended("Snoop") == ({"DDD"} if reads_as_root or not AS_ROOT
                                              else {"CCC"})
@@ -460,9 +460,9 @@ def test_under_process_isolation_agents_write_only_what_their_own_user_may(proce
     """Under a root monitor each agent is a user of its own: the run's folders are root's,
     /tmp is anyone's. Under any other monitor its agents write whatever it may, but /tmp,
     which is each game's own (harness/isolation/world.py), as it is a root monitor's when
-    its hosts need no right to read (`root_keeps_read`)."""
+    its hosts need no right to read (`rootkeeps_read`)."""
     if AS_ROOT:
-        assert process_run.markers["planted"] == root_keeps_read()
+        assert process_run.markers["planted"] == rootkeeps_read()
         # the /tmp marker belongs to the user id of the game that wrote it first: a later
         # game's process, another user, may not write over it (/tmp is sticky)
         assert "CDC" in process_run.intended("Planter") <= {"CDC", "CCC"}
@@ -526,8 +526,8 @@ def test_under_process_isolation_the_machines_dev_shm_is_writable(process_run):
     cgroup where there is one); memfd and SysV shared memory are denied all the same. A
     game with a world of its own has its own /dev/shm, too small for the hoard (4 MiB,
     harness/isolation/world.py), as every monitor's but a root one's that keeps its right
-    to read (`root_keeps_read`)."""
-    has_world = not root_keeps_read()
+    to read (`rootkeeps_read`)."""
+    has_world = not rootkeeps_read()
     assert process_run.intended("ShmHoarder") == ({"CCC"} if has_world else {"DCC"})
 
 

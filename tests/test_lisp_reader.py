@@ -4,16 +4,8 @@ from hypothesis import given, strategies as st
 
 from harness.cli.commands.options import MAX_GAME_LENGTH
 from lisp_bridge.monitor_call import MonitorFormError, parse_monitor_call
-from lisp_bridge.sexpr import (
-    Char,
-    LispSyntaxError,
-    Symbol,
-    dumps,
-    read_all,
-    read_all_with_lines,
-    read_one,
-    symbol,
-)
+from lisp_bridge.sexpr import dumps, read_all, read_all_with_lines, read_one
+from lisp_bridge.sexpr_data import Char, LispSyntaxError, Symbol, symbol
 
 from conftest import run_cli
 

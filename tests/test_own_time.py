@@ -97,7 +97,7 @@ def crowded_cpu(busy=BUSY):
     """This process and what it starts run on one CPU, beside `busy` busy loops there.
 
     Every thread is pinned, not just this one: hosts are started from a long-lived spawner
-    thread (harness/isolation/sandbox.popen), which keeps the affinity it had when an
+    thread (harness/isolation/spawner.py, popen), which keeps the affinity it had when an
     earlier test made it, and a host left on every CPU would not be crowded at all."""
     everywhere = os.sched_getaffinity(0)
     _pin_every_thread({min(everywhere)})
@@ -186,8 +186,11 @@ def test_the_time_given_back_is_capped():
     handle.timeout, handle.credit = LIMIT, 0.0
 
     class Starved:   # a host whose process waited an hour for a CPU
-        ending = ended = False
-        released_at = 0.0
+        def in_call(self):
+            return True
+
+        def due(self, asked_until, limit):
+            return asked_until
 
         def at_deadline(self):
             return 3600.0, None

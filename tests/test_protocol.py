@@ -37,10 +37,22 @@ from harness.isolation.handles.process import ProcessHandle
 
 from conftest import ROOT
 
-SBCL_HOST = ROOT / "lisp_bridge" / "sbcl_host.lisp"
+
+class _SbclHost:
+    """The SBCL host's source: its parts (lisp_bridge/sbcl.py, SOURCES), read as one."""
+
+    @staticmethod
+    def read_text() -> str:
+        from lisp_bridge.sbcl import SOURCES
+
+        return "\n".join(part.read_text() for part in SOURCES)
+
+
+SBCL_HOST = _SbclHost()
 REPL_MONITOR = ROOT / "lisp_bridge" / "repl_monitor.lisp"
 # the Python files that speak the protocol: each takes its words from the table
 SPEAKERS = ["harness/isolation/host.py", "harness/isolation/handles/process.py",
+            "harness/isolation/handles/host_process.py",
             "harness/isolation/handles/repl.py", "harness/isolation/handles/replies.py",
             "harness/isolation/handles/inprocess.py", "harness/agents/runtime.py"]
 
@@ -335,3 +347,13 @@ def test_a_game_process_writes_its_reply_as_the_table_does(kind, text, warning):
     values = (text, warning) if warning and kind is protocol.MOVES else (text,)
     assert reply_line(kind, text, warning if kind is protocol.MOVES else None) == \
         kind.line(*values).encode("utf-8", "replace")
+
+
+def test_the_repl_monitor_loads_every_part_of_the_sbcl_host_in_order():
+    """repl_monitor.lisp reuses the host's own reading of answers: it loads the host's
+    parts in the order lisp_bridge/sbcl.py compiles them."""
+    from lisp_bridge.sbcl import SOURCES
+
+    text = REPL_MONITOR.read_text()
+    named = re.findall(r'"(sbcl_host[a-z_]*\.lisp)"', text)
+    assert named == [part.name for part in SOURCES]

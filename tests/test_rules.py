@@ -3,8 +3,10 @@ import pytest
 from hypothesis import given, strategies as st
 
 from harness.core.errors import ParameterError
-from harness.core.rules import FlipParams, GameLength, GameParams, Payoffs, score_pairs
+from harness.core.rules import FlipParams, GameLength, GameParams, Payoffs
 from harness.isolation.handles.opening import Isolation
+
+from conftest import score_pairs
 
 moves = st.sampled_from("CD")
 pairs = st.lists(st.tuples(moves, moves), max_size=60)

@@ -3,7 +3,9 @@ score (harness/agents/runtime.py) and the record reader's recomputation all agre
 payoff table, moves per turn and flips."""
 from hypothesis import given, settings, strategies as st
 
-from harness.core.rules import FlipParams, GameLength, GameParams, Payoffs, Scorer, score_pairs
+from harness.core.rules import FlipParams, GameLength, GameParams, Payoffs, Scorer
+
+from conftest import score_pairs
 
 moves = st.sampled_from("CD")
 

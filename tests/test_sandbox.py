@@ -23,7 +23,7 @@ from harness.agents.lang.python_process import host_environment, python_host_com
 from harness.agents.specs import builtin_spec, file_spec
 from harness.core.rules import FlipParams, GameParams
 from harness.engine.game import play_game
-from harness.isolation import limits, sandbox
+from harness.isolation import bwrap_command, launch, limits, sandbox, sandbox_views
 from harness.isolation.handles.opening import Isolation, open_handle
 
 from conftest import ROOT, run_cli
@@ -81,7 +81,7 @@ def test_only_the_private_tmp_is_writable_and_it_starts_empty(sandboxed, submiss
     before = sorted(p.name for p in tmp_path.rglob("*"))
     targets = [str(mine), str(submissions / "Planted.py"), str(tmp_path / "planted"),
                str(ROOT / "harness" / "planted.py"), "/usr/planted", "/planted",
-               str(sandbox._cache_dir()) + "/planted", os.getcwd() + "/planted"]
+               str(sandbox_views.cache_folder()) + "/planted", os.getcwd() + "/planted"]
     program = f"""
         import json, os
         written = []
@@ -102,7 +102,7 @@ def test_only_the_private_tmp_is_writable_and_it_starts_empty(sandboxed, submiss
     # /tmp holds only the folders on the way to what is bound there (the agent's own file,
     # the cache, a checkout or venv, when they live under /tmp, as in this test), never the
     # last run's files
-    bound = sandbox._Views.of(file_spec(mine)).roots + [str(mine), os.getcwd()]
+    bound = sandbox_views.Views.of(file_spec(mine)).roots + [str(mine), os.getcwd()]
     on_the_way = sorted({path.split("/")[2] for path in bound if path.startswith("/tmp/")})
     assert first == second == {"written": [], "tmp": on_the_way, "marker": False}
     assert sorted(p.name for p in tmp_path.rglob("*")) == before
@@ -186,8 +186,8 @@ def test_no_capabilities_no_new_privileges_and_not_root_where_it_can_drop_root(s
     """)
     assert seen["caps"] == 0
     assert seen["no_new_privs"] == "1"
-    if sandboxed.flavor == sandbox.DEDICATED_USER:
-        assert seen["uid"] == seen["euid"] >= sandbox.UID_BASE
+    if sandboxed.flavor == bwrap_command.DEDICATED_USER:
+        assert seen["uid"] == seen["euid"] >= launch.UID_BASE
         assert seen["groups"] == []
 
 
@@ -392,7 +392,7 @@ def test_a_host_near_its_cpu_limit_from_honest_work_is_retired_between_games(tmp
     call would meet it in a long tournament. The handle retires a host whose calls used half
     of it, at a game boundary, so the limit only ever kills CPU burnt outside the calls."""
     from harness.isolation.handles.process import ProcessHandle
-    from harness.isolation.sandbox import Launch
+    from harness.isolation.launch import Launch
 
     path = tmp_path / "Thinker.py"
     path.write_text(textwrap.dedent("""
@@ -424,7 +424,7 @@ def test_a_host_near_its_cpu_limit_from_honest_work_is_retired_between_games(tmp
 def test_an_agent_inside_a_folder_the_sandbox_shows_still_sees_only_its_own_file(sandboxed):
     """Were the submissions inside a folder bound for the host (an installed copy of the
     bundled agents in site-packages, say), that folder is covered by an empty one."""
-    folder = Path(sandbox._cache_dir()) / "inside-a-bound-folder"
+    folder = Path(sandbox_views.cache_folder()) / "inside-a-bound-folder"
     folder.mkdir(exist_ok=True)
     mine = folder / "InsideAgent.py"
     mine.write_text("def InsideAgent(hist, score):\n    return ['C', 'C', 'C']\n")

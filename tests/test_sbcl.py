@@ -329,9 +329,9 @@ def test_the_server_fasl_is_keyed_by_sbcl_version_and_source(tmp_path, monkeypat
     first = sbcl.server_fasl(cache_dir())
     assert first == sbcl.server_fasl(cache_dir()) and first.stat().st_size > 0
     built = first.stat().st_mtime_ns
-    changed = tmp_path / "sbcl_host.lisp"
-    changed.write_text(sbcl.SERVER.read_text() + "\n;; a change\n")
-    monkeypatch.setattr(sbcl, "SERVER", changed)
+    changed = tmp_path / "sbcl_host_world.lisp"   # any part of it
+    changed.write_text(sbcl.SOURCES[2].read_text() + "\n;; a change\n")
+    monkeypatch.setattr(sbcl, "SOURCES", (*sbcl.SOURCES[:2], changed, *sbcl.SOURCES[3:]))
     second = sbcl.server_fasl(cache_dir())
     assert second != first and second.exists()
     assert first.stat().st_mtime_ns == built  # the old one was not rebuilt
@@ -344,7 +344,7 @@ def test_a_server_that_does_not_compile_is_one_clear_load_error(tmp_path, monkey
 
     broken = tmp_path / "sbcl_host.lisp"
     broken.write_text("(defpackage :pdharness-host (:use :common-lisp))\n(defun main (\n")
-    monkeypatch.setattr(sbcl, "SERVER", broken)
+    monkeypatch.setattr(sbcl, "SOURCES", (broken,))
     with pytest.raises(LoadError) as caught:
         LANGUAGES["lisp"].host_command(str(LISP / "LispChecker.lisp"), "LispChecker", None)
     assert "cannot compile the SBCL host" in str(caught.value)

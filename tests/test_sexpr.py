@@ -4,7 +4,8 @@ from fractions import Fraction
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from lisp_bridge.sexpr import (
+from lisp_bridge.sexpr import dumps, read_all, read_all_with_lines, read_one
+from lisp_bridge.sexpr_data import (
     FUNCTION,
     MAX_DEPTH,
     NIL,
@@ -17,11 +18,7 @@ from lisp_bridge.sexpr import (
     LispSyntaxError,
     Symbol,
     Unconverted,
-    dumps,
     keyword,
-    read_all,
-    read_all_with_lines,
-    read_one,
     symbol,
 )
 

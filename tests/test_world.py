@@ -230,3 +230,59 @@ def test_a_status_the_kernel_cannot_tell_unreaped_is_none():
         assert status_of_ended(pidfd) is None
     finally:
         os.close(pidfd)
+
+
+# -- the world's mounts, written once for both hosts -----------------------------------------
+TMP_FILLER = """(defun TmpFiller (hist score)
+  (declare (ignore hist score))
+  ;; 2 MiB into this game's /tmp: C if it fits, D if the world's /tmp is smaller
+  (handler-case
+      (with-open-file (out "/tmp/filler" :direction :output :if-exists :supersede
+                                         :element-type '(unsigned-byte 8))
+        (write-sequence (make-array (* 2 1024 1024) :element-type '(unsigned-byte 8)
+                                                    :initial-element 7) out)
+        (finish-output out)
+        '(C C C))
+    (error () '(D D D))))
+"""
+
+
+def test_the_lisp_host_spells_no_mount_of_its_own():
+    """Each game's mounts are world.py's (GAME_MOUNTS): the SBCL host is given them at its
+    start and writes none itself."""
+    from harness.isolation import world
+    from lisp_bridge.sbcl import SOURCES
+
+    lisp = "\n".join(part.read_text() for part in SOURCES)
+    assert "size=" not in lisp and "mode=1777" not in lisp
+    given = world.mounts_environment()[world.MOUNTS].splitlines()
+    assert [line.split(" ", 2) for line in given] == [
+        [target, str(flags), options] for target, flags, options in world.GAME_MOUNTS]
+    assert f"size={world.TMP_SIZE}," in given[0]
+
+
+@pytest.mark.parametrize("tmp_bytes, answer", [(None, "C"), (1024 * 1024, "D")])
+def test_a_lisp_game_mounts_what_world_py_says(tmp_path, monkeypatch, sbcl, sandboxed,
+                                               tmp_bytes, answer):
+    """A Lisp agent's game has the /tmp world.py describes: told a 1 MiB /tmp instead, the
+    host mounts that, and 2 MiB no longer fit."""
+    from harness.agents.specs import builtin_spec, file_spec
+    from harness.core.rules import GameParams
+    from harness.engine.game import play_game
+    from harness.isolation import world
+    from harness.isolation.handles import opening
+
+    if tmp_bytes is not None:
+        mounts = tuple((target, flags, f"size={tmp_bytes},mode=1777" if target == "/tmp"
+                        else options) for target, flags, options in world.GAME_MOUNTS)
+        monkeypatch.setattr(world, "GAME_MOUNTS", mounts)
+    agent = tmp_path / "TmpFiller.lisp"
+    agent.write_text(TMP_FILLER)
+    isolation = opening.Isolation("sandbox", timeout=20.0, load_timeout=60.0)
+    handle = opening.open_handle(file_spec(agent), isolation)
+    other = opening.open_handle(builtin_spec("cooperate"), opening.Isolation("none"))
+    try:
+        record = play_game(handle, other, 2, 1, GameParams())
+    finally:
+        handle.close()
+    assert set(record.intended_a) == {answer * 3}, record

@@ -23,19 +23,14 @@ import os
 import stat
 import threading
 from dataclasses import dataclass
-from typing import Any
 
 from harness.core.errors import LoadError
 
+from .bundle_limits import CHUNK, MAX_DEPTH, MAX_FILES, MIB, SKIPPED, shown_name
+from .bundle_zip import ZipReader
+
 MAX_BUNDLE_MIB = 64            # the default of --max-bundle-mib
-MAX_FILES = 1000               # files a bundle may hold
-MAX_NAME_BYTES = 1024          # a path inside a bundle, in UTF-8
-MAX_DEPTH = 32                 # folders inside folders
 ZIP_SUFFIX = ".zip"
-CHUNK = 64 * 1024
-# what tools leave beside a submission that is no part of it: never copied
-SKIPPED = frozenset({"__pycache__", ".git", "__MACOSX", ".DS_Store"})
-_MIB = 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -143,7 +138,7 @@ def bundle_language(path) -> str:
         found = folder_agent_file(path)
         return BY_SUFFIX[os.path.splitext(found)[1]].name if found else "python"
     try:
-        with _ZipReader(str(path), max_bytes()) as reader:
+        with ZipReader(str(path), max_bytes()) as reader:
             top = _top_files(reader.entry_names(), name)
     except LoadError:
         return "python"
@@ -154,13 +149,13 @@ def bundle_language(path) -> str:
 
 
 # -- the limit ------------------------------------------------------------------------------
-_limit = [MAX_BUNDLE_MIB * _MIB]
+_limit = [MAX_BUNDLE_MIB * MIB]
 
 
 def use_max_mib(mib: int | None) -> None:
     """The size limit for every bundle opened from now on (--max-bundle-mib; None: the
     default). Set once per run by the command line, before any agent is opened."""
-    _limit[0] = (MAX_BUNDLE_MIB if mib is None else int(mib)) * _MIB
+    _limit[0] = (MAX_BUNDLE_MIB if mib is None else int(mib)) * MIB
 
 
 def use_max_bytes(limit: int) -> None:
@@ -244,7 +239,7 @@ class _Writer:
     def add(self, relative: str, chunks) -> None:
         """A file at `relative` (a checked, '/'-separated path) holding `chunks`."""
         if relative in self.hashes:
-            raise self.refuse(f"holds {_shown(relative)} twice")
+            raise self.refuse(f"holds {shown_name(relative)} twice")
         if len(self.hashes) >= MAX_FILES:
             raise self.refuse(f"holds more than {MAX_FILES} files, the most a bundle may")
         destination = os.path.join(self.target, *relative.split("/"))
@@ -253,14 +248,14 @@ class _Writer:
             fd = os.open(destination, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW
                          | os.O_CLOEXEC, 0o444)
         except OSError as error:   # a file where a folder must be, a name too long...
-            raise self.refuse(f"cannot hold {_shown(relative)}: {error.strerror}") from error
+            raise self.refuse(f"cannot hold {shown_name(relative)}: {error.strerror}") from error
         digest = hashlib.sha256()
         try:
             for chunk in chunks:
                 self.size += len(chunk)
                 if self.size > self.limit:
                     raise self.refuse(
-                        f"holds more than {self.limit // _MIB} MiB (expanded), the most a "
+                        f"holds more than {self.limit // MIB} MiB (expanded), the most a "
                         "bundle may (--max-bundle-mib)")
                 digest.update(chunk)
                 view = memoryview(chunk)
@@ -292,12 +287,6 @@ def digest_of(hashes: dict[str, str]) -> str:
     return whole.hexdigest()
 
 
-def _shown(name: str) -> str:
-    from harness.core.safe_text import line
-
-    return line(name if len(name) <= 80 else name[:80] + "...")
-
-
 # -- a folder ---------------------------------------------------------------------------------
 def _from_folder(folder: str, relative: str, writer: _Writer, depth: int) -> None:
     if depth > MAX_DEPTH:
@@ -311,7 +300,7 @@ def _from_folder(folder: str, relative: str, writer: _Writer, depth: int) -> Non
                     raise writer.refuse(f"holds more than {MAX_FILES} files, the most a "
                                         "bundle may")
     except OSError as error:
-        raise writer.refuse(f"cannot read {_shown(relative or '.')}: {error.strerror}") from error
+        raise writer.refuse(f"cannot read {shown_name(relative or '.')}: {error.strerror}") from error
     entries.sort(key=lambda entry: entry.name)
     for entry in entries:
         if entry.name in SKIPPED:
@@ -326,7 +315,7 @@ def _from_folder(folder: str, relative: str, writer: _Writer, depth: int) -> Non
         elif stat.S_ISREG(mode):
             writer.add(inner, _file_chunks(entry.path, inner, writer))
         else:
-            raise writer.refuse(f"{_shown(inner)} is not a plain file (a FIFO, device or "
+            raise writer.refuse(f"{shown_name(inner)} is not a plain file (a FIFO, device or "
                                 "socket); a bundle holds files and folders only")
 
 
@@ -335,7 +324,7 @@ def _checked_name(name: str, writer: _Writer) -> str:
         name.encode("utf-8")
     except UnicodeEncodeError:   # os.scandir keeps undecodable bytes as surrogates
         readable = name.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
-        raise writer.refuse(f"holds a file whose name is not UTF-8 ({_shown(readable)})") \
+        raise writer.refuse(f"holds a file whose name is not UTF-8 ({shown_name(readable)})") \
             from None
     return name
 
@@ -348,7 +337,7 @@ def _linked(path: str, relative: str, writer: _Writer) -> None:
     inside = target.startswith(top.rstrip("/") + "/")
     if not inside or not os.path.isfile(target):
         where = "out of the bundle" if not inside else "to a folder or to nothing"
-        raise writer.refuse(f"{_shown(relative)} is a link {where}; a bundle holds its own "
+        raise writer.refuse(f"{shown_name(relative)} is a link {where}; a bundle holds its own "
                             "files (copy the file itself into it)")
     writer.add(relative, _file_chunks(target, relative, writer))
 
@@ -359,10 +348,10 @@ def _file_chunks(path: str, relative: str, writer: _Writer):
     try:
         fd = os.open(path, flags)
     except OSError as error:
-        raise writer.refuse(f"cannot read {_shown(relative)}: {error.strerror}") from error
+        raise writer.refuse(f"cannot read {shown_name(relative)}: {error.strerror}") from error
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise writer.refuse(f"{_shown(relative)} is not a plain file")
+            raise writer.refuse(f"{shown_name(relative)} is not a plain file")
         while chunk := os.read(fd, CHUNK):
             yield chunk
     finally:
@@ -371,11 +360,11 @@ def _file_chunks(path: str, relative: str, writer: _Writer):
 
 # -- a zip --------------------------------------------------------------------------------------
 def _from_zip(path: str, writer: _Writer, name: str) -> None:
-    with _ZipReader(path, writer.limit) as reader:
-        files = reader.files(writer)
+    with ZipReader(path, writer.limit) as reader:
+        files = reader.files()
         prefix = _common_top(list(files), name)
         for relative, info in files.items():
-            writer.add(relative[len(prefix):], reader.chunks(info, writer))
+            writer.add(relative[len(prefix):], reader.chunks(info))
 
 
 def _top_files(names, name: str) -> set[str]:
@@ -391,174 +380,6 @@ def _common_top(names, name: str) -> str:
     if names and all(entry.startswith(prefix) for entry in names):
         return prefix
     return ""
-
-
-class _ZipReader:
-    """A zip archive read with bounded memory: the archive is a regular file of at most the
-    limit, its central directory at most MAX_FILES entries' worth (checked before zipfile
-    reads it), every entry decompressed a chunk at a time and counted as it comes."""
-
-    def __init__(self, path: str, limit: int):
-        self.path, self.limit = path, limit
-        self.archive: Any = None
-
-    def __enter__(self) -> "_ZipReader":
-        import zipfile
-
-        fd = self._open()
-        handle = os.fdopen(fd, "rb")
-        try:
-            self._check_directory(handle)
-            self.archive = zipfile.ZipFile(handle)
-        except LoadError:
-            handle.close()
-            raise
-        except Exception as error:   # noqa: BLE001 - any malformed archive is refused
-            handle.close()
-            raise self._damaged(error) from None
-        return self
-
-    def __exit__(self, *exc) -> None:
-        if self.archive is not None:
-            fp = self.archive.fp
-            self.archive.close()
-            if fp is not None:
-                fp.close()
-
-    def _refuse(self, why: str) -> LoadError:
-        from harness.core.safe_text import line
-
-        return LoadError(f"{line(self.path)}: {why}")
-
-    def _damaged(self, error: BaseException) -> LoadError:
-        from harness.core.safe_text import line
-
-        detail = str(error) or type(error).__name__
-        return self._refuse(f"not a zip archive that can be read ({line(detail)[:120]})")
-
-    def _open(self) -> int:
-        from .agent_files import _not_plain
-
-        try:
-            mode = os.lstat(self.path).st_mode
-        except OSError as error:
-            raise self._refuse(f"cannot read: {error.strerror}") from error
-        if not stat.S_ISREG(mode):
-            raise _not_plain(self.path, mode, "a bundle's zip")
-        flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
-        try:
-            fd = os.open(self.path, flags)
-        except OSError as error:
-            raise self._refuse(f"cannot read: {error.strerror}") from error
-        size = os.fstat(fd).st_size
-        if not stat.S_ISREG(os.fstat(fd).st_mode) or size > self.limit:
-            os.close(fd)
-            raise self._refuse(f"{size} bytes, more than the {self.limit // _MIB} MiB a "
-                               "bundle may hold (--max-bundle-mib)")
-        return fd
-
-    def _check_directory(self, handle) -> None:
-        """The end record, found as zipfile finds it: its central directory must be small
-        enough for MAX_FILES entries, and no zip64 (a bundle never needs one)."""
-        import struct
-
-        handle.seek(0, os.SEEK_END)
-        size = handle.tell()
-        tail_size = min(size, 22 + 65535 + 20)   # and room for a zip64 locator before it
-        handle.seek(size - tail_size)
-        tail = handle.read(tail_size)
-        at = len(tail) - 22 if tail[-22:-18] == b"PK\x05\x06" and tail[-2:] == b"\0\0" \
-            else tail.rfind(b"PK\x05\x06")
-        if at < 0 or len(tail) - at < 22:
-            raise self._refuse("not a zip archive (no end of central directory)")
-        (_, disk, _, on_disk, entries, directory_size,
-         _, _) = struct.unpack("<4sHHHHIIH", tail[at:at + 22])
-        if 0xFFFF in (disk, on_disk, entries) or directory_size == 0xFFFFFFFF \
-                or tail[max(0, at - 20):at - 16] == b"PK\x06\x07":
-            raise self._refuse("a zip64 archive; zip the bundle with a usual tool (zip -r)")
-        if entries > 2 * MAX_FILES or directory_size > 2 * MAX_FILES * (46 + MAX_NAME_BYTES):
-            raise self._refuse(f"lists more than {MAX_FILES} files, the most a bundle may")
-
-    def entry_names(self) -> list[str]:
-        assert self.archive is not None
-        return [info.filename for info in self.archive.infolist()]
-
-    def files(self, writer: _Writer) -> dict:
-        """{checked relative path: ZipInfo} of the files to extract, in archive order."""
-        assert self.archive is not None
-        files: dict = {}
-        folders: set[str] = set()
-        for info in self.archive.infolist():
-            name = self._utf8_name(info)
-            if name.split("/")[0] in SKIPPED:
-                continue
-            relative = self._relative(name)
-            if info.flag_bits & 0x1:
-                raise self._refuse(f"{_shown(name)} is encrypted; a bundle's zip holds plain "
-                                   "files")
-            if stat.S_ISLNK(info.external_attr >> 16):
-                raise self._refuse(f"{_shown(name)} is a link; a bundle holds its own files")
-            if name.endswith("/"):
-                folders.add(relative)
-                continue
-            if relative.split("/")[-1] in SKIPPED:
-                continue
-            if relative in files or relative in folders:
-                raise self._refuse(f"holds {_shown(relative)} twice")
-            if info.compress_type not in (0, 8):   # stored, deflated
-                raise self._refuse(f"{_shown(name)} is compressed with method "
-                                   f"{info.compress_type}; zip the bundle with deflate "
-                                   "(any usual tool does)")
-            files[relative] = info
-            if len(files) > MAX_FILES:
-                raise self._refuse(f"holds more than {MAX_FILES} files, the most a bundle may")
-        return files
-
-    def _utf8_name(self, info) -> str:
-        raw = info.orig_filename
-        if not info.flag_bits & 0x800:   # zipfile read it as cp437: take its bytes back
-            try:
-                raw = raw.encode("cp437").decode("utf-8")
-            except UnicodeError:
-                raise self._refuse(f"holds an entry whose name is not UTF-8 "
-                                   f"({_shown(raw)})") from None
-        if "\0" in raw:
-            raise self._refuse(f"holds an entry with a NUL in its name ({_shown(raw)})")
-        return raw
-
-    def _relative(self, name: str) -> str:
-        """The entry's path inside the bundle; refused if it would land outside it."""
-        if len(name.encode("utf-8")) > MAX_NAME_BYTES:
-            raise self._refuse(f"holds an entry name longer than {MAX_NAME_BYTES} bytes")
-        if name.startswith("/") or "\\" in name or (len(name) > 1 and name[1] == ":"):
-            raise self._refuse(f"holds {_shown(name)}, outside its folder (an absolute "
-                               "path); a bundle's entries are paths inside it")
-        parts = [part for part in name.split("/") if part not in ("", ".")]
-        if ".." in parts:
-            raise self._refuse(f"holds {_shown(name)}, outside its folder (..); a bundle's "
-                               "entries are paths inside it")
-        if not parts:
-            raise self._refuse(f"holds an entry with no name ({_shown(name)})")
-        if len(parts) > MAX_DEPTH:
-            raise self._refuse(f"nests folders deeper than {MAX_DEPTH}")
-        return "/".join(parts)
-
-    def chunks(self, info, writer: _Writer):
-        """The entry's bytes as they decompress, a chunk at a time (the writer counts them
-        against the limit: the header's sizes are never trusted); a damaged entry is
-        refused."""
-        assert self.archive is not None
-        try:
-            with self.archive.open(info) as entry:
-                while True:
-                    chunk = entry.read(CHUNK)
-                    if not chunk:
-                        return
-                    yield chunk
-        except LoadError:
-            raise
-        except Exception as error:   # noqa: BLE001 - a damaged entry, whatever zipfile says
-            raise self._damaged(error) from None
 
 
 # -- the snapshots' place -------------------------------------------------------------------

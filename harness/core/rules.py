@@ -77,17 +77,6 @@ class Scorer:
         return mine_total, theirs_total
 
 
-def score_pairs(pairs, payoffs: Payoffs = Payoffs()) -> tuple[int, int]:
-    """Total (mine, theirs) for a history of (mine, theirs) move pairs."""
-    score = Scorer(payoffs)
-    mine = theirs = 0
-    for m, t in pairs:
-        gained, given = score(m, t)
-        mine += gained
-        theirs += given
-    return mine, theirs
-
-
 # What a fault does to the game (the default answer, timeouts in a row) is
 # harness/core/fault_policy.py's.
 

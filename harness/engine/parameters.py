@@ -371,23 +371,27 @@ def defaults() -> dict:
 
 def settings(values: dict):
     """The Settings for parameter values by name, as the command line holds them (those
-    missing at their defaults): Settings.from_dict, the one constructor, in its units."""
+    missing at their defaults), made here once, each part checking its own values."""
+    # the table is plain values, read by the command line's options before any run: what a
+    # run is made of is imported only when one is made
+    from harness.core.rules import FlipParams, GameLength, GameParams, Payoffs
+    from harness.isolation.handles.isolation_settings import Isolation
+
     from .tournament import Settings
 
     values = {**defaults(), **values}
     (flip_start, flip_decay), (low, high) = values["flip"], values["length"]
-    t, r, p, s = values["payoffs"]
-    return Settings.from_dict({
-        "flip_start": flip_start, "flip_decay": flip_decay, "decay_mode": values["decay"],
-        "length_min": low, "length_max": high, "horizon": values["horizon"],
-        "stop_prob": values["stop_prob"], "moves_per_turn": values["moves_per_turn"],
-        "payoff_t": t, "payoff_r": r, "payoff_p": p, "payoff_s": s,
-        "timeout": values["timeout"], "default_answer": ON_FAULT[values["on_fault"]],
-        "isolation": values["isolation"], "memory_limit": values["memory_limit"] * MIB,
-        "load_timeout": values["load_timeout"], "agent_packages": values["agent_package"] or (),
-        "jobs": values["jobs"], "max_rounds": values["max_rounds"],
-        "max_faults": values["max_faults"], "disqualify_broken": _disqualify_broken(values),
-        "cluster": values["cluster"]})
+    return Settings(
+        game=GameParams(flip=FlipParams(flip_start, flip_decay, values["decay"]),
+                        moves_per_turn=values["moves_per_turn"],
+                        payoffs=Payoffs(*values["payoffs"]),
+                        default_answer=ON_FAULT[values["on_fault"]]),
+        length=GameLength(low, high, values["horizon"], values["stop_prob"]),
+        isolation=Isolation(values["isolation"], values["timeout"],
+                            values["memory_limit"] * MIB, values["load_timeout"],
+                            tuple(values["agent_package"] or ())),
+        jobs=values["jobs"], max_rounds=values["max_rounds"], max_faults=values["max_faults"],
+        disqualify_broken=_disqualify_broken(values), cluster=values["cluster"])
 
 
 def _disqualify_broken(values: dict) -> bool:

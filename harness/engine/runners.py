@@ -51,7 +51,9 @@ class HandlePool:
     is using (`in_use`), so any number of agents fits in the monitor's open-file limit."""
 
     def __init__(self, specs, isolation, cap=None):
-        isolation.environment()   # a declared agent package not installed: one line, now
+        if isolation.agent_packages:   # one not installed: one line, now. With none declared
+            isolation.environment()    # nothing can fail, and only agents that import Python
+                                       # resolve it, when opened (built-ins never: ~0.2 s)
         self.specs = {spec.name: spec for spec in specs}
         self.isolation = isolation
         self.broken: dict[str, str] = {}   # name -> why it does not load: not tried again
@@ -326,7 +328,7 @@ def _forked_play(job):
     """In a worker: the game's record, and what its agents printed in it there, for the
     parent to keep (`ForkRunner.play`): a worker's own copy of a handle dies with it."""
     pool = _FORKED["pool"]
-    sinks = {name: getattr(pool.handle(name), "printed", None) for name in (job.a, job.b)}
+    sinks = {name: pool.handle(name).printed for name in (job.a, job.b)}
     marks = {name: (sink, sink.mark()) for name, sink in sinks.items() if sink is not None}
     record = play_job(pool, job, _FORKED["params"])
     return record, {name: sink.since(mark) for name, (sink, mark) in marks.items()}
@@ -365,7 +367,8 @@ class ForkRunner(SerialRunner):
         records = []
         for record, printed in self.workers.map(_forked_play, jobs, chunksize=batch):
             for name, (text, count) in printed.items():   # in the games' order: as --jobs 1
-                sink = getattr(self.pool.handles.get(name), "printed", None)
+                handle = self.pool.handles.get(name)
+                sink = handle.printed if handle is not None else None
                 if sink is not None:
                     sink.add(text, count)
             records.append(record)

@@ -6,12 +6,11 @@ recorded round by round can be resumed where it stopped.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Mapping
 
 from harness.core.fault_policy import FAULT_POLICY
-from harness.core.rules import FlipParams, GameLength, GameParams, Payoffs
+from harness.core.rules import GameLength, GameParams
 from harness.core.verdicts import Status
-from harness.isolation.handles.opening import Isolation
+from harness.isolation.handles.isolation_settings import Isolation
 
 from .results import Entrant, RoundResult, TournamentResult, rank, settle_statuses
 from .rounds import draw_length, lowest_scorers, round_robin, round_scores
@@ -19,10 +18,10 @@ from .rounds import draw_length, lowest_scorers, round_robin, round_scores
 
 @dataclass(frozen=True)
 class Settings:
-    """Everything a tournament runs by besides its agents and seed. Made in one place
-    (`from_dict`, which parameters.settings and a record's reader both use) and written in
-    one form (`as_dict`); the JSON "params" object is the parameter table's view of it
-    (parameters.as_json)."""
+    """Everything a tournament runs by besides its agents and seed: made from the command
+    line's values by parameters.settings, from a record by harness/store/settings_columns.py
+    (the record's one mapping, both ways); the JSON "params" object is the parameter table's
+    view of it (parameters.as_json)."""
 
     game: GameParams = field(default_factory=GameParams)
     length: GameLength = field(default_factory=GameLength)
@@ -35,47 +34,6 @@ class Settings:
     # keeps it (its disqualify_broken column), so resume plays by the rule the run began with
     disqualify_broken: bool = True
     cluster: str | None = None           # a Dask scheduler: the games play on its workers
-
-    def as_dict(self) -> dict[str, Any]:
-        """The settings as one flat dict of plain values, in the units they are held in
-        (seconds, bytes). Its keys are the record's `run` columns (store/db.py), except
-        `cluster`, which a record does not keep: where a run plays is no part of it."""
-        game, flip, length, isolation = self.game, self.game.flip, self.length, self.isolation
-        t, r, p, s = game.payoffs.as_tuple()
-        return {"flip_start": flip.start, "flip_decay": flip.decay, "decay_mode": flip.mode,
-                "length_min": length.low, "length_max": length.high,
-                "horizon": length.horizon, "stop_prob": length.stop_prob,
-                "moves_per_turn": game.moves_per_turn,
-                "payoff_t": t, "payoff_r": r, "payoff_p": p, "payoff_s": s,
-                "timeout": isolation.timeout, "default_answer": game.default_answer,
-                "isolation": isolation.mode, "memory_limit": isolation.memory_limit,
-                "load_timeout": isolation.load_timeout,
-                "agent_packages": isolation.agent_packages, "jobs": self.jobs, "max_rounds": self.max_rounds,
-                "max_faults": self.max_faults, "disqualify_broken": self.disqualify_broken,
-                "cluster": self.cluster}
-
-    @classmethod
-    def from_dict(cls, values: Mapping[str, Any]) -> Settings:
-        """The settings `as_dict` wrote; a key left out takes its default (an older record
-        has no horizon). Each part checks its own values (a ParameterError if bad)."""
-        given = {**_DEFAULT_DICT, **{key: values[key] for key in values if key in _DEFAULT_DICT}}
-        return cls(
-            game=GameParams(
-                flip=FlipParams(given["flip_start"], given["flip_decay"], given["decay_mode"]),
-                moves_per_turn=given["moves_per_turn"],
-                payoffs=Payoffs(given["payoff_t"], given["payoff_r"], given["payoff_p"],
-                                given["payoff_s"]),
-                default_answer=given["default_answer"]),
-            length=GameLength(given["length_min"], given["length_max"], given["horizon"],
-                              given["stop_prob"]),
-            isolation=Isolation(given["isolation"], given["timeout"], given["memory_limit"],
-                                given["load_timeout"], tuple(given["agent_packages"])),
-            jobs=given["jobs"], max_rounds=given["max_rounds"],
-            max_faults=given["max_faults"],
-            disqualify_broken=bool(given["disqualify_broken"]), cluster=given["cluster"])
-
-
-_DEFAULT_DICT = Settings().as_dict()
 
 
 @dataclass

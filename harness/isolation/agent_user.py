@@ -17,7 +17,7 @@ all and read only what any user may. Otherwise the capability is kept as an ambi
 that it survives exec, and the agent reads what root can read (the monitor says so once):
 it still writes only what any user may (/tmp), signals only its own processes, and, through
 the seccomp filter, opens no socket and no file by handle (open_by_handle_at, the way out of
-that capability, is denied). docs/readme/untrusted.md says this to users.
+that capability, is denied). docs/security.md says this to users.
 """
 from __future__ import annotations
 

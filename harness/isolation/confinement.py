@@ -1,6 +1,6 @@
 """Limits per agent, not per process, and no kernel object shared between agents.
 
-Two mechanisms, both set up before any agent code runs (docs/readme/untrusted.md has the
+Two mechanisms, both set up before any agent code runs (docs/security.md has the
 table of what holds where):
 
 - a cgroup per host process where this monitor can make one (harness/isolation/cgroups.py): memory,

@@ -1,6 +1,6 @@
 """The zygote: a host process that forks a fresh agent for every game and outlives none of it.
 
-A host process (harness/isolation/host.py; lisp_bridge/sbcl_host.lisp does the same in Lisp) loads
+A host process (harness/isolation/host.py; lisp_bridge/sbcl_host_world.lisp does the same in Lisp) loads
 the interpreter, itself and the agent's compiled code, but never runs agent code. For each
 game it forks a child, in a world of its own (harness/isolation/world.py: its own PID, mount and IPC
 namespaces, a new /tmp), that runs the agent's module fresh and serves that game's turns;
@@ -21,8 +21,9 @@ import os
 import select
 import signal
 
+from harness.core.protocol import LINE_LIMIT
+
 PR_SET_PDEATHSIG, PR_SET_DUMPABLE, PR_SET_CHILD_SUBREAPER = 1, 4, 36
-LINE_LIMIT = 4096
 
 _libc = None
 

@@ -20,7 +20,7 @@ starts in namespaces of its own, and everything it did dies with them:
 The host's own IPC namespace is the games' (the game's seccomp filter denies every SysV
 and POSIX IPC call: one per game would cost more than all the rest).
 
-How: the host (harness/isolation/host.py; lisp_bridge/sbcl_host.lisp does the same in Lisp) calls
+How: the host (harness/isolation/host.py; lisp_bridge/sbcl_host_world.lisp does the same in Lisp) calls
 `enter` once it has read the agent's bytes and imported what its games need. It takes a
 user namespace of its own, in which the agent's user is always AGENT_ID (the sandbox's
 outer user id encodes the monitor's process ID), and forks the zygote as PID 1 of a new
@@ -61,6 +61,28 @@ CLONE_NEWNS, CLONE_NEWIPC = 0x00020000, 0x08000000
 CLONE_NEWUSER, CLONE_NEWPID = 0x10000000, 0x20000000
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_REMOUNT, MS_BIND, MS_MOVE = 0x1, 0x2, 0x4, 0x20, 0x1000, 0x2000
 MS_REC, MS_PRIVATE = 0x4000, 0x40000
+
+# Each game's mounts, written here once for both hosts: (target, flags, tmpfs options). The
+# Python host's World.build makes them; the SBCL host is told them at its start
+# (`MOUNTS`, set by the monitor for every host: lisp_bridge/sbcl_host.lisp, build-world).
+# /tmp and /dev/shm are fresh and writable; the rest are empty covers, read-only.
+_WRITABLE, _COVER = MS_NOSUID | MS_NODEV, MS_RDONLY | MS_NOSUID | MS_NODEV
+COVER_OPTIONS = "size=4096,mode=555"
+GAME_MOUNTS = (("/tmp", _WRITABLE, f"size={TMP_SIZE},mode=1777"),
+               ("/dev/shm", _WRITABLE, f"size={SHM_SIZE},mode=1777"),
+               ("/proc", _COVER, COVER_OPTIONS),
+               ("/sys", _COVER, COVER_OPTIONS),       # where there is one: the cgroup's counters
+               ("/dev/pts", _COVER, COVER_OPTIONS))   # no terminal: its folder keeps times
+MOUNTS = "PDH_GAME_MOUNTS"   # GAME_MOUNTS for the SBCL host: "target flags options" a line
+_OPTIONS = {target: options.encode() for target, _, options in GAME_MOUNTS}
+
+
+def mounts_environment() -> dict[str, str]:
+    """What tells a host that cannot import this module (SBCL's) its games' mounts."""
+    return {MOUNTS: "\n".join(f"{target} {flags} {options}"
+                               for target, flags, options in GAME_MOUNTS)}
+
+
 PR_SET_PDEATHSIG = 1
 _LINUX_CAPABILITY_VERSION_3 = 0x20080522
 
@@ -115,8 +137,6 @@ class World:
     def __init__(self, pid_namespace: int, kept=()):
         self.pid_namespace = pid_namespace   # the zygote's own: each game's is a child of it
         self.kept = [path.encode() for path in kept if _under_tmp(path)]
-        self._tmp = f"size={TMP_SIZE},mode=1777".encode()
-        self._shm = f"size={SHM_SIZE},mode=1777".encode()
 
         class Header(ctypes.Structure):
             _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
@@ -147,7 +167,7 @@ class World:
         _mount(b"none", b"/", None, MS_REC | MS_PRIVATE)
         # the new /tmp is made on /proc (covered below anyway), where what the game must
         # still see of the old one is bound into it read-only; then it moves to /tmp
-        _mount(b"tmpfs", b"/proc", b"tmpfs", MS_NOSUID | MS_NODEV, self._tmp)
+        _mount(b"tmpfs", b"/proc", b"tmpfs", _WRITABLE, _OPTIONS["/tmp"])
         for path in self.kept:
             staged = b"/proc" + path[len(b"/tmp"):]
             os.makedirs(os.path.dirname(staged), 0o755, exist_ok=True)
@@ -159,15 +179,12 @@ class World:
             _mount(None, staged, None, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV)
         _mount(b"/proc", b"/tmp", None, MS_MOVE)
         if self._has_shm:
-            _mount(b"tmpfs", b"/dev/shm", b"tmpfs", MS_NOSUID | MS_NODEV, self._shm)
-        _mount(b"tmpfs", b"/proc", b"tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV,
-               b"size=4096,mode=555")
+            _mount(b"tmpfs", b"/dev/shm", b"tmpfs", _WRITABLE, _OPTIONS["/dev/shm"])
+        _mount(b"tmpfs", b"/proc", b"tmpfs", _COVER, _OPTIONS["/proc"])
         if self._has_sys:
-            _mount(b"tmpfs", b"/sys", b"tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV,
-                   b"size=4096,mode=555")
+            _mount(b"tmpfs", b"/sys", b"tmpfs", _COVER, _OPTIONS["/sys"])
         if self._has_pts:
-            _mount(b"tmpfs", b"/dev/pts", b"tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV,
-                   b"size=4096,mode=555")
+            _mount(b"tmpfs", b"/dev/pts", b"tmpfs", _COVER, _OPTIONS["/dev/pts"])
         _checked(_libc.capset(ctypes.byref(self._capability_header), self._no_capabilities),
                  "capset")
 

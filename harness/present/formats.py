@@ -195,7 +195,8 @@ def _json(result, roster, incomplete) -> str:
 
 
 def as_lisp(result) -> str:
-    from lisp_bridge.sexpr import dumps, symbol
+    from lisp_bridge.sexpr import dumps
+    from lisp_bridge.sexpr_data import symbol
 
     return dumps([[symbol(name), score] for name, score in result.pairs()])
 

@@ -26,7 +26,7 @@ def resume_command(path, isolation=None) -> str:
     settings."""
     import shlex
 
-    from harness.isolation.handles.opening import Isolation
+    from harness.isolation.handles.isolation_settings import Isolation
 
     words = ["pdharness", "resume", shlex.quote(str(path))]
     default = Isolation()

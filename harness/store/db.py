@@ -293,14 +293,11 @@ def run_row(seed: int, settings, replicates: int, command: str | None,
 
     from harness.core.package import __version__
 
-    written = settings.as_dict()   # the settings' one serialization, under these columns
-    del written["cluster"]         # where a run plays is no part of its record
-    written["disqualify_broken"] = int(written["disqualify_broken"])
-    written["agent_packages"] = json.dumps(list(written["agent_packages"])) \
-        if written["agent_packages"] else None
+    from .settings_columns import columns
+
     return {
         "id": 1, "schema_version": SCHEMA_VERSION, "harness_version": __version__,
-        "seed": seed_value(seed), **written, "replicates": replicates,
+        "seed": seed_value(seed), **columns(settings), "replicates": replicates,
         "command": command, "outputs": outputs,
         "runtimes": json.dumps(runtimes) if runtimes is not None else None,
         "started_at": now(), "finished_at": None,
@@ -310,31 +307,11 @@ def run_row(seed: int, settings, replicates: int, command: str | None,
 def settings_of(row):
     """The Settings a run was started with, from its `run` row (a sqlite3.Row); columns an
     older record lacks (horizon, stop_prob) take their defaults."""
-    from harness.engine.tournament import Settings
+    from .settings_columns import settings_from
 
-    values = {key: row[key] for key in row.keys() if key != "cluster"}
-    values["agent_packages"] = _agent_packages(values.get("agent_packages"))
-    return Settings.from_dict(values)
+    return settings_from(row)
 
 
-def _agent_packages(text) -> tuple[str, ...]:
-    """The recorded declaration (JSON text, or null for none): a list of requirements,
-    each checked as --agent-package checks it; HarnessError for anything else."""
-    import json
-
-    from harness.agents.agent_environment import check_requirements
-    from harness.core.errors import HarnessError
-
-    if text is None:
-        return ()
-    try:
-        listed = json.loads(text)
-    except (ValueError, RecursionError):
-        listed = None
-    if not isinstance(listed, list) or not all(isinstance(item, str) for item in listed):
-        raise HarnessError("the record's run.agent_packages is not a JSON list of pip "
-                           "requirements")
-    return check_requirements(listed)
 
 
 def is_experiment_record(path) -> bool:

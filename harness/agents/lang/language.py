@@ -70,7 +70,7 @@ class Language(ABC):
     shares_one_image: ClassVar[bool] = False
     hints: ClassVar[dict[str, str]] = {}  # problem code -> this language's fix hint
     # its host reads the harness cache (compiled code): a root monitor checks that an
-    # agent's own user can (harness/isolation/sandbox.py, _keeps_read)
+    # agent's own user can (harness/isolation/root_read.py, keeps_read)
     reads_cache: ClassVar[bool] = False
     # its agents import Python modules (served by harness/isolation/host.py): the declared
     # agent packages apply to them (harness/agents/agent_environment.py)

@@ -49,7 +49,7 @@ def lisp_definitions(source: str, path: Path) -> Definitions:
 
 def _lisp_definitions_in(form, nested):
     """(kind, NAME, written name, lambda list, nested) for every definition in FORM."""
-    from lisp_bridge.sexpr import Symbol
+    from lisp_bridge.sexpr_data import Symbol
 
     if not (isinstance(form, list) and form):
         return
@@ -64,7 +64,7 @@ def _lisp_definitions_in(form, nested):
 
 
 def _lisp_definition(head: str, form: list, nested: bool):
-    from lisp_bridge.sexpr import Symbol
+    from lisp_bridge.sexpr_data import Symbol
 
     target = form[1]
     if isinstance(target, list) and target and isinstance(target[0], Symbol):
@@ -87,7 +87,7 @@ def _lisp_definition(head: str, form: list, nested: bool):
 
 def _designated_name(target):
     """(NAME, written) of a symbol or string designator, else None."""
-    from lisp_bridge.sexpr import Symbol
+    from lisp_bridge.sexpr_data import Symbol
 
     if isinstance(target, Symbol):
         return target.name, target.text
@@ -99,7 +99,7 @@ def _designated_name(target):
 def _slot_functions(slots: list):
     """The :accessor, :reader and :writer names of a defclass's slots: generic functions as
     global as any defun."""
-    from lisp_bridge.sexpr import Symbol
+    from lisp_bridge.sexpr_data import Symbol
 
     for slot in slots:
         if not isinstance(slot, list):
@@ -115,7 +115,7 @@ def _slot_functions(slots: list):
 
 
 def _lisp_takes_two(params) -> bool:
-    from lisp_bridge.sexpr import Symbol
+    from lisp_bridge.sexpr_data import Symbol
 
     if not isinstance(params, list):
         return False

@@ -54,8 +54,6 @@ class LlmConfig:
         return cls(**{key: data[key] for key in cls.__dataclass_fields__ if key in data})
 
 
-def is_llm(argument: str) -> bool:
-    return argument.startswith(PREFIX)
 
 
 # declarations from the course file (the command line's `llm:NAME` arguments use them)

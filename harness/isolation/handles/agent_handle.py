@@ -19,12 +19,6 @@ from typing import NamedTuple, Protocol
 from harness.core.rules import Payoffs
 from harness.core.verdicts import FaultKind
 
-# the fault kinds under the names the execution core (handles/process.py, being rewritten)
-# imports from here; harness/core/verdicts.py owns them, and new code asks the fault policy
-# (harness/core/fault_policy.py) which kind an event records
-INVALID, EXCEPTION, TIMEOUT, CRASH = (FaultKind.INVALID, FaultKind.EXCEPTION,
-                                      FaultKind.TIMEOUT, FaultKind.CRASH)
-
 
 @dataclass(frozen=True)
 class Fault:
@@ -42,11 +36,14 @@ class Reply(NamedTuple):
     talk: dict | None = None   # a language-model agent's exchange this turn (harness/agents/llm)
 
 
-_PLAIN_REPLIES: dict[str, Reply] = {}
+_PLAIN_REPLIES: dict[str, Reply] = {}   # the one cache of replies, by their moves
+_PLAIN_REPLIES_KEPT = 1024   # 3 moves a turn: 8 answers; long turns: bounded all the same
 
 
 def _new_plain_reply(moves: str) -> Reply:
-    reply = _PLAIN_REPLIES[moves] = Reply(moves)
+    reply = Reply(moves)
+    if len(_PLAIN_REPLIES) < _PLAIN_REPLIES_KEPT:
+        _PLAIN_REPLIES[moves] = reply
     return reply
 
 
@@ -67,10 +64,25 @@ SILENT_DEFAULT = Reply(None)
 Last = tuple[str, str] | None   # (mine, theirs) as played in the previous turn; None first
 
 
+class PrintedHere(Protocol):
+    """What an agent run in the monitor's process printed (inprocess.Printed): a forked
+    worker hands its share back to the parent's (harness/engine/runners.py)."""
+
+    def mark(self) -> tuple[int, int]: ...
+    def since(self, mark: tuple[int, int]) -> tuple[str, int]: ...
+    def add(self, text: str, count: int) -> None: ...
+
+
 class AgentHandle(Protocol):
     """What a game talks to, and what the handle pool opens, keeps and closes."""
 
     name: str
+
+    @property
+    def printed(self) -> PrintedHere | None:
+        """What it printed in the monitor's process; None when it prints elsewhere (its
+        own process's output is `captured_output`) or nowhere."""
+        ...
 
     def start_game(self, start: GameStart) -> None: ...
     def request(self, last: Last) -> None: ...
@@ -108,6 +120,7 @@ class ReadyHandle:
     nothing to wait on, no process of its own, nothing captured."""
 
     deadline = 0.0
+    printed: PrintedHere | None = None
 
     def waiting_on(self) -> dict[int, int]:
         return {}

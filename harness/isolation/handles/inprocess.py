@@ -125,6 +125,8 @@ def _route() -> None:
 
 
 class InProcessHandle(_InMonitor):
+    printed: Printed | None
+
     def __init__(self, name: str, factory, hist_pair, timeout: float,
                  printed: Printed | None = None):
         self.name = name

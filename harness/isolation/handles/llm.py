@@ -79,6 +79,8 @@ class _Turn:
 
 
 class LlmHandle(Chatter):
+    printed = None   # it prints nothing of the agent's: the model's words are its talk
+
     def __init__(self, name: str, config: LlmConfig, client: ModelClient | None = None):
         self.name = name
         self.config = config

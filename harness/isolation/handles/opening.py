@@ -1,44 +1,27 @@
 """From an AgentSpec and an isolation mode to a ready handle (or LoadError)."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+import time
 from functools import lru_cache
 from pathlib import Path
 
+from harness.agents.agent_files import AGENT_FOLDER, check_agent_file, hand_over
+from harness.agents.agent_imports import PREIMPORT, declare_in_monitor
+from harness.agents.lang import LANGUAGES, language_of_function
+from harness.agents.lang.python_process import host_environment, python_host_command
 from harness.agents.specs import AgentSpec, Kind
+from harness.agents.strategy_keys import strategy_for
+from harness.agents.strategy_specs import strategy_key
+from harness.core.errors import LoadError
+from harness.isolation.handles.llm import LlmHandle
 
-from ..limits import DEFAULT_MEMORY
+from ..sandbox import launcher
+from ..world import mounts_environment
 from .agent_handle import PollableHandle
-
-
-@dataclass(frozen=True)
-class Isolation:
-    """How agents run: `sandbox` (own process inside bubblewrap), `process` (own process)
-    or `none` (inside the monitor)."""
-
-    mode: str = "sandbox"
-    timeout: float = 1.0          # seconds per call: the one time limit, enforced and recorded
-    memory_limit: int = DEFAULT_MEMORY   # bytes of address space for an agent's process
-    load_timeout: float = 10.0    # seconds to load an agent's file (its module body, its load)
-    # what agents may import besides the standard library, hy and hyrule: pip requirements
-    # (harness/agents/agent_environment.py)
-    agent_packages: tuple[str, ...] = ()
-
-    def __post_init__(self):
-        from harness.core.errors import ParameterError
-
-        if not self.timeout > 0:
-            raise ParameterError(f"timeout {self.timeout} must be positive")
-        if not self.load_timeout > 0:
-            raise ParameterError(f"load timeout {self.load_timeout} must be positive")
-        object.__setattr__(self, "agent_packages", tuple(self.agent_packages))
-
-    def environment(self):
-        """The agents' environment this declares, resolved here (HarnessError if a declared
-        package is not installed)."""
-        from harness.agents.agent_environment import resolve
-
-        return resolve(self.agent_packages)
+from .inprocess import BuiltinHandle, InProcessHandle, Printed
+from .isolation_settings import Isolation
+from .process import ProcessHandle, load_too_long
+from .repl import open_repl_handle
 
 
 def open_handle(spec: AgentSpec, isolation: Isolation) -> PollableHandle:
@@ -46,50 +29,30 @@ def open_handle(spec: AgentSpec, isolation: Isolation) -> PollableHandle:
     language loads in the monitor runs here; anything else in a host process of its own."""
     kind = spec.kind
     if kind is Kind.CALLABLE:
-        from harness.agents.lang import language_of_function
-
         return _in_monitor(spec.name, lambda rng, per_turn: spec.function,
                            language_of_function(spec.function).pairs(), isolation)
     if kind is Kind.REPL:   # a function of the student's REPL, served by it
-        from .repl import open_repl_handle
-
         return open_repl_handle(spec, isolation)
     if kind is Kind.LLM:   # trusted code of ours that needs the network: the monitor
-        from harness.isolation.handles.llm import LlmHandle
-
         return LlmHandle(spec.name, spec.llm)
     if kind is Kind.UNKNOWN:
-        from harness.core.errors import LoadError
-
         raise LoadError(f"no language or kind of agent is called {spec.language!r}")
     if spec.is_bundle:   # read into its snapshot under the limits, or refused (LoadError)
         spec.bundle()
     elif spec.path is not None:  # no link, FIFO, device or huge file, in every mode alike
-        from harness.agents.agent_files import check_agent_file
-
         check_agent_file(spec.path)
     if kind.strategy:
         if isolation.mode == "none":
-            from harness.agents.strategy_keys import strategy_for
-
-            from .inprocess import BuiltinHandle
-
             return BuiltinHandle(spec.name, strategy_for(_entry(spec)))
         return _in_process_of_its_own(spec, _builtin_host_command(spec), isolation)
     language = spec.file_language
     assert language is not None   # kind FILE: one of the registry's languages
     runnable = language.can_run()
     if not runnable:   # its runtime is missing here: one line naming the fix
-        from harness.core.errors import LoadError
-
         raise LoadError(runnable.reason)
     # a bundle's agent has a folder of its own (its current folder, its import path):
     # under `none` too it runs in a process, as under `process`
     if isolation.mode == "none" and language.runs_in_monitor and not spec.is_bundle:
-        from harness.agents.agent_files import hand_over
-
-        from .inprocess import InProcessHandle, Printed
-
         _declare_in_monitor(isolation)
         hand_over(spec.source, spec.content())  # the bytes the run plays (AgentSpec.content)
         printed = Printed()   # what it prints while it loads, too
@@ -103,8 +66,6 @@ def open_handle(spec: AgentSpec, isolation: Isolation) -> PollableHandle:
 def _declare_in_monitor(isolation) -> None:
     """`none`: the agents' own imports are held to the declaration (trusted code: see
     harness/agents/agent_imports.py)."""
-    from harness.agents.agent_imports import declare_in_monitor
-
     resolved = isolation.environment()
     declare_in_monitor(resolved.modules, resolved.undeclared)
 
@@ -112,12 +73,6 @@ def _declare_in_monitor(isolation) -> None:
 def _timed_load(printed, language, spec, limit: float):
     """The agent loaded in the monitor (`none`): nothing here can stop it, so a load past
     the limit is a load error once it returns, as a host's would have been."""
-    import time
-
-    from harness.core.errors import LoadError
-
-    from .process import load_too_long
-
     started = time.monotonic()
     factory = printed.run(language.load, Path(spec.source), spec.entry)
     took = time.monotonic() - started
@@ -139,8 +94,6 @@ def _preimports(spec, resolved) -> str:
 def _declared_imports(language_name: str, source: str, content: bytes, modules) -> str:
     """Read once per file's bytes (Hy's reader takes ~0.1 s a KiB, and a host may be
     opened many times a run); a file that names none of the modules is not read."""
-    from harness.agents.lang import LANGUAGES
-
     if len(content) > LANGUAGES[language_name].static_read_limit:
         return ""   # a reader's bound (Hy's is slow): its host imports them in each game
     text = content.decode("utf-8", "replace")
@@ -156,33 +109,22 @@ def _declared_imports(language_name: str, source: str, content: bytes, modules) 
 
 def _entry(spec) -> str:
     """What a built-in's host looks up: its name or strategy table's key."""
-    from harness.agents.strategy_specs import strategy_key
-
     return strategy_key(spec)
 
 
 def _builtin_host_command(spec) -> list[str]:
-    from harness.agents.lang.python_process import python_host_command
-
     return python_host_command(Kind.BUILTIN.spelling, Kind.BUILTIN.spelling, _entry(spec))
 
 
 def _in_monitor(name, factory, pairs, isolation) -> PollableHandle:
-    from .inprocess import InProcessHandle
-
     return InProcessHandle(name, factory, pairs, isolation.timeout)
 
 
 def _in_process_of_its_own(spec, argv, isolation) -> PollableHandle:
-    from harness.agents.agent_imports import PREIMPORT
-    from harness.agents.lang.python_process import host_environment
-    from harness.core.errors import LoadError
-
-    from .process import ProcessHandle
-
     language = spec.runs_on   # what its host needs from the environment, how its crash reads
     assert language is not None
-    env = {**host_environment(""), **language.host_environment(), **_folder_environment(spec)}
+    env = {**host_environment(""), **language.host_environment(), **_folder_environment(spec),
+           **mounts_environment()}   # what a host that cannot import world.py mounts
     if language.imports_python:   # what its agents may import, and what its host imports
         resolved = isolation.environment()
         env.update(resolved.host_variables(), **{PREIMPORT: _preimports(spec, resolved)})
@@ -204,14 +146,10 @@ def _folder_environment(spec) -> dict[str, str]:
     AGENT_FOLDER)."""
     if not spec.is_bundle:
         return {}
-    from harness.agents.agent_files import AGENT_FOLDER
-
     return {AGENT_FOLDER: spec.bundle().folder}
 
 
 def _launcher(spec, isolation):
     """(argv, env) -> how each of the agent's processes starts: inside the sandbox, or as a
     plain process (`process` mode, or no sandbox here), always with resource limits."""
-    from ..sandbox import launcher
-
     return launcher(spec, isolation)

@@ -27,8 +27,10 @@ from harness.core.fault_policy import FAULT_POLICY, Event
 from harness.core.verdicts import FaultKind
 
 from .agent_handle import Fault, Reply
-from .process import CapturedOutput, HostProcess, ProcessHandle
-from .replies import ReplyReader
+from .captured_output import CapturedOutput
+from .host_process import HostProcess
+from .process import ProcessHandle
+from .replies import ControlReader, ReplyReader
 
 BACKSTOP_SLACK = 2.0       # seconds past the REPL's own limits before the monitor gives up
 
@@ -77,7 +79,7 @@ class ReplHost(HostProcess):
         self.replies = ReplyReader(channels.token.encode("ascii") + b" ")
         self.answers_fd = -1         # one channel: no zygote, nothing of a game to end
         self.said: deque[str] = deque()
-        self.zygote_broken = None
+        self.control = ControlReader(b"")   # no zygote: nothing is read there
         self.died = None
         self.ending = self.in_game = False
         self.released_at = 0.0
@@ -145,7 +147,7 @@ class ReplHandle(ProcessHandle):
         host = ReplHost(self.channels, self.name, self.output)
         try:
             line = host.read_line(time.monotonic() + (start_timeout or self.start_timeout))
-        except Exception as error:    # TimeoutError, _Dead, _Violation: one reason each
+        except Exception as error:    # TimeoutError, HostGone, Violation: one reason each
             host.kill()
             raise LoadError(f"the REPL did not say READY ({type(error).__name__})") from None
         if line != protocol.READY.word:

@@ -73,3 +73,28 @@ class ReplyReader:
         else:
             self.expecting = False
             self.reply = buffer[start + len(self.token):end].decode("utf-8", "replace")
+
+
+class ControlReader:
+    """The zygote's lines on the control channel. It runs no agent code, so every line
+    there is its own, marked and short: any other line breaks the protocol (`broken`)."""
+
+    def __init__(self, token: bytes):
+        self.token = token               # b"<token> "
+        self.partial = bytearray()       # the start of a line not yet ended
+        self.broken: str | None = None
+
+    def feed(self, chunk: bytes) -> list[str]:
+        """The whole lines `chunk` ends, unmarked; none past a line that breaks it."""
+        self.partial += chunk
+        *lines, rest = self.partial.split(b"\n")
+        self.partial = bytearray(rest)
+        heard: list[str] = []
+        for line in lines:
+            if not line.startswith(self.token) or len(line) > LINE_LIMIT:
+                self.broken = "a line that is not the zygote's on its control pipe"
+                return heard
+            heard.append(line[len(self.token):].decode("utf-8", "replace"))
+        if len(rest) > LINE_LIMIT:
+            self.broken = f"a line over {LINE_LIMIT} bytes on its control pipe"
+        return heard

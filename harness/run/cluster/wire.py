@@ -143,7 +143,7 @@ def standings_in(rows, names, extra: int = 0) -> list[list]:
 
 def outputs_in(data, names) -> dict[str, str]:
     """What the worker's processes of each agent of `names` printed (captured, capped)."""
-    from harness.isolation.handles.process import OUTPUT_CAP
+    from harness.isolation.handles.captured_output import OUTPUT_CAP
 
     if not isinstance(data, dict) or not set(data) <= set(names):
         raise BadAnswer("output of other agents")

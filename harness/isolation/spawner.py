@@ -1,0 +1,29 @@
+"""Every host process is started from one thread that lives as long as the monitor."""
+from __future__ import annotations
+
+import os
+import subprocess
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
+_spawner = None
+_spawner_pid = None
+_spawner_lock = threading.Lock()
+
+
+def popen(*args, **kwargs) -> subprocess.Popen:
+    """subprocess.Popen, called from one thread that lives as long as the monitor.
+
+    The kernel sends the parent-death signal (bwrap's --die-with-parent, PR_SET_PDEATHSIG)
+    when the *thread* that started a child ends, not its process: a host started from a
+    worker thread that then finishes (the tournament opens agents on a thread pool) would
+    be killed with it.
+    """
+    global _spawner, _spawner_pid
+
+    with _spawner_lock:
+        if _spawner is None or _spawner_pid != os.getpid():  # threads do not survive fork
+            _spawner = ThreadPoolExecutor(1, thread_name_prefix="pdharness-spawner")
+            _spawner_pid = os.getpid()
+        spawner = _spawner
+    return spawner.submit(subprocess.Popen, *args, **kwargs).result()
