@@ -95,7 +95,7 @@ def _top_listing(path: str) -> list[str]:
         except OSError:
             return []
     try:
-        with _ZipReader(path, max_bytes()) as reader:
+        with ZipReader(path, max_bytes()) as reader:
             names = reader.entry_names()
     except LoadError:
         return []

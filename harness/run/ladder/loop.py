@@ -73,10 +73,10 @@ def _game_reading(record):
     """The moves per turn and payoffs the record's games were played with."""
     import json
 
-    from harness.engine.tournament import Settings
+    from harness.store.settings_columns import settings_from
 
     rules = json.loads(record.connection.execute("SELECT rules FROM ladder").fetchone()[0])
-    return Settings.from_dict(rules).game
+    return settings_from(rules).game
 
 
 def _game(record, found: Board, game_id: int, game_params):

@@ -57,9 +57,10 @@ class PassResult:
 
 
 def rules_of(settings) -> dict:
-    values = settings.as_dict()
-    return {key: (list(value) if isinstance(value, tuple) else value)
-            for key, value in values.items() if key not in _NOT_RULES}
+    """The settings that shape a game, as the record's `run` columns spell them."""
+    from harness.store.settings_columns import columns
+
+    return {key: value for key, value in columns(settings).items() if key not in _NOT_RULES}
 
 
 def open_record(options: LadderOptions) -> LadderRecord:
