@@ -58,6 +58,12 @@ def open_handle(spec: AgentSpec, isolation: Isolation) -> PollableHandle:
         from harness.isolation.handles.llm import LlmHandle
 
         return LlmHandle(spec.name, spec.llm)
+    if kind is Kind.AXELROD:   # trusted library code: the run's one Axelrod host plays it
+        from harness.agents.axelrod_strategies import class_name
+
+        from .axelrod import AxelrodHandle
+
+        return AxelrodHandle(spec.name, class_name(spec.source))
     if kind is Kind.UNKNOWN:
         from harness.core.errors import LoadError
 
