@@ -220,16 +220,6 @@ def catalogue() -> dict:
     return {"axelrod": axl.__version__, "strategies": rows}
 
 
-def _die_with_parent() -> None:
-    """PR_SET_PDEATHSIG: a monitor killed with SIGKILL takes its host along."""
-    import ctypes
-
-    try:
-        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)
-    except (OSError, AttributeError):
-        pass
-
-
 def main(argv: list[str]) -> None:
     if argv[:1] == ["--catalogue"]:
         found = catalogue()   # one strategy a line: a new version's changes read as a diff
@@ -238,11 +228,11 @@ def main(argv: list[str]) -> None:
         return
     if argv[:1] != ["--listen-fd"] or len(argv) != 2:
         sys.exit("usage: python -m harness.isolation.axelrod_host --listen-fd FD | --catalogue")
-    _die_with_parent()
+    # no PR_SET_PDEATHSIG: it fires when the thread that started the host ends (a pool's
+    # opening thread), not the monitor. The end of stdin (the monitor's pipe, which only
+    # the monitor and its forked workers hold) ends it instead, however they die.
     signal.signal(signal.SIGINT, signal.SIG_IGN)    # the monitor ends it, not a Ctrl-C
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
-    if os.getppid() == 1:
-        return
     listener = socket.socket(fileno=int(argv[1]))
     serve(listener, sys.stdin)
 
