@@ -172,3 +172,30 @@ def test_list_strategies_shows_the_classifier():
     assert listed["axelrod:DBS"]["long_run_time"] is True
     status, out, _err = run_cli("list-strategies", "--short-run-only")
     assert status == 0 and "axelrod:DBS " not in out and "axelrod:TitForTat " in out
+
+
+TIT_FOR_TAT_FILES = {
+    "py": "def {name}(hist, score):\n    return [hist[-1][1] if hist else 'C'] * 1\n",
+    "hy": "(defn {name} [hist score]\n  [(if hist (get (get hist -1) 1) \"C\")])\n",
+    "lisp": "(defun {name} (hist score)\n  (declare (ignore score))\n"
+            "  (list (if hist (second (car (last hist))) 'C)))\n",
+}
+
+
+def test_a_students_file_is_an_axelrod_player_in_axelrods_tournament(axelrod, tmp_path,
+                                                                       sandboxed):
+    """harness.axelrod.Player: the file sandboxed as in a tournament, playing Axelrod's own
+    Tournament (its matches, its noise-free moves, its clones)."""
+    from harness.axelrod import Player
+
+    path = tmp_path / "ChenDiaz.py"
+    path.write_text(TIT_FOR_TAT_FILES["py"].format(name="ChenDiaz"))
+    student = Player.from_file(path)
+    players = [student, axelrod.Cooperator(), axelrod.Defector()]
+    results = axelrod.Tournament(players, turns=12, repetitions=1, seed=4).play(
+        processes=None, progress_bar=False)
+    assert results.players[0] == "ChenDiaz"
+    assert results.cooperation[0][1] == 12     # tit for tat against a cooperator
+    assert results.cooperation[0][2] == 1      # ... and against a defector: C first only
+    assert results.cooperation[2][0] == 0
+    student.close()
