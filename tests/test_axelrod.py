@@ -199,3 +199,34 @@ def test_a_students_file_is_an_axelrod_player_in_axelrods_tournament(axelrod, tm
     assert results.cooperation[0][2] == 1      # ... and against a defector: C first only
     assert results.cooperation[2][0] == 0
     student.close()
+
+
+def test_students_in_three_languages_play_axelrod_strategies(axelrod, tmp_path, sandboxed,
+                                                             sbcl):
+    """A student's tit for tat in Python, Hy and Lisp, sandboxed, against Axelrod's
+    TitForTat and Defector, through the console script: no fault, and the classic scores
+    (all cooperation with TitForTat; C then D with Defector)."""
+    files = []
+    for language, text in TIT_FOR_TAT_FILES.items():
+        name = {"py": "ChenDiaz", "hy": "LopezMorris", "lisp": "KhanOkafor"}[language]
+        path = tmp_path / f"{name}.{language}"
+        path.write_text(text.format(name=name))
+        files.append(str(path))
+    status, out, err = run_cli("tournament", *files, "axelrod:TitForTat", "axelrod:Defector",
+                               "--moves-per-turn", "1", "--flip", "0", "0", "--seed", "2",
+                               "--max-rounds", "1", "--isolation", "sandbox", "--format",
+                               "json", timeout=900)
+    assert status == 0, err
+    result = json.loads(out)
+    assert all(agent["status"] == "ok" for agent in result["agents"]), result["agents"]
+    length = result["rounds"][0]["game_length"]
+    students = {"ChenDiaz", "LopezMorris", "KhanOkafor"}
+    for game in result["games"]:
+        assert game["faults"] == {"a": 0, "b": 0}
+        pair = {game["a"], game["b"]}
+        if pair & students and "axelrod:TitForTat" in pair:
+            assert game["score"] == [3 * length, 3 * length]
+        if pair & students and "axelrod:Defector" in pair:
+            student_side = 0 if game["a"] in students else 1
+            assert game["score"][student_side] == length - 1
+            assert game["score"][1 - student_side] == 5 + (length - 1)
