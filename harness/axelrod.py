@@ -26,7 +26,7 @@ import axelrod as axl
 from harness.agents.specs import resolve_one
 from harness.core.errors import HarnessError
 from harness.core.rules import Payoffs
-from harness.isolation.handles.agent_handle import GameStart
+from harness.isolation.handles.agent_handle import GameStart, PollableHandle
 from harness.isolation.handles.opening import Isolation, open_handle
 
 _MOVES = {"C": axl.Action.C, "D": axl.Action.D}
@@ -50,7 +50,7 @@ class Player(axl.Player):
         self.spec = specs[0]
         self.name = self.spec.name
         self.isolation = Isolation(isolation, timeout)
-        self._handle = None
+        self._handle: PollableHandle | None = None
         self._in_game = False
 
     def __repr__(self) -> str:

@@ -8,9 +8,10 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import run_cli
 
 from harness.core.rules import FlipParams, GameParams
+
+from conftest import run_cli
 
 NO_NOISE_CLASSIC = GameParams(flip=FlipParams(0.0, 0.0), moves_per_turn=1)
 

@@ -5,9 +5,10 @@ import json
 import re
 
 import pytest
-from conftest import run_cli
 
 from harness.run.ecology import reproduce
+
+from conftest import run_cli
 
 
 class _Results:
@@ -29,7 +30,7 @@ def test_the_shares_are_axelrods_ecosystem(axelrod, matrix):
     ecosystem.reproduce(40)
     ours = reproduce(matrix, 40)
     assert len(ours) == len(ecosystem.population_sizes) == 41
-    for mine, theirs in zip(ours, ecosystem.population_sizes):
+    for mine, theirs in zip(ours, ecosystem.population_sizes, strict=True):
         assert mine == pytest.approx(theirs, rel=1e-12, abs=1e-15)
 
 
@@ -44,7 +45,7 @@ def test_the_classic_ecology_defect_rises_then_titfortat_ends_largest(tmp_path):
     assert status == 0, err
     ecology = json.loads(out)["ecology"]
     assert ecology["generations"] == 200
-    shares = [dict(zip(ecology["agents"], row)) for row in ecology["shares"]]
+    shares = [dict(zip(ecology["agents"], row, strict=True)) for row in ecology["shares"]]
     assert len(shares) == 201
     for row in shares:
         assert sum(row.values()) == pytest.approx(1.0, abs=1e-9)

@@ -31,6 +31,7 @@ import selectors
 import signal
 import socket
 import sys
+from typing import Any
 
 OPEN, READY, LOADERR, GAME, TURN, MOVES, ERROR, END = (
     "OPEN", "READY", "LOADERR", "GAME", "TURN", "MOVES", "ERROR", "END")
@@ -75,7 +76,9 @@ class _Library:
 
 
 def _opponent_class(axl):
-    class Opponent(axl.Player):
+    base: Any = axl.Player   # a class the library defines (no type information)
+
+    class Opponent(base):
         """The other side of the game, as a strategy sees it: its history only (the
         monitor feeds it); it has no strategy of its own to inspect."""
 
@@ -110,7 +113,7 @@ class Game:
         if mine is None or theirs is None:
             return str(player.strategy(opponent)) * self.per_turn
         answers = []
-        for played, faced in zip(mine, theirs):
+        for played, faced in zip(mine, theirs, strict=True):
             move, other = self.moves[played], self.moves[faced]
             player.update_history(move, other)
             opponent.update_history(other, move)
@@ -170,7 +173,7 @@ def serve(listener: socket.socket, control) -> None:
                 selector.register(sock, selectors.EVENT_READ, Connection(sock))
             elif not _read(key.data, library):
                 selector.unregister(key.fileobj)
-                key.fileobj.close()
+                key.data.sock.close()
 
 
 def _read(connection: Connection, library: _Library) -> bool:

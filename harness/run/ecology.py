@@ -34,7 +34,7 @@ class Ecology:
 
     def survivors(self) -> list[tuple[str, float]]:
         """(agent, final share) of those above SURVIVING_SHARE, largest first."""
-        final = zip(self.agents, self.shares[-1])
+        final = zip(self.agents, self.shares[-1], strict=True)
         return sorted(((name, share) for name, share in final if share >= SURVIVING_SHARE),
                       key=lambda pair: (-pair[1], pair[0]))
 
@@ -52,7 +52,7 @@ def reproduce(matrix: list[list[float]], generations: int) -> list[list[float]]:
     for _ in range(generations):
         now = shares[-1]
         payoffs = [sum(matrix[i][j] * now[j] for j in range(count)) for i in range(count)]
-        grown = [share * payoff for share, payoff in zip(now, payoffs)]
+        grown = [share * payoff for share, payoff in zip(now, payoffs, strict=True)]
         total = sum(grown)
         shares.append([value / total for value in grown] if total > 0 else list(now))
     return shares

@@ -26,8 +26,8 @@ import tempfile
 import threading
 import time
 
-from harness.core.fault_policy import FAULT_POLICY, Event
 from harness.core.errors import LoadError
+from harness.core.fault_policy import FAULT_POLICY, Event
 
 from ..axelrod_host import END, ERROR, GAME, LOADERR, MOVES, OPEN, READY, TURN
 from .agent_handle import SILENT_DEFAULT, Fault, GameStart, Last, Reply, plain_reply
