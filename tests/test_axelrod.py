@@ -231,3 +231,26 @@ def test_students_in_three_languages_play_axelrod_strategies(axelrod, tmp_path, 
             student_side = 0 if game["a"] in students else 1
             assert game["score"][student_side] == length - 1
             assert game["score"][1 - student_side] == 5 + (length - 1)
+
+
+def test_the_adapters_player_in_axelrods_moran_process_and_fingerprint(axelrod, tmp_path):
+    """The library's own MoranProcess and AshlockFingerprint take the adapter's player."""
+    from harness.axelrod import Player
+
+    path = tmp_path / "ChenDiaz.py"
+    path.write_text(TIT_FOR_TAT_FILES["py"].format(name="ChenDiaz"))
+    student = Player.from_file(path, isolation="process")
+    moran = axelrod.MoranProcess([student, axelrod.Cooperator(), axelrod.Defector()],
+                                 turns=10, seed=3)
+    moran.play()
+    assert moran.winning_strategy_name in {"ChenDiaz", "Cooperator", "Defector"}
+    again = axelrod.MoranProcess([Player.from_file(path, isolation="process"),
+                                  axelrod.Cooperator(), axelrod.Defector()], turns=10, seed=3)
+    again.play()
+    assert again.populations == moran.populations   # seeded: the same process
+    fingerprint = axelrod.AshlockFingerprint(student, axelrod.TitForTat).fingerprint(
+        turns=10, repetitions=1, step=0.5, progress_bar=False)
+    assert len(fingerprint) == 9
+    # against a tit for tat probe with no noise (x = y = 0), tit for tat cooperates
+    assert min(fingerprint.items())[1] == 3.0
+    student.close()

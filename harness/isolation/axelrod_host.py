@@ -1,5 +1,5 @@
 """The Axelrod host: one long-lived process per run that imports the Axelrod library once
-and plays every `axelrod:` agent of the run (harness/isolation/handles/axelrod.py opens it).
+and plays every `axelrod:` agent of the run (harness/isolation/handles/axelrod_agent.py opens it).
 
 It is trusted library code, not an agent's: it runs outside the sandbox, as a plain child
 of the monitor, and never reads anything an agent wrote (it is told the played moves by the

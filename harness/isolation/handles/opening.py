@@ -61,7 +61,7 @@ def open_handle(spec: AgentSpec, isolation: Isolation) -> PollableHandle:
     if kind is Kind.AXELROD:   # trusted library code: the run's one Axelrod host plays it
         from harness.agents.axelrod_strategies import class_name
 
-        from .axelrod import AxelrodHandle
+        from .axelrod_agent import AxelrodHandle
 
         return AxelrodHandle(spec.name, class_name(spec.source))
     if kind is Kind.UNKNOWN:
