@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from harness.core.rules import FlipParams, GameParams
 
@@ -254,3 +255,27 @@ def test_the_adapters_player_in_axelrods_moran_process_and_fingerprint(axelrod, 
     # against a tit for tat probe with no noise (x = y = 0), tit for tat cooperates
     assert min(fingerprint.items())[1] == 3.0
     student.close()
+
+
+def test_shell_completion_offers_axelrod_names():
+    from harness.cli.completion import complete_agents
+
+    offered = [item.value for item in complete_agents(None, None, "axelrod:TitFor")]
+    assert "axelrod:TitForTat" in offered and "axelrod:TitFor2Tats" in offered
+    assert "axelrod:Darwin" not in [item.value for item in
+                                    complete_agents(None, None, "axelrod:D")]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=80))
+def test_any_axelrod_name_is_a_strategy_or_one_line(name):
+    """Whatever follows `axelrod:`: the strategy, or one clear line (never another error)."""
+    from harness.agents.axelrod_strategies import axelrod_strategy, catalogue
+    from harness.core.errors import AgentNotFound
+
+    try:
+        strategy = axelrod_strategy("axelrod:" + name)
+    except AgentNotFound as error:
+        assert len(str(error).splitlines()) == 1   # the name quoted, its newlines escaped
+        return
+    assert strategy.name in catalogue() and strategy.name.lower() == name.lower()
