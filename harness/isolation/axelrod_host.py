@@ -121,6 +121,16 @@ class Game:
         return "".join(answers)
 
 
+class _Unplayable:
+    """A game whose player could not be made: each turn is the error that stopped it."""
+
+    def __init__(self, error: Exception):
+        self.error = error
+
+    def turn(self, mine, theirs) -> str:
+        raise self.error
+
+
 class Connection:
     """One agent's handle: its strategy class and the game being played."""
 
@@ -128,7 +138,7 @@ class Connection:
         self.sock = sock
         self.buffer = b""
         self.cls = None
-        self.game: Game | None = None
+        self.game: Game | _Unplayable | None = None
 
     def serve(self, line: str, library: _Library) -> str | None:
         word, _, rest = line.partition(" ")
@@ -136,8 +146,11 @@ class Connection:
             self.cls, problem = library.strategy_class(rest)
             return READY if problem is None else f"{LOADERR} {problem}"
         if word == GAME:
-            seed, per_turn, t, r, p, s = (int(value) for value in rest.split())
-            self.game = Game(library, self.cls, seed, per_turn, (t, r, p, s))
+            try:
+                seed, per_turn, t, r, p, s = (int(value) for value in rest.split())
+                self.game = Game(library, self.cls, seed, per_turn, (t, r, p, s))
+            except Exception as error:   # told at the game's first TURN, which has a reply
+                self.game = _Unplayable(error)
             return None
         if word == END:
             self.game = None
