@@ -279,3 +279,19 @@ def test_any_axelrod_name_is_a_strategy_or_one_line(name):
         assert len(str(error).splitlines()) == 1   # the name quoted, its newlines escaped
         return
     assert strategy.name in catalogue() and strategy.name.lower() == name.lower()
+
+
+def test_allow_long_run_lets_a_long_run_strategy_in():
+    """--allow-long-run (applied as it is read, harness/cli/commands/options.py)."""
+    from harness.agents.axelrod_strategies import allow_long_run
+    from harness.agents.specs import Kind, resolve_one
+    from harness.core.errors import AgentNotFound
+
+    with pytest.raises(AgentNotFound):
+        resolve_one("axelrod:DBS")
+    allow_long_run(True)
+    try:
+        [spec] = resolve_one("axelrod:dbs")   # any case: the class's own spelling
+        assert spec.kind is Kind.AXELROD and spec.source == spec.name == "axelrod:DBS"
+    finally:
+        allow_long_run(False)
