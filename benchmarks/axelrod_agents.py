@@ -1,4 +1,4 @@
-"""What an `axelrod:` opponent costs a game, beside a built-in's (issue 39).
+"""What an `axelrod:` opponent costs a game, beside a built-in's.
 
 Plays GAMES games of TURNS turns (classic: one move a turn, no noise) between two agents,
 one pair at a time through the real handles, as a tournament's serial runner does: Axelrod's

@@ -1,4 +1,4 @@
-"""`axelrod:NAME` agents: Axelrod's strategies played by pdharness (issue 39).
+"""`axelrod:NAME` agents: Axelrod's strategies played by pdharness.
 
 The library is imported once a session (the `axelrod` fixture) and the games here run in
 this process, so the Axelrod host is started once for the whole file; only the tests that

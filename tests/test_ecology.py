@@ -1,4 +1,4 @@
-"""`tournament --ecology`: Axelrod's ecological tournament of a pdharness run (issue 39)."""
+"""`tournament --ecology`: Axelrod's ecological tournament of a pdharness run."""
 from __future__ import annotations
 
 import json

@@ -1,4 +1,4 @@
-"""`pdharness moran`: a seeded Moran process (issue 39), through the console script."""
+"""`pdharness moran`: a seeded Moran process, through the console script."""
 from __future__ import annotations
 
 import json
