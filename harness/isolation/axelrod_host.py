@@ -102,7 +102,7 @@ class Game:
         self.player = cls()
         self.player.set_seed(seed32(seed))
         t, r, p, s = payoffs
-        # length -1: the game's length stays hidden, as from every agent (RULES.md)
+        # length -1: the game's length stays hidden, as from every agent (docs/rules.md)
         self.player.set_match_attributes(length=-1, game=axl.Game(r=r, s=s, t=t, p=p),
                                          noise=0)
         self.opponent = library.opponent_class()
