@@ -51,14 +51,12 @@ def render(result, metrics=None, title: str | None = None, command: str | None =
 
 
 def _ecology(result):
-    """`tournament --ecology`: the chart of the shares, as markup (names escaped there)."""
+    """`tournament --ecology`: the chart of the shares (drawn by the template)."""
     if result.ecology is None:
         return None
-    import markupsafe
-
     from .ecology_chart import ecology_chart
 
-    return {"chart": markupsafe.Markup(ecology_chart(result.ecology)),
+    return {"chart": ecology_chart(result.ecology),
             "generations": result.ecology.generations,
             "survivors": result.ecology.survivors()}
 
