@@ -44,6 +44,24 @@ def bwrap():
     _need("bwrap", "apt-get install bubblewrap")
 
 
+@pytest.fixture(scope="session")
+def axelrod():
+    """The Axelrod library (pdharness[axelrod], in the test extra), imported once a session:
+    its import takes 13-15 s of CPU. Missing: a skip on a laptop, a failure in CI."""
+    import warnings
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            import axelrod as axl
+    except ImportError:
+        message = "the Axelrod library is not installed (pip install '.[axelrod]')"
+        if IN_CI:
+            pytest.fail(message + " - CI must install it", pytrace=False)
+        pytest.skip(message)
+    return axl
+
+
 @pytest.fixture
 def sandboxed(bwrap):
     """bubblewrap must not only be installed but work here (in CI it must)."""
@@ -244,7 +262,7 @@ def pytest_collection_modifyitems(items):
             item.add_marker(pytest.mark.sbcl)
         if "bwrap" in used:
             item.add_marker(pytest.mark.sandbox)
-        if used & {"sbcl", "bwrap"}:
+        if used & {"sbcl", "bwrap", "axelrod"}:
             item.add_marker(pytest.mark.slow)
 
 

@@ -133,7 +133,7 @@ def _agent_type(entry, base: Path, where: str, declarations: dict) -> AgentType:
     where = f"{where} ({type_id})"
     if not isinstance(agent, str) or not agent:
         raise HarnessError(f"{where}: agent must be a built-in name, memory:BITS, "
-                           f"qtable:MODEL.json, llm:NAME or an agent file, not "
+                           f"qtable:MODEL.json, llm:NAME, axelrod:NAME or an agent file, not "
                            f"{_shown(agent)}")
     if isinstance(count, bool) or not isinstance(count, int) or not 1 <= count <= MAX_AGENTS:
         raise HarnessError(f"{where}: count must be a whole number from 1 to {MAX_AGENTS}, "
@@ -158,6 +158,10 @@ def _template(agent: str, type_id: str, base: Path, declarations: dict):
         return strategy_spec(agent, type_id, base)
     if agent.startswith("llm:"):
         return llm_spec(agent, declarations, type_id)
+    if agent.startswith("axelrod:"):
+        from .specs import axelrod_spec
+
+        return axelrod_spec(agent, type_id)
     builtin = find_builtin(agent)
     if builtin:
         return AgentSpec(type_id, Kind.BUILTIN.spelling, builtin)

@@ -34,6 +34,7 @@ class Kind(Enum):
     CALLABLE = "callable"   # a Python function handed to the API: runs in the monitor
     LLM = "llm"             # llm:NAME, a language model (harness/agents/llm)
     REPL = "repl"           # a function of a student's SBCL REPL, served by it
+    AXELROD = "axelrod"     # axelrod:NAME, a strategy of the Axelrod library (axelrod_strategies.py)
     UNKNOWN = "unknown"     # a spelling this pdharness does not know (an edited record)
 
     @property
@@ -245,6 +246,15 @@ def llm_spec(argument: str, declarations: dict | None = None,
     return AgentSpec(name or argument, Kind.LLM.spelling, argument, llm=config)
 
 
+def axelrod_spec(argument: str, name: str | None = None) -> AgentSpec:
+    """The AgentSpec of `axelrod:NAME`, checked now (an unknown, cheating or, unless
+    allowed, long-running strategy is one clear line before anything runs)."""
+    from .axelrod_strategies import axelrod_strategy
+
+    strategy = axelrod_strategy(argument)
+    return AgentSpec(name or strategy.spec, Kind.AXELROD.spelling, strategy.spec)
+
+
 def file_spec(path: Path) -> AgentSpec:
     from .bundles import bundle_language, bundle_name, given_name, is_bundle
     from .lang import BY_SUFFIX, listed_suffixes
@@ -317,6 +327,10 @@ def resolve_one(argument: str, search: Sequence[Path] = ()) -> list[AgentSpec]:
         return [strategy_spec(argument)]
     if argument.startswith("llm:"):
         return [llm_spec(argument)]
+    from .axelrod_strategies import is_axelrod
+
+    if is_axelrod(argument):
+        return [axelrod_spec(argument)]
     path = Path(argument)
     from .bundles import is_bundle
 

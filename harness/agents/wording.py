@@ -32,11 +32,14 @@ def unknown_agent(argument: str, searched=()) -> str:
     where = "".join(f", nor an agent file in {folder}" for folder in searched)
     import difflib
 
+    from .axelrod_strategies import suggestion_for
+
     close = difflib.get_close_matches(argument.lower(), sorted(BUILTINS), n=1, cutoff=0.8)
+    close = close or [spec for spec in [suggestion_for(argument)] if spec]
     guess = f"; did you mean {close[0]}?" if close else ""
     return (f"unknown agent {argument!r}: no file or folder of that name, nor a built-in "
             f"agent{where}{guess} (built-ins: {', '.join(sorted(BUILTINS))}; or memory:BITS, "
-            "qtable:MODEL.json, llm:NAME)")
+            "qtable:MODEL.json, llm:NAME, axelrod:NAME)")
 
 
 def _agent_file_named(name: str, searched=()) -> str | None:

@@ -23,6 +23,8 @@ COMMANDS = {
     "train": "Train a Q-table agent against the agent types of an experiment file.",
     "ladder": "One pass of the term's ladder: new submissions validated, owed games played, rated.",
     "autograder": "Write a Gradescope autograder bundle (setup.sh, run_autograder).",
+    "list-strategies": "List the Axelrod library's strategies (axelrod:NAME) with its classifier.",
+    "moran": "Run a seeded Moran process: a population of agents until one type fixes.",
     "lisp-init": "Print the path of the Lisp file that defines (monitor ...) in an SBCL REPL.",
 }
 # started by that Lisp file, not by users: not listed

@@ -1,6 +1,6 @@
-"""Shell completion (click's): agent arguments complete to files, folders and built-in
-names. Enable it with `eval "$(_PDHARNESS_COMPLETE=bash_source pdharness)"` (zsh_source,
-fish_source for those shells); see docs/commands.md."""
+"""Shell completion (click's): agent arguments complete to files, folders, built-in
+names and `axelrod:NAME`. Enable it with `eval "$(_PDHARNESS_COMPLETE=bash_source pdharness)"`
+(zsh_source, fish_source for those shells); see docs/commands.md."""
 from __future__ import annotations
 
 
@@ -10,4 +10,9 @@ def complete_agents(ctx, param, incomplete: str):
     from harness.agents.builtins import BUILTINS
 
     names = [CompletionItem(name) for name in sorted(BUILTINS) if name.startswith(incomplete)]
+    if incomplete.startswith("axel"):   # axelrod:NAME, from the catalogue (no import)
+        from harness.agents.axelrod_strategies import catalogue
+
+        names += [CompletionItem(strategy.spec) for strategy in catalogue().values()
+                  if strategy.spec.startswith(incomplete) and not strategy.cheats]
     return names + [CompletionItem(incomplete, type="file")]

@@ -56,6 +56,8 @@ class TournamentResult:
     # {language: runtime version} that played it ("lisp": "SBCL 2.2.9.debian"); None for a
     # record made before runtimes were recorded
     runtimes: dict | None = None
+    # `tournament --ecology`: Axelrod's ecological tournament of the run (harness/run/ecology.py)
+    ecology: object | None = None
 
     def pairs(self) -> list[tuple[str, int]]:
         """The monitor's answer: (agent score) best first."""

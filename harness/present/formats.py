@@ -152,6 +152,13 @@ def _table(result, roster, incomplete) -> str:
     replicates = getattr(result, "replicates", None)   # tournament --replicates N
     if replicates is not None:
         text += "\n\n" + replicates.as_table()
+    if result.ecology is not None:   # tournament --ecology N
+        from harness.core.safe_text import line
+
+        survivors = ", ".join(f"{line(name)} {share:.1%}"
+                              for name, share in result.ecology.survivors())
+        text += (f"\n\nEcology after {result.ecology.generations} generations "
+                 f"(Axelrod's ecological tournament of this run): survivors {survivors}")
     return text
 
 
@@ -186,7 +193,8 @@ def _outcome(result) -> dict:
 def as_json(result) -> str:
     from harness.store.metrics import json_extras  # "metrics", and "replicates" when run
 
-    return json.dumps({**result_dict(result), **json_extras(result)}, indent=2)
+    ecology = {"ecology": result.ecology.as_dict()} if result.ecology is not None else {}
+    return json.dumps({**result_dict(result), **json_extras(result), **ecology}, indent=2)
 
 
 @result_format("json")

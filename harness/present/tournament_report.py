@@ -41,12 +41,24 @@ def render(result, metrics=None, title: str | None = None, command: str | None =
         games=game_views(result, linked.ids),
         play=_play(result, metrics),
         replicates=_replicates(replicates) if replicates else None,
+        ecology=_ecology(result),
         llm=_llm(result),
         faults=_faults(result),
         rounds=_rounds(result),
         parameters=[(key, param_text(value))
                     for key, value in dict(seed=result.seed, **params).items()],
         command=command, fault_kinds=FAULT_KINDS)
+
+
+def _ecology(result):
+    """`tournament --ecology`: the chart of the shares (drawn by the template)."""
+    if result.ecology is None:
+        return None
+    from .ecology_chart import ecology_chart
+
+    return {"chart": ecology_chart(result.ecology),
+            "generations": result.ecology.generations,
+            "survivors": result.ecology.survivors()}
 
 
 def _llm(result) -> list[dict] | None:

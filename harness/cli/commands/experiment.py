@@ -8,6 +8,7 @@ from .options import (
     cluster_option,
     file_limit_options,
     format_option,
+    long_run_option,
     unless_given,
 )
 from .output_options import quiet_option
@@ -27,6 +28,7 @@ from .output_options import quiet_option
 @unless_given("isolation", "How agents run (default: sandbox).")
 @file_limit_options
 @cluster_option
+@long_run_option
 @quiet_option
 def command(file, db, report, format, seed, jobs, isolation, timeout, memory_limit, cluster,
             quiet):

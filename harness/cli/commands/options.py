@@ -122,9 +122,23 @@ def _use_bundle_limit(ctx, param, value):
 # no command passes it on
 bundle_limit_option = option("max_bundle_mib", callback=_use_bundle_limit, expose_value=False)
 
+def _use_long_run(ctx, param, value):
+    from harness.agents.axelrod_strategies import allow_long_run
+
+    allow_long_run(value)   # before any agent is resolved, as --max-bundle-mib
+    return value
+
+
+# `--allow-long-run`: axelrod: strategies Axelrod classifies as of long run time are
+# refused unless it is given (harness/agents/axelrod_strategies.py)
+long_run_option = click.option(
+    "--allow-long-run", is_flag=True, default=False, callback=_use_long_run,
+    expose_value=False, help="Play axelrod: strategies that Axelrod classifies as of long "
+    "run time (refused otherwise; pdharness list-strategies marks them).")
+
 # how agents are confined: also `resume`'s, which never takes them from the record
 isolation_options = compose(options("timeout", "load_timeout", "isolation", "memory_limit"),
-                            bundle_limit_option)
+                            bundle_limit_option, long_run_option)
 # what agents may import: not `resume`'s, which plays the recorded declaration
 agent_package_option = option("agent_package")
 

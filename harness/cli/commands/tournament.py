@@ -4,7 +4,7 @@ from __future__ import annotations
 import click
 
 from ..completion import complete_agents
-from .options import game_options, replicates_option, tournament_options
+from .options import bounded, game_options, replicates_option, tournament_options
 from .output_options import output_options, quiet_option, result_format_option
 
 
@@ -47,6 +47,10 @@ def run_and_print(specs, options) -> None:
                              outputs=outputs.asked_for(asked))
     except session.RecordInterrupted as stopped:
         outputs.exit_interrupted(stopped)
+    if options.get("ecology"):
+        from harness.run.ecology import ecology_of
+
+        result.ecology = ecology_of(specs, result, chosen, options["ecology"])
     outputs.deliver(result, asked, roster, command=command_line)
 
 
@@ -62,6 +66,10 @@ def run_and_print(specs, options) -> None:
 @click.option("--population", type=click.Path(dir_okay=False), default=None, metavar="FILE",
               help="Agent types and how many copies of each (JSON or TOML; copies are "
                    "named type#1, type#2, ...).")
+@click.option("--ecology", type=bounded(1, 100_000), default=None, metavar="GENERATIONS",
+              help="Add Axelrod's ecological tournament: population shares over GENERATIONS "
+                   "generations from this run's scores (each agent also plays a copy of "
+                   "itself once a round).")
 @output_options
 @quiet_option
 def command(agents, population, **options):

@@ -35,6 +35,12 @@ def open_handle(spec: AgentSpec, isolation: Isolation) -> PollableHandle:
         return open_repl_handle(spec, isolation)
     if kind is Kind.LLM:   # trusted code of ours that needs the network: the monitor
         return LlmHandle(spec.name, spec.llm)
+    if kind is Kind.AXELROD:   # trusted library code: the run's one Axelrod host plays it
+        from harness.agents.axelrod_strategies import class_name
+
+        from .axelrod_agent import AxelrodHandle
+
+        return AxelrodHandle(spec.name, class_name(spec.source))
     if kind is Kind.UNKNOWN:
         raise LoadError(f"no language or kind of agent is called {spec.language!r}")
     if spec.is_bundle:   # read into its snapshot under the limits, or refused (LoadError)

@@ -1,0 +1,44 @@
+"""`pdharness moran`: a seeded Moran process, through the console script."""
+from __future__ import annotations
+
+import json
+
+from conftest import run_cli
+
+BASE = ("moran", "cooperate", "defect", "titfortat", "--size", "6", "--length", "10", "20",
+        "--format", "json")
+
+
+def _moran(*extra):
+    status, out, err = run_cli(*BASE, *extra)
+    assert status == 0, err
+    return json.loads(out)
+
+
+def test_one_seed_gives_one_process_with_any_jobs():
+    first = _moran("--seed", "4", "--isolation", "none", "--jobs", "1")
+    again = _moran("--seed", "4", "--isolation", "none", "--jobs", "2")
+    assert first == again
+    assert first["fixation"] in {"cooperate", "defect", "titfortat"}
+    assert first["generations"] == len(first["record"]) >= 1
+    for entry in first["record"]:
+        assert sum(entry["population"].values()) == 6
+    assert first["record"][-1]["population"][first["fixation"]] == 6
+    other = _moran("--seed", "5", "--isolation", "none")
+    assert other["record"] != first["record"]
+
+
+def test_with_mutation_it_runs_its_generations():
+    run = _moran("--seed", "1", "--isolation", "none", "--mutation", "0.5",
+                 "--max-generations", "15")
+    assert run["generations"] == 15 and run["mutation"] == 0.5
+    assert any(entry["mutated"] for entry in run["record"])
+
+
+def test_bad_input_is_one_line():
+    for args, says in [(("moran", "cooperate", "--size", "4"), "two agent types"),
+                       (("moran", "cooperate", "defect", "titfortat", "--size", "2"),
+                        "smaller than"),
+                       (("moran", "cooperate", "axelrod:Nope", "--size", "4"), "axelrod:Nope")]:
+        status, _out, err = run_cli(*args)
+        assert status == 2 and len(err.strip().splitlines()) == 1 and says in err, err
