@@ -23,8 +23,14 @@ from harness.core.safe_text import line
 from .bounded_http import Call, ExchangeFailed, Failure, HttpAnswer, exchange
 from .config import LlmConfig
 from .forms import ERROR_BODY, is_refusal
-from .server_answers import (Unreadable, Usage, completion_text, completion_usage, json_of,
-                             model_ids)
+from .server_answers import (
+    Unreadable,
+    Usage,
+    completion_text,
+    completion_usage,
+    json_of,
+    model_ids,
+)
 
 MAX_RESPONSE = 4000          # characters of one response kept (and parsed)
 BACKOFF = 0.25               # seconds before the first retry; doubled each time, at most 8

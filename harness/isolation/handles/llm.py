@@ -13,6 +13,13 @@ backoff in it), and this handle enforces it: past a call's deadline the runner c
 the call is stopped (its connection shut down, so the thread ends at once) and the turn is
 a `timeout` fault (three in a row and the game stops asking, as for any agent). Nothing
 here waits on a model past that deadline and a short grace.
+
+A turn's request asks for a structured answer in the form the endpoint takes
+(harness/agents/llm/forms.py: `auto` steps down at a refusal and sends the turn again in
+the next form, within the same deadline), and its messages are written for that form
+(the framing's example, the answer's format, the corrections), so they are rebuilt when
+the form changes. The journal is searched in every form the run may have answered in, so
+a resumed run asks nothing it was answered, not even which form the server takes.
 """
 from __future__ import annotations
 
