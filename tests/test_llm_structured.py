@@ -409,3 +409,43 @@ def _timeless(result: dict) -> dict:
                     (game.get("a"), game.get("b")) if isinstance(side, dict))]:
         entry.pop("mean_latency")
     return result
+
+
+@given(st.one_of(_JSON, st.dictionaries(
+    st.sampled_from(["prompt_tokens", "completion_tokens", "total_tokens"]),
+    st.one_of(st.integers(), st.floats(), st.text(max_size=5), st.booleans(), st.none()),
+    max_size=3).map(lambda usage: {"usage": usage})))
+def test_a_servers_usage_is_two_counts_to_believe_or_none(data):
+    from harness.agents.llm.server_answers import MAX_TOKENS, completion_usage
+
+    for count in completion_usage(data):
+        assert count is None or (type(count) is int and 0 <= count <= MAX_TOKENS)
+
+
+# -- a refusal's body, read within bounds -----------------------------------------------------------
+def test_a_refusal_is_read_from_the_first_bytes_of_its_body_only():
+    from harness.agents.llm.forms import ERROR_BODY, is_refusal
+
+    assert is_refusal(500, b'{"error": "response_format: json_schema is not supported"}')
+    assert is_refusal(422, b'{"detail": [{"loc": ["body", "response_format", "type"]}]}')
+    assert not is_refusal(500, b" " * ERROR_BODY + b"response_format")
+    assert not is_refusal(503, b"response_format") and not is_refusal(401, b"response_format")
+
+
+def test_an_error_body_that_never_ends_is_cut_at_the_deadline():
+    """A 500 whose body drips for ever: the client reads it only as far as the call's
+    deadline (it looks for the refused field's name there), then the turn is a timeout."""
+    import threading
+
+    from llm_server import drip, head
+
+    with StandIn({"m": [Step(raw=drip(b"x", every=0.05,
+                                      first=head(500, length=None)))]}) as server:
+        finished: list = []
+        player = threading.Thread(target=lambda: finished.append(
+            _game(server, turns=1, timeout=1.0, retries=0)), daemon=True)
+        player.start()
+        player.join(60)
+    assert finished, "the game did not end"
+    fault = finished[0].fault_at["a", 0]
+    assert fault.kind == "timeout"

@@ -128,6 +128,8 @@ def exchange(call: Call, method: str, url: str, headers: dict[str, str],
         response = connection.getresponse()
         if response.status != 200:
             said = _first_bytes(call, response, error_body) if error_body > 0 else b""
+            if call.over:     # the body held the call to its deadline
+                raise ExchangeFailed(Failure.TIMEOUT, f"no answer within {call.seconds:g} s")
             return HttpAnswer(response.status, None, said)
         encoding = (response.getheader("Content-Encoding") or "identity").strip().lower()
         if encoding != "identity":
