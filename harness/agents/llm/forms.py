@@ -10,6 +10,11 @@ call's deadline; the form found is kept for the endpoint and model in this proce
 forked worker inherits what its parent found, or finds it again the same way), and every
 call records the form it was answered in (`llm_call.structured`).
 
+The start-up check (client.check, the list of models) sends no probe: a probe would be a
+model call, paid for in tokens on a hosted API, before every run, and the list of models
+says nothing of the forms taken; the first turn's request is the probe, and its refusal
+costs no tokens.
+
 A named form is never stepped down from: its refusal is the turn's fault, which says so.
 Whichever form a run ends in, the reading is the same for the same answer (parse.py), so
 the same seed and the same recorded answers give the same result.

@@ -30,7 +30,7 @@ import time
 from typing import NamedTuple
 
 from harness.agents.llm import forms, journal, prompts
-from harness.agents.llm.answer_schema import OFF, response_format
+from harness.agents.llm.answer_schema import response_format
 from harness.agents.llm.bounded_http import Call
 from harness.agents.llm.client import MAX_RESPONSE, Answer, ModelClient
 from harness.agents.llm.config import LlmConfig
@@ -247,24 +247,26 @@ class LlmHandle(Chatter):
                 return _Asked(Answer(found.response, None, None, found.latency, found.tries,
                                      Usage(found.prompt_tokens, found.completion_tokens)),
                               form, messages)
+        form = forms.current(config)
+        messages = self._messages(question, form, tried)
         call = turn.begin_call()
         if call is None:
-            return _Asked(Answer(None, "stopped", Event.STOPPED, 0.0, 0), OFF, [])
+            return _Asked(Answer(None, "stopped", Event.STOPPED, 0.0, 0), form, messages)
         began, refusals = time.monotonic(), 0
         try:
             while True:
-                form = forms.current(config)
-                messages = self._messages(question, form, tried)
                 answer = self.client.complete(messages, call, response_format(
                     form, self.per_turn, question.chatting, MAX_CHAT))
                 if not answer.refused:
                     break
-                refusals += answer.tries
                 if forms.step_down(config, form) is None:
                     answer = answer._replace(error=f"{answer.error} ({form}; the declaration "
                                                    f"says structured = {config.structured!r}: "
                                                    "\"auto\" finds the form it takes)")
                     break
+                refusals += answer.tries          # sent again at once, in the next form
+                form = forms.current(config)
+                messages = self._messages(question, form, tried)
         finally:
             turn.end_call()
         answer = answer._replace(latency=time.monotonic() - began, tries=answer.tries + refusals)
