@@ -21,6 +21,7 @@ from harness.isolation.handles.opening import Isolation, open_handle
 
 from conftest import run_cli
 from llm_server import Small, StandIn, Step
+from test_llm import _course
 from test_records_resume import cut_back
 
 
@@ -77,7 +78,8 @@ def test_llama_cpp_refuses_json_schema_once_and_the_run_keeps_json_object():
     assert _parse_errors(game) == 0 and not game.fault_at
     assert game.intended_a == ["CDD"] * 4
     first = game.talk["a", 0]["calls"]
-    assert len(first) == 1 and first[0]["structured"] == "json_object" and first[0]["tries"] == 2
+    # the refusal is no try of the call: a result must not depend on which process found it
+    assert len(first) == 1 and first[0]["structured"] == "json_object" and first[0]["tries"] == 1
 
 
 def test_a_server_that_takes_no_response_format_steps_down_to_prose():
@@ -241,14 +243,6 @@ def test_text_that_is_not_json_is_left_to_the_prose_rule():
 
 
 # -- tokens --------------------------------------------------------------------------------------
-def _course(tmp_path, server, **keys) -> Path:
-    lines = ["[llm.bot]", f'base_url = "{server.base_url}"', 'model = "m"']
-    lines += [f"{key} = {json.dumps(value)}" for key, value in keys.items()]
-    path = tmp_path / "pdharness.toml"
-    path.write_text("\n".join(lines) + "\n")
-    return path
-
-
 @pytest.mark.slow
 def test_tokens_reach_the_record_the_json_the_table_and_the_report(tmp_path):
     with StandIn({"m": ["garbage", Small(moves="D")]}, family="llama_cpp") as server:
@@ -340,37 +334,6 @@ def test_a_model_recorded_before_structured_answers_resumes_in_prose():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("family, structured", [("llama_cpp", "auto"), ("openai", "off")])
-def test_resume_asks_no_model_again_for_an_answered_turn(tmp_path, family, structured):
-    agents = ("llm:bot", "titfortat", "defect", "grudger", "cooperate")
-    steps = [Small(moves="CDD", prose="ACTION: C D D")]
-    with StandIn({"m": steps}, family=family) as server:
-        course = _course(tmp_path, server, structured=structured)
-        options = ("--config", course, "--seed", "8", "--length", "3", "5",
-                   "--isolation", "process", "--format", "json", "--jobs", "1")
-        reference = tmp_path / "reference.sqlite"
-        status, out, err = run_cli("tournament", *agents, *options, "--db", reference)
-        assert status == 0, err
-        first_run = len(server.calls())
-        cut = tmp_path / "cut.sqlite"
-        cut.write_bytes(reference.read_bytes())
-        with sqlite3.connect(cut) as connection:   # stopped after round 1
-            later = "(SELECT id FROM game WHERE round > 1)"
-            connection.execute(f"DELETE FROM llm_call WHERE game IN {later}")
-            connection.execute(f"DELETE FROM llm_turn WHERE game IN {later}")
-        cut_back(cut, 1)
-        status, resumed, err = run_cli("resume", cut, "--format", "json", "--isolation",
-                                       "process", cwd=tmp_path)
-        assert status == 0, err
-        asked_again = len(server.calls()) - first_run
-    assert asked_again == 0                  # nor is the form found again by a refusal
-    assert _timeless(json.loads(resumed)) == _timeless(json.loads(out))
-    with sqlite3.connect(cut) as connection:
-        forms = {row[0] for row in connection.execute("SELECT structured FROM llm_call")}
-    assert forms == ({"json_object"} if structured == "auto" else {"off"})
-
-
-@pytest.mark.slow
 def test_a_record_made_before_tokens_resumes_and_writes_them(tmp_path):
     """A record of the previous schema (llm_call and llm_journal without the new columns)
     reads, resumes, and its resumed calls are written whole."""
@@ -401,14 +364,6 @@ def test_a_record_made_before_tokens_resumes_and_writes_them(tmp_path):
                                    "NULL").fetchone()[0]
     assert later > 0
     assert json.loads(resumed)["standings"] == json.loads(out)["standings"]
-
-
-def _timeless(result: dict) -> dict:
-    for entry in [*result["llm"]["agents"].values(),
-                  *(side for game in result["llm"]["games"] for side in
-                    (game.get("a"), game.get("b")) if isinstance(side, dict))]:
-        entry.pop("mean_latency")
-    return result
 
 
 @given(st.one_of(_JSON, st.dictionaries(

@@ -252,7 +252,7 @@ class LlmHandle(Chatter):
         call = turn.begin_call()
         if call is None:
             return _Asked(Answer(None, "stopped", Event.STOPPED, 0.0, 0), form, messages)
-        began, refusals = time.monotonic(), 0
+        began = time.monotonic()
         try:
             while True:
                 answer = self.client.complete(messages, call, response_format(
@@ -264,12 +264,13 @@ class LlmHandle(Chatter):
                                                    f"says structured = {config.structured!r}: "
                                                    "\"auto\" finds the form it takes)")
                     break
-                refusals += answer.tries          # sent again at once, in the next form
+                # sent again at once in the next form; the refusal is not one of the
+                # call's tries: which process found the form must not change a result
                 form = forms.current(config)
                 messages = self._messages(question, form, tried)
         finally:
             turn.end_call()
-        answer = answer._replace(latency=time.monotonic() - began, tries=answer.tries + refusals)
+        answer = answer._replace(latency=time.monotonic() - began)
         if answer.text is not None:
             forms.settle(config, form)
             journal.store(journal.key(self.name, self.agent_seed, question.number, attempt,
