@@ -1,10 +1,10 @@
-"""A real model's server, measured (issue 37): SmolLM2-135M-Instruct served by llama.cpp's
+"""A real model's server, measured: SmolLM2-135M-Instruct served by llama.cpp's
 OpenAI-compatible server, playing built-ins with structured answers (auto) and without
 (off).
 
     python benchmarks/llm_real.py [--turns T] [--moves-per-turn K] [--max-tokens N]
 
-(defaults 2, 3, 48: about 20 model calls. Issue 37 measured about 0.3 s a structured
+(defaults 2, 3, 48: about 20 model calls. The first trial of it measured about 0.3 s a structured
 answer and 1-5 s a prose one on a quieter machine; at a load average of 15 on 2 cores a
 call took 10-20 s, and --turns 3 took 9 minutes)
 

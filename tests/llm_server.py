@@ -7,7 +7,7 @@ last step repeats. A step is the answer's text, or a `Step` (an HTTP status, a d
 a `raw` answer), or a function of the request's messages returning either.
 
 Each stand-in is of a server family (`family`), which takes or refuses a request's
-`response_format` the way the real ones do (issue 37): "openai" (OpenAI, vLLM, Ollama:
+`response_format` the way the real ones do: "openai" (OpenAI, vLLM, Ollama:
 takes `json_schema`, and `json_object`), "llama_cpp" (llama-cpp-python's server: takes
 `json_object` with a `schema`, answers 500 naming response_format to `json_schema`),
 "prose" (a server that takes no response_format: 400 naming it) and "ignores" (takes

@@ -258,7 +258,7 @@ def test_a_tournament_records_every_prompt_and_response_and_show_prints_them(tmp
 @pytest.mark.parametrize("family, structured", [
     ("openai", "auto"), ("llama_cpp", "auto"), ("openai", "off")])
 def test_resume_never_asks_again_for_a_recorded_turn(tmp_path, family, structured):
-    """Structured or not (issue 37): with the journal, the resumed run asks nothing, not
+    """Structured or not: with the journal, the resumed run asks nothing, not
     even which form the server takes (llama_cpp refuses json_schema once a process)."""
     from llm_server import Small
 

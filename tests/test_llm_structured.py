@@ -1,4 +1,4 @@
-"""Structured answers, tokens and the example turn (issue 37), through the real client
+"""Structured answers, tokens and the example turn, through the real client
 against the scripted stand-in server (tests/llm_server.py) of each server family: OpenAI /
 vLLM / Ollama (`json_schema`), llama-cpp-python (`json_object` with a schema; 500 to
 `json_schema`), one that takes no response_format, and one that ignores it."""

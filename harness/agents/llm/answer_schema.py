@@ -1,4 +1,4 @@
-"""A structured answer (issue 37): the JSON schema a turn asks a model's server to hold its
+"""A structured answer: the JSON schema a turn asks a model's server to hold its
 answer to, how each server family is sent it, and the reader of an answer given as JSON.
 
 The schema asks for exactly the turn's k moves, each "C" or "D", and in the chat phase a

@@ -1,4 +1,4 @@
-"""Which form of structured answer an endpoint takes (issue 37), kept for the run.
+"""Which form of structured answer an endpoint takes, kept for the run.
 
 A declaration's `structured` is `auto` (the default), one form (`json_schema`,
 `json_object`) or `off`. `auto` starts with the strongest form and steps down

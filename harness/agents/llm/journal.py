@@ -114,7 +114,7 @@ def _connection():
 
 
 def _add_token_columns(connection) -> None:
-    """A journal made before tokens were counted (issue 37) gets their columns."""
+    """A journal made before tokens were counted gets their columns."""
     present = {row[1] for row in connection.execute("PRAGMA table_info(llm_journal)")}
     for column in ("prompt_tokens", "completion_tokens"):
         if column not in present:

@@ -30,7 +30,7 @@ def call_rows(game_id: int, game):
 
 
 def add_call_columns(connection) -> None:
-    """A record made before structured answers and tokens (issue 37) gets their columns in
+    """A record made before structured answers and tokens were recorded gets their columns in
     llm_call, so a resumed run writes its calls whole; one without llm tables is left."""
     present = {row[1] for row in connection.execute("PRAGMA table_info(llm_call)")}
     if not present:
