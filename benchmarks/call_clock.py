@@ -1,4 +1,4 @@
-"""What timing a call costs the monitor (issue 34, section 1: harness/isolation/own_time.py).
+"""What timing a call costs the monitor (harness/isolation/own_time.py).
 
     python benchmarks/call_clock.py                  # process and sandbox
     python benchmarks/call_clock.py --isolation process --batches 9
@@ -11,7 +11,7 @@ again and works them out. One real host of `student_agents/KhosmoodLevinson.py`,
 a game while it is measured: each figure is the median over `--batches` batches of the
 per-operation CPU time of this thread (user and system: the work is all system calls and
 Python in the monitor, and CPU time is what a loaded machine does not inflate), in
-microseconds, with the load average. The monitor before issue 34 did
+microseconds, with the load average. The monitor before it measured the agent's own time did
 none of the first three and walked the tree at every deadline that passed.
 """
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """What one call costs: CPU time of the monitor and of the agent's host, per call, for a
-Python agent with a short history (issue 20: "a call at most 25 us of CPU, monitor and host
-together").
+Python agent with a short history (the budget: a call at most 25 us of CPU, monitor and host
+together).
 
     python benchmarks/call_cost.py                          # process and sandbox
     python benchmarks/call_cost.py --isolation process --agents 10 --turns 30 --repeat 3

@@ -3,7 +3,7 @@
     python benchmarks/class.py                        # 40 agents, sandbox, --jobs 2, seed 1
     python benchmarks/class.py --agents 20 --isolation process
     python benchmarks/class.py --repo /tmp/before --repo . --runs 3   # two checkouts, interleaved
-    python benchmarks/class.py --round360 --max-seconds 600           # issue 20's fourth target
+    python benchmarks/class.py --round360 --max-seconds 600           # the 360-agent round
 
 N renamed copies of the bundled students (student_agents/: Python, Hy and Common Lisp in
 turn; each copy a valid agent file whose file name and function name match, its helpers
@@ -28,7 +28,7 @@ weighs on both alike, and the medians per checkout are printed at the end. The d
 repo is the one whose `harness` is imported, so `compare_commits.py --script
 benchmarks/class.py` also works.
 
-`--round360`: issue 20's fourth target, one round of 360 agents (40 copies of each
+`--round360`: one round of 360 agents (40 copies of each
 student), 64,620 one-turn games, `--isolation process` unless given, `ulimit -n 20000`.
 With `--max-seconds S` (for any run) the tournament is stopped after S seconds and the
 games done so far are printed (read from the progress bar, so stderr is a terminal then).

@@ -1,4 +1,4 @@
-"""The floors under issue 20's targets on this machine: what the operating system alone
+"""The floors under the class tournament's speed budgets on this machine: what the operating system alone
 costs for the two things every game of an agent in a process needs, before any of our code.
 
     python benchmarks/floor.py [--forks N] [--round-trips N] [--repeat R]

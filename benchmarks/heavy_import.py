@@ -7,7 +7,7 @@ hyrule (about a second and a half here: its Hy modules compile, no bytecode is w
 One handle plays N short games (3 turns) against a built-in inside the monitor, with a
 10 s call limit so that no game faults: the wall time to open the handle (its host's start
 and the agent's first load) and the mean wall time of a game are printed, with the load.
-Before issue 32 every game's fresh process imported the library again, inside its first
+Before imports were paid once, every game's fresh process imported the library again, inside its first
 call; since, the host imports the declared libraries the file imports at its top level
 once, before it forks any game. Run it from a checkout of each commit to compare.
 """
@@ -45,7 +45,7 @@ def main() -> None:
     name = "Heavy.py"
     (folder / name).write_text(AGENT.format(library=options.library))
     declared = {"agent_packages": (options.library,)} if "agent_packages" in getattr(
-        Isolation, "__dataclass_fields__", {}) else {}   # before issue 32: no declaration
+        Isolation, "__dataclass_fields__", {}) else {}   # before agent packages: no declaration
     isolation = Isolation(options.isolation, timeout=10.0, **declared)
     started = time.monotonic()
     agent = open_handle(file_spec(folder / name), isolation)

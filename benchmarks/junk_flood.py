@@ -10,7 +10,7 @@ well-formed reply. We measure the monitor's CPU time (time.process_time) in
 - with the allowance lifted (`--no-allowance`): the reader's cost per MiB, which must
   grow linearly in the bytes (no re-slicing of the buffer per line);
 - `--before REV`: the same flood against the reader of an older commit (e.g. main before
-  issue 11), extracted with `git archive` into a temporary folder.
+  the bounded reader), extracted with `git archive` into a temporary folder.
 
     python benchmarks/junk_flood.py [--mib 1 4] [--before REV]
 """
@@ -31,7 +31,7 @@ FLOODER = r"""
 import os, sys
 token = os.environ["PDH_TOKEN"]
 os.write(1, (token + " READY\n").encode())
-# the game channel where the monitor passes one down (issue 20), else stdin and stdout
+# the game channel where the monitor passes one down, else stdin and stdout
 requests, replies = map(int, os.environ.get("PDH_GAME_FDS", "0,1").split(","))
 while b"TURN" not in os.read(requests, 65536):   # the TURN request
     pass

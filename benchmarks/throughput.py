@@ -33,7 +33,7 @@ measurement), so its 300 MB of imports do not make the monitor's forks dearer. A
 Tournament is serial: `processes=N` starts workers that each re-import the library
 (~20 s), so the ratios are shown for our one-job rows only.
 
-    pip install '.[bench]'                   # Axelrod 4.13 (see FACTS.md)
+    pip install '.[bench]'                   # Axelrod 4.13 (see docs/facts.md)
     python benchmarks/throughput.py          # every row, median of 3 (long on a busy machine)
     python benchmarks/throughput.py --modes none process --kinds files --jobs 1 --repeat 5
     python benchmarks/throughput.py --no-axelrod --modes none --turns 50   # a short run
@@ -137,7 +137,7 @@ def axelrod_worker() -> None:
             tournament = axl.Tournament(players(), turns=turns, repetitions=1, noise=NOISE,
                                         seed=1)
             began = time.perf_counter()
-            tournament.play(processes=None, progress_bar=False)  # serial: see FACTS.md
+            tournament.play(processes=None, progress_bar=False)  # serial: see docs/facts.md
         else:
             everyone = players()
             began = time.perf_counter()

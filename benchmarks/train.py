@@ -1,4 +1,4 @@
-"""Training and playing the type-recognizing Q-table agent (issue 25): what `pdharness
+"""Training and playing the type-recognizing Q-table agent: what `pdharness
 train` costs per game, and what a trained agent costs per move against a built-in, both in
 the monitor's process (`--isolation none`), on `cooperate`, `defect` and `titfortat`.
 

@@ -28,6 +28,13 @@ def _need(tool: str, why: str):
 
 
 @pytest.fixture
+def libreoffice():
+    """The spreadsheet itself, to prove a grades CSV runs no formula (CI installs it)."""
+    _need("soffice", "apt-get install libreoffice-calc-nogui")
+    return shutil.which("soffice")
+
+
+@pytest.fixture
 def sbcl():
     _need("sbcl", "apt-get install sbcl")
 

@@ -1,6 +1,6 @@
 """Under a root monitor, `process` agents keep root's right to read (CAP_DAC_READ_SEARCH)
-only when their own user could not run their host otherwise (issue 21): installed the way
-the README says, a venv made from /usr/bin/python3 in a folder every user can read, the
+only when their own user could not run their host otherwise: installed the way
+docs/security.md says, a venv made from /usr/bin/python3 in a folder every user can read, the
 hosts keep no capability at all, and a hostile agent in each language cannot read a file
 only root may; with the interpreter behind a folder other users cannot enter (as pyenv's
 under /root), or a language's cache there, they keep it, as before, and the monitor says

@@ -1,5 +1,5 @@
-"""No agent runs as the monitor's user, and no agent leaves its namespaces by a socket
-(issue 21, part 1): real agents in each language, in the real sandbox and as plain
+"""No agent runs as the monitor's user, and no agent leaves its namespaces by a socket:
+real agents in each language, in the real sandbox and as plain
 processes, under the monitor this suite runs as.
 
 Requires: bubblewrap and SBCL (CI has both); for the user-id tests, a root monitor (CI runs

@@ -152,7 +152,7 @@ NAMED_BY_THEIR_COMMAND = "harness.cli.commands."
 
 def test_no_two_modules_share_a_name(graph):
     """A module's name says what it holds: two modules of one name hold different things
-    (issue 23: two rounds.py, three report.py, two session.py were such). Packages and
+    (two rounds.py, three report.py and two session.py once were such). Packages and
     `__main__` aside."""
     from collections import defaultdict
 

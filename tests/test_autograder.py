@@ -278,7 +278,7 @@ def test_the_instructor_chooses_visibility_and_the_leaderboard(tmp_path, bwrap):
     assert "tell the instructor" in results["output"]
     assert results["visibility"] == "after_due_date"
 
-# -- the verdict is the monitor's alone (issue 21) -----------------------------------------------
+# -- the verdict is the monitor's alone -----------------------------------------------------
 def no_bubblewrap_path(tmp_path) -> str:
     """A PATH with what run_autograder needs but bubblewrap: the bundle's documented
     fallback, as in containers that forbid user namespaces."""
@@ -336,8 +336,8 @@ JIIBE = "(defn IbeJi [hist score]\n  [\"C\" \"C\" \"C\"])\n"
     ("KhosmoodLevinson (1).py", None), ("KhosmoodLevinson_final.py", None)])
 def test_an_upload_an_lms_renamed_keeps_its_points_with_a_warning(tmp_path, bundle, bwrap,
                                                                  file_name, source):
-    """A file an LMS or a browser renamed plays as the agent it defines in every command
-    (issue 33): no point lost, a warning naming the file to use."""
+    """A file an LMS or a browser renamed plays as the agent it defines, as in every
+    command: no point lost, a warning naming the file to use."""
     upload = tmp_path / "upload" / file_name
     upload.parent.mkdir()
     shutil.copy2(AGENTS.parent.parent / "student_agents" / "KhosmoodLevinson.py", upload)

@@ -1,4 +1,4 @@
-"""An agent that does not load (issue 33): by default it is disqualified before round 1 and
+"""An agent that does not load: by default it is disqualified before round 1 and
 ranks below every agent that loads, and the table, the CSV and the gradebook say why; the
 other agents' games are the games of the same run without it. `--keep-broken` (also a
 course-file key, kept in a record) plays it as the default answer, as before. Through the

@@ -276,13 +276,28 @@ def test_the_course_file_sets_the_bundle_limit(tmp_path):
     assert agent["status"] == "disqualified" and "more than 1 MiB" in agent["message"]
 
 
-def test_a_bundle_does_not_travel_to_a_cluster_and_says_so(tmp_path):
-    from harness.agents.specs import file_spec
-    from harness.core.errors import HarnessError
-    from harness.run.cluster.shipment import pack
+def test_a_bundle_travels_to_a_worker_as_its_files_and_arrives_checked(tmp_path):
+    """A bundle is shipped as its snapshot's files; the worker's copy is the same bundle
+    (name, language, digest), and one changed byte, or a path out of it, is refused."""
+    from dataclasses import replace
 
-    with pytest.raises(HarnessError, match="is a bundle"):
-        pack([file_spec(python_bundle(tmp_path))])
+    from harness.agents.specs import file_spec
+    from harness.run.cluster.shipment import DamagedParcel, Shipment, pack, unpack
+
+    original = file_spec(zipped(hy_bundle(tmp_path / "src"), tmp_path / "ChenDiaz.zip"))
+    shipment = pack([original])
+    (copy,) = unpack(shipment)
+    assert copy.is_bundle and (copy.name, copy.language, copy.entry) == (
+        "ChenDiaz", "hy", "ChenDiaz")
+    assert copy.sha256() == original.sha256()
+    (parcel,) = shipment.agents
+    (relative, digest) = parcel.bundle[0]
+    changed = dict(shipment.files, **{digest: shipment.files[digest] + b" "})
+    escaping = replace(parcel, bundle=(("../" + relative, digest), *parcel.bundle[1:]))
+    for damaged in (Shipment(shipment.agents, changed, shipment.bundle_bytes),
+                    Shipment((escaping,), shipment.files, shipment.bundle_bytes)):
+        with pytest.raises(DamagedParcel, match="ChenDiaz: its bundle arrived damaged"):
+            unpack(damaged)
 
 
 # -- validate --------------------------------------------------------------------------------
@@ -306,6 +321,36 @@ def test_the_team_folder_layout_still_works(tmp_path):
     assert status == 0, err
     assert "RossTito" in out
 
+
+
+def test_a_renamed_bundle_plays_as_the_agent_it_holds_with_a_warning(tmp_path):
+    """A bundle an LMS or a browser renamed is the agent whose file it holds, as a renamed
+    file is: a folder `JonesSmith-2/` and a zip `ChenDiaz (1).zip` of a folder `ChenDiaz/`
+    (before, the folder was silently no submission at all)."""
+    course = tmp_path / "course"
+    course.mkdir()
+    python_bundle(tmp_path / "src").rename(course / "JonesSmith-2")
+    zipped(hy_bundle(tmp_path / "src2"), course / "ChenDiaz (1).zip")
+    status, out, err = run_cli("tournament", course, "cooperate", "--isolation", "process",
+                               "--seed", "1", "--format", "json")
+    assert status == 0, err
+    assert sorted(agent["name"] for agent in json.loads(out)["agents"]) == [
+        "ChenDiaz", "JonesSmith", "cooperate"]
+    assert "JonesSmith-2 defines JonesSmith" in err and "name the folder JonesSmith\n" in err
+    assert "ChenDiaz (1).zip defines ChenDiaz" in err and "name the file ChenDiaz.zip" in err
+
+
+def test_a_folder_carrying_two_agents_names_is_no_bundle(tmp_path):
+    """Which agent `JonesSmith-ChenDiaz/` holds, nothing says: it is a folder of submissions
+    (each its own agent), not a bundle."""
+    folder = tmp_path / "JonesSmith-ChenDiaz"
+    folder.mkdir()
+    for name in ("JonesSmith", "ChenDiaz"):
+        (folder / f"{name}.py").write_text(f"def {name}(hist, score):\n    return 'CCC'\n")
+    assert not bundles.is_bundle(folder)
+    status, out, err = run_cli("validate", folder, "--format", "json", "--isolation",
+                               "process")
+    assert sorted(v["agent"] for v in json.loads(out)) == ["ChenDiaz", "JonesSmith"], err
 
 # -- refusals ---------------------------------------------------------------------------------
 def _zip(entries: dict, target: Path, method=zipfile.ZIP_DEFLATED) -> Path:
@@ -515,7 +560,7 @@ def test_any_bytes_give_a_bundle_or_one_line(tmp_path, data):
 
 # -- the example a course can copy ---------------------------------------------------------------
 def test_the_example_bundle_trains_validates_and_plays_as_the_readme_says(tmp_path, sandboxed):
-    """examples/AdamsBrown, copied as a course would: the README's three commands, through
+    """examples/AdamsBrown, copied as a course would: the three commands of docs/submit.md, through
     the console script; training writes the very model the example ships."""
     import shutil
 
@@ -589,7 +634,7 @@ def test_a_bundles_fault_names_it_as_given_not_its_snapshot(tmp_path):
 
 
 def test_a_bare_name_plays_the_bundle_in_the_current_folder(tmp_path, monkeypatch):
-    """As for a file (issue 33): the name designates what the current folder holds first,
+    """As for a file: the name designates what the current folder holds first,
     a bundle too, in any case."""
     from harness.agents.specs import resolve_one
 

@@ -1,4 +1,4 @@
-"""One agent, one set of games, whichever path names it (issue 33): seeds and sides follow
+"""One agent, one set of games, whichever path names it: seeds and sides follow
 one canonical spelling of a name, so the Lisp REPL's `(defun KhosmoodLevinson ...)` (whose
 reader upcases it to KHOSMOODLEVINSON), the file KhosmoodLevinson.lisp on the command
 line, a Python function given to harness.monitor and Hy's (monitor ...) give the same
@@ -118,7 +118,7 @@ def test_a_record_seeded_from_names_as_written_says_it_is_an_older_versions(tmp_
         stop_after_round(patched, 1)
         with pytest.raises(session.RecordInterrupted):
             session.run(specs, 9, chosen, db=db, quiet=True)
-    with sqlite3.connect(db) as connection:   # as the version before issue 33 seeded them
+    with sqlite3.connect(db) as connection:   # as versions before case-folding seeded them
         for game_id, a, b, number in connection.execute("SELECT id, a, b, round FROM game"):
             connection.execute("UPDATE game SET seed = ? WHERE id = ?",
                                (seeds.game_seed_as_written(9, number, a, b), game_id))

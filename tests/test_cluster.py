@@ -78,6 +78,26 @@ def test_python_hy_and_lisp_in_the_sandbox_play_as_locally(cluster, sbcl, bwrap)
     assert everything(remote) == everything(local)
 
 
+def test_bundles_in_three_languages_travel_and_play_as_locally(cluster, sbcl, bwrap,
+                                                               tmp_path):
+    """Bundles (a folder, a zip) travel to the workers as their files and play there as
+    locally: the same games, the same digests recorded, every helper and data file read."""
+    import harness
+
+    from test_bundles import hy_bundle, lisp_bundle, python_bundle, zipped
+
+    agents = [python_bundle(tmp_path), zipped(hy_bundle(tmp_path / "hy"),
+                                              tmp_path / "ChenDiaz.zip"),
+              lisp_bundle(tmp_path), "titfortat"]
+    local = tournament(agents, 3, isolation="sandbox")
+    remote = harness.monitor((0.25, 0.1), (5, 12), [str(a) for a in agents], seed=3,
+                             timeout=30.0, cluster=cluster.scheduler_address).result
+    assert [e.status for e in remote.entrants] == ["ok"] * 4
+    assert everything(remote) == everything(local)
+    assert [e.spec.sha256() for e in remote.entrants] == [e.spec.sha256()
+                                                           for e in local.entrants]
+
+
 def test_replicates_are_the_local_replicates(cluster):
     from harness.api import agent_specs
     from harness.run.replicates import run_replicates

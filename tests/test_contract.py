@@ -1,4 +1,4 @@
-"""The agent contract (INTERFACE.md "Agents", RULES.md "A game", "Agents that misbehave",
+"""The agent contract (docs/interface.md "The agent contract", docs/rules.md "A game", "Misbehaving agents",
 "Fresh agents"), asserted for every language in every isolation mode it runs in, against
 the same seven agents written in each language (tests/agents/contract/<language>/, whose
 README says what each does): Axelrod's TestPlayer idea, for the harness's languages.

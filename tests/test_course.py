@@ -79,11 +79,11 @@ def test_paths_are_relative_to_the_course_file_and_agents_come_from_it(tmp_path)
 
 
 def test_the_readmes_course_file_works_on_its_first_run(tmp_path):
-    """The example of docs/readme/grading.md as it stands, in a course folder holding only
+    """The example of docs/instructor.md as it stands, in a course folder holding only
     its submissions and roster: the out/ folder its outputs go in is made."""
     import re
 
-    text = (ROOT / "docs" / "readme" / "grading.md").read_text(encoding="utf-8")
+    text = (ROOT / "docs" / "instructor.md").read_text(encoding="utf-8")
     example = re.search(r"```toml\n(# pdharness.toml\n.*?)```", text, re.S).group(1)
     assert 'report = "out/report.html"' in example and 'db = "out/run.sqlite"' in example
     write(tmp_path, example + 'isolation = "process"\nlength = [3, 3]\n')
@@ -200,7 +200,7 @@ def _toml(value):
     return repr(value)
 
 
-# -- what a run may touch is the command line's choice (issue 21) ---------------------------------
+# -- what a run may touch is the command line's choice ---------------------------------------
 @pytest.mark.parametrize("mode", ["none", "process"])
 @pytest.mark.parametrize("named", [False, True], ids=["found", "named"])
 def test_no_course_file_chooses_a_weaker_isolation(tmp_path, mode, named):
@@ -233,7 +233,7 @@ def test_a_course_file_found_in_the_folder_reaches_no_further_than_the_command_l
 
 
 def test_a_course_file_found_in_the_folder_may_name_its_own_files(tmp_path):
-    """The course's own folder, as the README lays it out: agents, outputs inside it."""
+    """The course's own folder, as the instructor guide (docs/instructor.md) lays it out: agents, outputs inside it."""
     (tmp_path / "submissions").mkdir()
     (tmp_path / "submissions" / "Counter.py").write_text((CORE / "Counter.py").read_text())
     (tmp_path / "out").mkdir()

@@ -1,4 +1,4 @@
-"""Limits are the command line's (issue 21): an experiment or population file may keep or
+"""Limits are the command line's: an experiment or population file may keep or
 lower the time and memory limits `pdharness experiment` and `train` give its agents, never
 raise them; the commands take `--timeout` and `--memory-limit` with tournament's bounds, and
 a course file the instructor names gives them as it gives tournament's. Run through the

@@ -1,4 +1,4 @@
-"""A game is a fresh agent in a fresh world, by construction (issues 11 and 20).
+"""A game is a fresh agent in a fresh world, by construction.
 
 Hostile agents (tests/agents/hostile/) keep state from game to game in every carrier we
 know: Python's `builtins` and `sys.modules`, the environment, threads, a grandchild that
@@ -381,7 +381,7 @@ def test_under_a_monitor_that_is_not_root_every_game_sees_the_same_world(mode, b
 
 def test_under_a_root_monitor_with_a_readable_install_process_games_see_the_same_world(sbcl):
     """`process` isolation as root, installed where any user may read it: each game gets a
-    world of its own (README, "root, readable"), /sys and /dev/pts covered too: the agent's
+    world of its own (docs/security.md, "root, readable"), /sys and /dev/pts covered too: the agent's
     cgroup, which lives across its games, shows no counter (its memory peak), the machine's
     terminals no time. Run with Debian's python3 and a copy of the harness and a cache that
     any user can read."""

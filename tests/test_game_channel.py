@@ -1,4 +1,4 @@
-"""The game channel (issue 20): a game's process answers the monitor itself, and its host
+"""The game channel: a game's process answers the monitor itself, and its host
 lives through what that process does.
 
 A game's process that dies, overruns its call or breaks the protocol is ended and replaced

@@ -172,7 +172,7 @@ def test_a_roster_of_teams_names_the_missing_teams_and_the_strays_too(tmp_path, 
 
 def test_validate_with_a_roster_names_the_teams_that_submitted_nothing(tmp_path, submissions):
     """Of a class's folder, not of one student's file: the student checking theirs is not
-    told the roster's other teams are missing (issue 33)."""
+    told the roster's other teams are missing."""
     status, _out, err = run_cli("validate", submissions / "KhosmoodLevinson.py", "--roster",
                                 ROSTERS / "roster.csv", "--isolation", "process")
     assert status == 0, err

@@ -1,4 +1,4 @@
-"""Horizons (RULES.md, "Horizons"): the geometric length's distribution with fixed seeds,
+"""Horizons (docs/rules.md, "Where the original text was ambiguous"): the geometric length's distribution with fixed seeds,
 its cap, fixed lengths, and the same guarantees as the Levinson rule (records, --jobs)."""
 import json
 import math

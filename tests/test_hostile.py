@@ -1,7 +1,7 @@
 """The hostile suite: a tournament of agents that misbehave in every way we could think of,
 next to honest ones, under `--isolation sandbox` and under `--isolation process`.
 
-What must hold (issue 6): the tournament finishes with every hostile agent's faults recorded
+What must hold: the tournament finishes with every hostile agent's faults recorded
 by kind; the monitor's process survives; with a fixed seed every game between two honest
 agents is the same (scores and moves) with or without the hostile agents; no file appears
 outside the run's own output; nothing from an agent is unpickled or evaluated in the

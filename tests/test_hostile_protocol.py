@@ -1,4 +1,4 @@
-"""Hosts and agents that attack the host line protocol itself (issue 11, section 1).
+"""Hosts and agents that attack the host line protocol itself.
 
 Agent code can find the pipes it can reach (among its descriptors) and often the token that
 marks replies (/proc/self/environ keeps the environment the process started with, where a
@@ -7,7 +7,7 @@ game has a /proc). A game's process answers the monitor itself on its game chann
 (tests/agents/rogue/host.py) does each such thing from a real process, LispFlooder from a
 real SBCL host, and the hostile agents in tests/agents/hostile/ from a game's process.
 Whatever they do, the monitor must never block, every turn ends with a move or a fault,
-and no request gets two replies. Against the monitor before issue 11, the early and
+and no request gets two replies. Against a monitor that trusted its hosts' timing, the early and
 stuffer hosts hung it for ever, the newline flood kept it reading for ever at full CPU,
 and double replies and junk went unnoticed.
 """
@@ -109,7 +109,7 @@ def assert_only_its_own_faults(game):
 # -- a host that breaks the protocol itself -----------------------------------------------
 def test_a_host_that_never_says_ready_does_not_load_within_its_start_limit():
     """Waiting for READY is bounded by the start limit, however the wait goes (before
-    issue 20's control channel had its own reader, a mute host kept the monitor spinning)."""
+    when the control channel had its own reader, a mute host kept the monitor spinning)."""
     with pytest.raises(LoadError, match="did not finish loading within 0.5 s"):
         ProcessHandle("Rogue", [sys.executable, str(ROGUE_HOST), "mute"], dict(os.environ),
                       0.5, start_timeout=0.5)
@@ -168,7 +168,7 @@ def test_a_lisp_agent_flooding_the_protocol_with_interrupts_off_is_a_violation(m
     ("EarlyReplier", 3, 400), ("PipeStuffer", 100, 40), ("DoubleReplier", 3, 5)])
 def test_python_agents_forging_marked_replies_never_get_two_taken(mode, name, per_turn,
                                                                  turns):
-    """Against the monitor before issue 11, EarlyReplier and PipeStuffer hung it for ever
+    """Against a monitor that trusted its hosts' timing, EarlyReplier and PipeStuffer hung it for ever
     (a blocking write of a request the host never read)."""
     games = faults_per_game(HOSTILE / f"{name}.py", mode, turns=turns, per_turn=per_turn)
     assert_never_two_replies_taken(games)

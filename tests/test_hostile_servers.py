@@ -1,4 +1,4 @@
-"""The hostile suite's model servers (issue 34): a model agent's server is as untrusted as
+"""The hostile suite's model servers: a model agent's server is as untrusted as
 agent code, so it is held to the host contract: a model call ends by one deadline
 (`timeout`, every try and backoff in it) whatever the server does, at most a fixed number
 of bytes is read from it (the start-up list of models included), and what it sends is

@@ -1,12 +1,12 @@
 """Agents that buy more than their time limit's worth of CPU in a call by making their own
-work look like other programs' load (issue 34, section 1; harness/isolation/own_time.py).
+work look like other programs' load (harness/isolation/own_time.py).
 
 Each time thief in tests/agents/hostile/ pins itself and helpers of its own (threads,
 children, orphans; Python and SBCL threads) to one CPU, computes while they do (so its
 game's process waits for the CPU behind them), and keeps them from running or being
 runnable whenever a monitor might look: blocked on a lock, asleep, stopped. It answers
 (D D D) only after more than 1.1 times the limit of CPU in the call, its helpers' included.
-Against the monitor before issue 34, which gave back the process's whole-life wait unless
+Against a monitor that gave back the process's whole-life wait unless
 another of its tasks was runnable at the deadline, every one of them answered D D D with
 no fault; now the CPU of all the agent runs is its own and only wall time it did not use
 a CPU for can be given back, so each call is a timeout, by construction, whatever the load:

@@ -1,4 +1,4 @@
-"""Every file the monitor reads is read one way (issue 21, part 3): population, experiment,
+"""Every file the monitor reads is read one way: population, experiment,
 course, model, roster and record files given as a FIFO or as /dev/stdin never hang a run;
 each is one line on stderr, exit status 2 (harness/agents/agent_files.py, `read_input_file`)."""
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Language-model agents (`llm:NAME`, issue 24), through the real client against
+"""Language-model agents (`llm:NAME`), through the real client against
 a scripted stand-in server on 127.0.0.1 (a port the OS picks): the parse rule and its
 retries, the chat phase, model-call errors and limits, the record of every prompt and
 response, and resume never asking again for a recorded turn."""
@@ -531,7 +531,7 @@ GPT = {"base_url": "https://attacker.example/v1", "model": "m", "api_key_env": "
 
 @pytest.mark.parametrize("kind", ["experiment", "population", "found course file"])
 def test_only_a_course_file_named_on_the_command_line_chooses_a_key(tmp_path, kind):
-    """Which of the instructor's variables is sent, and where, is theirs to say (issue 21):
+    """Which of the instructor's variables is sent, and where, is theirs to say:
     a file handed to them, or one found in a folder of uploads, may not name api_key_env."""
     types = [{"id": "gpt", "agent": "llm:gpt", "count": 1},
              {"id": "tft", "agent": "titfortat", "count": 1}]
@@ -615,7 +615,7 @@ def test_a_record_made_before_language_models_still_reads_and_resumes(tmp_path):
     status, out, err = run_cli("tournament", "defect", "titfortat", "random", "--seed", "2",
                                "--isolation", "none", "--db", db, "--format", "json")
     assert status == 0, err
-    with sqlite3.connect(db) as connection:   # schema 1 as it was before issue 24
+    with sqlite3.connect(db) as connection:   # schema 1 as it was before model agents
         for table in ("llm_agent", "llm_call", "llm_turn", "llm_journal"):
             connection.execute(f"DROP TABLE {table}")
     cut_back(db, 1)

@@ -1,4 +1,4 @@
-"""Any number of agents plays, under the usual open-file limit (issue 11, section 1).
+"""Any number of agents plays, under the usual open-file limit.
 
 Each agent's host process holds five descriptors in the monitor (three pipes and its game
 channel's two). With more agents than fit under the monitor's open-file limit (set soft

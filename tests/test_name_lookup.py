@@ -1,6 +1,6 @@
 """A bare agent name plays the agent file of that name in the current folder first, then
 the one where names are looked up (the bundled agents by default), in every command and
-the Python and Hy monitor alike, and every result says the path that played (issue 33)."""
+the Python and Hy monitor alike, and every result says the path that played."""
 from __future__ import annotations
 
 import os

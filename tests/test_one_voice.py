@@ -127,7 +127,7 @@ def test_click_shell_completion_completes_commands_and_built_in_agents():
 
 
 def test_an_agent_named_without_its_suffix_plays_its_file_and_says_which(tmp_path):
-    """A bare name plays the current folder's agent file of that name (issue 33), in every
+    """A bare name plays the current folder's agent file of that name, in every
     command alike, and says which file that is."""
     (tmp_path / "KhosmoodLevinson.py").write_text(GOOD)
     for name in ("KhosmoodLevinson", "khosmoodlevinson"):

@@ -1,5 +1,5 @@
 """A call's time limit counts the agent's own time, not the time its process waited for a
-CPU that other programs held (harness/isolation/own_time.py; issue 22, section 5; issue 20).
+CPU that other programs held (harness/isolation/own_time.py).
 
 Made to happen, not waited for: the test pins itself, and so the agent's host, to one CPU,
 and runs BUSY busy loops there beside it, so the agent gets about 1/(BUSY+1) of that CPU.

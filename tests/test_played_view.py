@@ -1,4 +1,4 @@
-"""An agent is shown the game as *played*, never as intended (RULES.md, "A game": hist is
+"""An agent is shown the game as *played*, never as intended (docs/rules.md, "A game": hist is
 "as actually played (after flips)", score the points of those moves).
 
 A property over moves per turn, noise (both decay modes, flips frequent), default answer,

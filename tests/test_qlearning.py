@@ -75,7 +75,7 @@ def test_the_model_is_plain_json_with_the_types_fingerprint(trained):
 
 
 def test_a_version_1_model_still_plays_its_one_table(tmp_path):
-    """Models written before issue 25 (one Q-table for the whole mix) keep playing."""
+    """Models written before per-type learning (one Q-table for the whole mix) keep playing."""
     path = tmp_path / "v1.json"
     path.write_text(json.dumps({"format": "pdharness-qtable", "version": 1, "memory": 1,
                                 "fingerprint": "", "types": ["a", "b"],

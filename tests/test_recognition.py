@@ -1,4 +1,4 @@
-"""The Q-table agent recognizes the types it was trained on (issue 25): trained with fixed
+"""The Q-table agent recognizes the types it was trained on: trained with fixed
 seeds on `cooperate`, `defect` and `titfortat`, it exploits the one that does not
 retaliate, keeps the peace with the one that does, defends against the defector, in the
 classic game and in the Levinson game with flips; it beats each type in a population of

@@ -135,7 +135,7 @@ def test_an_existing_file_is_never_overwritten(tmp_path):
 
 
 def test_the_largest_seed_is_recorded_exactly_and_a_larger_one_refused_in_one_line(tmp_path):
-    seed = 2 ** 63 - 1          # seeds are 63 bits, as the OS-drawn ones (RULES.md)
+    seed = 2 ** 63 - 1          # seeds are 63 bits, as the OS-drawn ones (docs/rules.md)
     path, result = record(tmp_path, agents=("defect", "titfortat", "random"), seed=seed)
     status, out, err = run_cli("show", path, "--format", "json")
     assert status == 0, err

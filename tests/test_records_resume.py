@@ -91,7 +91,7 @@ def resume_json(path, *extra):
 
 def said_of_the_stop(err: str) -> list[str]:
     """stderr without the notes before the run (--seed's; a root monitor's `process`
-    agents keeping their right to read, issue 21): what the stop said."""
+    agents keeping their right to read): what the stop said."""
     return [line for line in err.strip().splitlines()
             if "predict" not in line and not line.startswith("pdharness: note: process")]
 

@@ -1,5 +1,5 @@
 """A file an LMS renamed (`JonesSmith (1).py` defining JonesSmith) plays as the agent it
-defines in every command, with a warning naming the file to use (issue 33); a file whose
+defines in every command, with a warning naming the file to use; a file whose
 name is another agent's stays a load error, and two files defining one agent stay the
 one-line error. The rule: harness/agents/uploaded_names.py."""
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""`(monitor ...)` in a student's SBCL REPL (issue 25): real SBCL fed a script through a
+"""`(monitor ...)` in a student's SBCL REPL: real SBCL fed a script through a
 pipe loads the file `pdharness lisp-init` names, defines agents and calls the original
 `monitor`; the REPL serves its functions to the real `pdharness` it starts. The result is
 the command line's for the same tournament and seed; functions that signal, loop or answer

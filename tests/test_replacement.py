@@ -1,4 +1,4 @@
-"""A replaced process sees exactly what was played (issue 11, section 3).
+"""A replaced process sees exactly what was played.
 
 After a timeout the handle kills the process and starts a new one, brought up to date
 with the game so far; after a crash the agent is out for the game and a new process

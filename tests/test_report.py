@@ -18,9 +18,8 @@ FIELD = (str(RECORD_AGENTS / "Moody.py"), str(RECORD_AGENTS / "Stumbler.py"),
          str(RECORD_AGENTS / "Mischief.py"), "titfortat", "grudger", "defect", "random")
 FAST = ("--isolation", "none", "--jobs", "1")
 
-# Measures the page as laid out and writes what it saw into the page, as text.
-PROBE = """<script>
-const box = e => { const r = e.getBoundingClientRect(); return [r.width, r.height]; };
+# Measures the page as laid out into `seen`, which browse() writes into the page, as text.
+PROBE = """const box = e => { const r = e.getBoundingClientRect(); return [r.width, r.height]; };
 const rows = sel => [...document.querySelectorAll(sel)].map(
   tr => [...tr.cells].map(td => td.textContent));
 const svgs = [...document.querySelectorAll('svg')].map(svg => {
@@ -46,11 +45,15 @@ const seen = {
   svgs: svgs,
   pageWidth: document.documentElement.scrollWidth, viewWidth: window.innerWidth,
 };
-const out = document.createElement('pre');
+"""
+
+
+# what every probe ends with: what it saw (`seen`), as text in the page
+WRITE_SEEN = """const out = document.createElement('pre');
 out.id = 'probe';
 out.textContent = JSON.stringify(seen);
 document.body.appendChild(out);
-</script>"""
+"""
 
 
 def chromium() -> str:
@@ -63,16 +66,18 @@ def chromium() -> str:
     pytest.skip("chromium is not installed (apt-get install chromium)")
 
 
-def browse(page, tmp_path) -> dict:
-    """Open `page` (with the probe added) in headless Chromium, offline; what the probe saw."""
-    probed = tmp_path / "probed.html"
-    probed.write_text(page.read_text(encoding="utf-8").replace("</body>", PROBE + "</body>"),
+def browse(page, tmp_path, probe: str = PROBE, window: str = "1280,2000") -> dict:
+    """Open `page` (with the probe added) in headless Chromium, offline, in a window of
+    that size; what the probe saw."""
+    probed = tmp_path / f"probed-{page.name}"
+    script = f"<script>{probe}{WRITE_SEEN}</script>"
+    probed.write_text(page.read_text(encoding="utf-8").replace("</body>", script + "</body>"),
                       encoding="utf-8")
     done = subprocess.run(
         [chromium(), "--headless", "--no-sandbox", "--disable-gpu",
          "--disable-background-networking", "--disable-component-update", "--disable-sync",
          "--no-first-run", f"--user-data-dir={tmp_path / 'profile'}",
-         "--window-size=1280,2000", "--dump-dom", probed.as_uri()],
+         f"--window-size={window}", "--dump-dom", probed.as_uri()],
         capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr[-2000:]
     found = re.search(r'<pre id="probe">(.*?)</pre>', done.stdout, re.S)

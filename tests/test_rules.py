@@ -1,4 +1,4 @@
-"""The rules of RULES.md, one by one."""
+"""The rules of docs/rules.md, one by one."""
 import pytest
 from hypothesis import given, strategies as st
 

@@ -78,7 +78,7 @@ def test_no_csv_cell_starts_a_formula(value):
         assert cell == value
 
 
-# What starts a formula, decided (issue 21): the ASCII four and tab/CR, also after leading
+# What starts a formula, decided: the ASCII four and tab/CR, also after leading
 # blanks (Google Sheets, and LibreOffice's "trim spaces" import, drop them first), and the
 # full-width forms (spreadsheets in East Asian locales take them for the ASCII ones).
 LIVE = ("=", "+", "-", "@", "\t", "\r", "\uff1d", "\uff0b", "\uff0d", "\uff20")
@@ -253,14 +253,11 @@ def test_every_csv_holds_formula_names_as_text(formula_run):
         assert sources == [str(SPREADSHEET / (FORMULA_NAMES[0] + ".lisp"))], where
 
 
-def test_libreoffice_evaluates_no_cell(formula_run, tmp_path):
+def test_libreoffice_evaluates_no_cell(formula_run, tmp_path, libreoffice):
     """The proof by the spreadsheet itself: LibreOffice opens the grades CSV and saves it as
     flat XML; no cell of it holds a formula. (The same conversion of the unneutralized
     cells shows formulas, so the check can fail.)"""
-    office = shutil.which("soffice") or shutil.which("libreoffice")
-    if office is None:
-        pytest.skip("LibreOffice is not installed (apt-get install libreoffice-calc); the "
-                    "rule above is the check")
+    office = libreoffice
     folder, printed = formula_run
     raw = tmp_path / "raw.csv"
     raw.write_text(printed.replace("'=", "=").replace("'+", "+").replace("'@", "@")

@@ -235,7 +235,7 @@ def test_a_file_cannot_grow_past_the_size_limit(sandboxed):
 
 def test_the_number_of_processes_is_limited(sandboxed):
     if not sandboxed.counts_processes:
-        pytest.skip("this sandbox cannot count an agent's processes apart (see untrusted.md)")
+        pytest.skip("this sandbox cannot count an agent's processes apart (see docs/security.md)")
     seen = inside_json("""
         import json, os, time
         started = 0

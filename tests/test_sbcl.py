@@ -385,7 +385,7 @@ def test_heap_exhaustion_is_a_crash_and_the_next_game_has_a_fresh_host(tmp_path,
     first, second = games
     assert first[0].moves == "CDD"
     # the outcome, not SBCL's wording: "Heap exhausted, game over" on one machine, "GC
-    # invariant lost" on another of the same kind (FACTS.md)
+    # invariant lost" on another of the same kind (docs/facts.md)
     assert first[1].fault.kind == "crash"
     assert first[1].fault.message.strip()
     assert first[2].moves is None and first[2].fault is None  # out for the rest of the game

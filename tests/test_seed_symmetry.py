@@ -1,4 +1,4 @@
-"""What RULES.md promises about seeds ("Randomness and reproducibility"), pinned.
+"""What docs/rules.md promises about seeds ("Randomness and reproducibility"), pinned.
 
 - A game's randomness follows from (tournament seed, round, the *pair* of names): the pair
   is unordered, so naming the agents in another order changes nothing, and side "a" is the
@@ -38,7 +38,7 @@ PAIRS = st.lists(NAMES, min_size=2, max_size=2, unique_by=seeds.canonical_name)
 
 # (function, arguments, seed): computed once at commit 'pins' and never to change, since
 # a recorded tournament is rerun, resumed and compared by these numbers. Changed once, on
-# purpose (issue 33): names enter a game's seed case-folded, so that every spelling of one
+# purpose: names enter a game's seed case-folded, so that every spelling of one
 # agent's name (the Lisp REPL's KHOSMOODLEVINSON) plays the same games; lower-case names
 # (the built-ins) kept their seeds, Muñoz's game did not
 VECTORS = [

@@ -104,7 +104,7 @@ def test_every_declared_parameter_is_an_option_a_keyword_and_json_with_one_defau
 
 
 def test_the_json_params_keep_their_contracted_shape():
-    """INTERFACE.md: the keys of "params" and how each is written."""
+    """docs/interface.md: the keys of "params" and how each is written."""
     printed = params_dict(Settings())
     assert list(printed) == ["flip", "length", "moves_per_turn", "decay", "timeout",
                              "payoffs", "default_answer", "isolation", "max_rounds",

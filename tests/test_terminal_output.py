@@ -1,5 +1,5 @@
 """No command's output to a terminal carries a control character that came from a file or
-an agent (issue 21, part 3): fuzzed names, paths, messages and printed output, each command
+an agent: fuzzed names, paths, messages and printed output, each command
 run on a real pseudo-terminal (so it believes it talks to one), NO_COLOR set so that every
 escape sequence on it would be foreign."""
 from __future__ import annotations

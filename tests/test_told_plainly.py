@@ -1,4 +1,4 @@
-"""Where a user was left guessing (issue 33): what a run says about faults, a record that
+"""Where a user was left guessing: what a run says about faults, a record that
 exists, a population's parameters, and the small words, through the installed console
 script as a user types it."""
 import json
@@ -86,7 +86,7 @@ def test_lisp_load_errors_say_file_line_as_the_others_do(tmp_path, sbcl, sandbox
     path.write_text("(defun AbeBo (hist score)\n  (AbeBo-missing hist))\n")
     status, out, _ = pdharness("tournament", path, "titfortat", "--length", "2", "2", "-q")
     assert status == 0
-    # out before round 1 (issue 33: an agent that does not load is disqualified)
+    # out before round 1 (an agent that does not load is disqualified)
     assert f"disqualified: does not load: {path}:2: undefined function ABEBO-MISSING" in out
     status, out, _ = pdharness("validate", path)
     assert status == 1 and "AbeBo.lisp:2: undefined function ABEBO-MISSING" in out

@@ -1,4 +1,4 @@
-"""Round robins, elimination and standings: invariants of RULES.md."""
+"""Round robins, elimination and standings: invariants of docs/rules.md."""
 from hypothesis import given, settings, strategies as st
 
 from harness.agents.specs import resolve

@@ -243,7 +243,7 @@ def test_process_isolation_gives_the_same_verdicts(verdicts, sbcl):
 
 
 def test_isolation_none_gives_the_same_verdicts_for_agents_that_return(verdicts, sbcl):
-    """Inside the monitor a call that never returns cannot be stopped (README: trusted code
+    """Inside the monitor a call that never returns cannot be stopped (docs/security.md: trusted code
     only), so the endless loops stay out of this run."""
     paths = [FILES / p for p in EXPECTED if p not in ("py/NashOwen.py", "hy/EllisFinch.hy")]
     status, entries = validate(*paths, options=OPTIONS + ("--isolation", "none"))

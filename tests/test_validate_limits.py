@@ -1,4 +1,4 @@
-"""A file that validates plays (issue 33): `validate` applies every parameter of the
+"""A file that validates plays: `validate` applies every parameter of the
 tournament's that shapes an agent's run (parameters.AGENT_RUN), given in the course file
 or on the command line. For each such parameter, an agent that plays under the defaults but
 faults under another value: the tournament faults it, and validate fails it, under that

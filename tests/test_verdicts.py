@@ -1,4 +1,4 @@
-"""The statuses and fault kinds have one owner (harness/core/verdicts.py): the words INTERFACE.md
+"""The statuses and fault kinds have one owner (harness/core/verdicts.py): the words docs/interface.md
 names, written everywhere (JSON, CSV, SQLite, the report, the table) exactly as the plain
 words were, and equal to the plain words read back from a record or a worker."""
 import csv

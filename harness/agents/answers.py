@@ -1,7 +1,7 @@
 """Turning whatever an agent returned into a canonical move string, in the agent's process.
 
 An answer is valid when it is a sequence of exactly `moves_per_turn` moves, each C or D.
-Accepted spellings (RULES.md): the symbol, string or character C or D in either case;
+Accepted spellings (docs/rules.md, "Misbehaving agents"): the symbol, string or character C or D in either case;
 anything but an upper-case symbol or string is accepted with a warning. Nothing about
 the answer is trusted: a str subclass is read through `str`'s own methods, so overriding
 `__eq__` or `__str__` cannot make one object count as both C and D, and an iterable is read

@@ -18,6 +18,7 @@ name twice; an encrypted or zip64 archive, or a compression other than deflate.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import os
 import stat
 import threading
@@ -59,9 +60,52 @@ class Bundle:
 
 # -- what a bundle is ------------------------------------------------------------------------
 def bundle_name(path) -> str:
-    """The agent a bundle holds: the zip's name without `.zip`, or the folder's name."""
+    """The agent a bundle holds: the zip's name without `.zip`, or the folder's name. A
+    bundle an LMS or a browser renamed (`JonesSmith (1).zip`, `JonesSmith-2/`) holds the
+    agent whose file is at its top and whose name its own carries (uploaded_names's rule,
+    as for a renamed file): exactly one such file, or the name stays the bundle's."""
+    from .uploaded_names import is_agent_name
+
+    given = given_name(path)
+    if is_agent_name(given):
+        return given
+    return _renamed(str(path), given) or given
+
+
+def given_name(path) -> str:
+    """The bundle's own name: the zip's without `.zip`, or the folder's."""
     name = os.path.basename(os.path.normpath(str(path)))
     return name[:-len(ZIP_SUFFIX)] if name.lower().endswith(ZIP_SUFFIX) else name
+
+
+def _renamed(path: str, given: str) -> str | None:
+    """The one agent file at the bundle's top named like an agent and carried by GIVEN
+    (`JonesSmith-2/JonesSmith.py`, `JonesSmith (1).zip` holding `JonesSmith/JonesSmith.py`);
+    None when there is none or several, or the listing cannot be read."""
+    from .lang import BY_SUFFIX
+    from .uploaded_names import decorated
+
+    stems = {stem for stem, suffix in map(os.path.splitext, _top_listing(path))
+             if suffix in BY_SUFFIX and decorated(given, stem)}
+    return stems.pop() if len(stems) == 1 else None
+
+
+def _top_listing(path: str) -> list[str]:
+    """The file names at a bundle's top, at most MAX_FILES of them: a folder's entries; a
+    zip's top entries and those of a folder named after the file in it (a zipped folder)."""
+    if os.path.isdir(path):
+        try:
+            with os.scandir(path) as entries:
+                return [entry.name for entry in itertools.islice(entries, MAX_FILES)]
+        except OSError:
+            return []
+    try:
+        with _ZipReader(path, max_bytes()) as reader:
+            names = reader.entry_names()
+    except LoadError:
+        return []
+    return [parts[-1] for parts in (name.split("/") for name in names)
+            if len(parts) == 1 or (len(parts) == 2 and parts[0] == os.path.splitext(parts[1])[0])]
 
 
 def is_zip_name(path) -> bool:
@@ -119,8 +163,25 @@ def use_max_mib(mib: int | None) -> None:
     _limit[0] = (MAX_BUNDLE_MIB if mib is None else int(mib)) * _MIB
 
 
+def use_max_bytes(limit: int) -> None:
+    """The limit a run's bundles were opened under, in bytes (a cluster's worker takes the
+    monitor's)."""
+    _limit[0] = int(limit)
+
+
 def max_bytes() -> int:
     return _limit[0]
+
+
+def bundle_files(bundle: Bundle) -> list[tuple[str, str]]:
+    """(path in the bundle, '/'-separated; path in its snapshot) of each file a bundle
+    holds, in path order: what its digest covers."""
+    found = []
+    for folder, _subfolders, files in os.walk(bundle.folder):
+        for file in files:
+            path = os.path.join(folder, file)
+            found.append((os.path.relpath(path, bundle.folder).replace(os.sep, "/"), path))
+    return sorted(found)
 
 
 # -- opening: a snapshot the monitor owns ------------------------------------------------------

@@ -1,4 +1,4 @@
-"""Populations: agent *types* and how many copies of each take part (issue 15).
+"""Populations: agent *types* and how many copies of each take part.
 
 An experiment file (JSON, or TOML: same shape) lists types, each with a unique id, the
 agent it is (a built-in name, `memory:BITS`, `qtable:MODEL.json` or an agent file, paths

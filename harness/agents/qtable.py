@@ -11,7 +11,7 @@ its key. It learned the types, not the instances: any number of copies of them n
 retraining, but other types do, and the tool says so (`retrain_notes`, in
 harness/agents/agent_types.py with what an agent type is).
 
-Version 1 files (one Q-table for the whole mix, before issue 25) are still read: one
+Version 1 files (one Q-table for the whole mix, before the agent learned per type) are still read: one
 pseudo-type with no reply counts, so it plays its one greedy table as before.
 """
 from __future__ import annotations

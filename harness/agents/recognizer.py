@@ -1,7 +1,7 @@
 """A trained Q-table agent at play: it finds out which of its training types it faces, then
 plays the best answer it learned against that type.
 
-Why this design (issue 25). A Q-table whose state is only the last move pairs cannot tell
+Why this design. A Q-table whose state is only the last move pairs cannot tell
 `cooperate` from `titfortat` while both cooperate: the state is the same, so it settles on
 one answer for both and never exploits the one that does not retaliate. The model learns
 the types, not the instances, so it may spend its effort on telling the few types apart:

@@ -246,11 +246,13 @@ def llm_spec(argument: str, declarations: dict | None = None,
 
 
 def file_spec(path: Path) -> AgentSpec:
-    from .bundles import bundle_language, bundle_name, is_bundle
+    from .bundles import bundle_language, bundle_name, given_name, is_bundle
     from .lang import BY_SUFFIX, listed_suffixes
 
-    if is_bundle(path):
-        return AgentSpec(bundle_name(path), bundle_language(path), str(path))
+    if is_bundle(path):   # a renamed one (`JonesSmith (1).zip`) plays the agent it holds
+        name = bundle_name(path)
+        return AgentSpec(name, bundle_language(path), str(path),
+                         defines=name if name != given_name(path) else None)
     language = BY_SUFFIX.get(path.suffix)
     if language is None:
         raise AgentNotFound(f"{path}: not an agent file (expected {listed_suffixes()})")

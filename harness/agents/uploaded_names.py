@@ -25,6 +25,7 @@ agent costs nothing more.
 """
 from __future__ import annotations
 
+import os
 import re
 from typing import TYPE_CHECKING
 
@@ -87,8 +88,9 @@ def renamed_warning(path, name: str) -> str:
     from pathlib import PurePath
 
     shown = PurePath(path)
+    what, suffix = ("folder", "") if os.path.isdir(path) else ("file", shown.suffix)
     return (f"{shown.name} defines {name}: it plays as {name} (its name is {name}'s with "
-            f"what an LMS or a browser adds); name the file {name}{shown.suffix}")
+            f"what an LMS or a browser adds); name the {what} {name}{suffix}")
 
 
 def renamed_warnings(specs) -> list[str]:

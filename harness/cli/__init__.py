@@ -21,6 +21,7 @@ COMMANDS = {
     "resume": "Finish an interrupted recorded run.",
     "experiment": "Run conditions x replicates of the tournament and compare them.",
     "train": "Train a Q-table agent against the agent types of an experiment file.",
+    "ladder": "One pass of the term's ladder: new submissions validated, owed games played, rated.",
     "autograder": "Write a Gradescope autograder bundle (setup.sh, run_autograder).",
     "lisp-init": "Print the path of the Lisp file that defines (monitor ...) in an SBCL REPL.",
 }
@@ -37,7 +38,12 @@ class LazyGroup(click.Group):
 
         module = self._module(name)
         command = getattr(module, "command", None) if module else None
-        return config_option(command) if command is not None else None
+        if command is None:
+            return None
+        # every module's click function is called `command`: the command is named as the
+        # group lists it (what the generated reference and click's own messages show)
+        command.name = name
+        return config_option(command)
 
     def format_commands(self, ctx, formatter):
         rows = [(name, COMMANDS[name]) for name in self.list_commands(ctx)]

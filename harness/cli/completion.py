@@ -1,6 +1,6 @@
 """Shell completion (click's): agent arguments complete to files, folders and built-in
 names. Enable it with `eval "$(_PDHARNESS_COMPLETE=bash_source pdharness)"` (zsh_source,
-fish_source for those shells); see README, Commands."""
+fish_source for those shells); see docs/commands.md."""
 from __future__ import annotations
 
 

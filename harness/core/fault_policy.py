@@ -52,7 +52,7 @@ class Consequence:
 
 
 class FaultCode(Word):
-    """validate's problem codes (INTERFACE.md) for an agent that does not load or faults
+    """validate's problem codes (docs/interface.md) for an agent that does not load or faults
     while playing; the other codes are about the file (harness/validation/problems.py)."""
 
     LOAD_ERROR = "load-error"

@@ -1,4 +1,4 @@
-"""How long games are (RULES.md, "Horizons"): `uniform`, the Levinson rule (one length
+"""How long games are (docs/rules.md, "Where the original text was ambiguous"): `uniform`, the Levinson rule (one length
 per round, drawn from Lmin..Lmax), `fixed` (every game Lmin = Lmax turns) or `geometric`
 (after each turn the game ends with chance p, capped at Lmax).
 

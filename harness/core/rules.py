@@ -1,4 +1,4 @@
-"""The game's rules, as the README's "Rules" section states them: payoffs, flips,
+"""The game's rules, as docs/rules.md states them: payoffs, flips,
 parameters.
 
 Everything here is pure and cheap: no I/O, no randomness of its own.
@@ -94,7 +94,7 @@ def score_pairs(pairs, payoffs: Payoffs = Payoffs()) -> tuple[int, int]:
 
 @dataclass(frozen=True)
 class FlipParams:
-    """`flipParams` (F1 I) and how F decays (RULES.md, "Flips")."""
+    """`flipParams` (F1 I) and how F decays (docs/rules.md, "Flips (noise)")."""
 
     start: float = 0.25
     decay: float = 0.1

@@ -64,10 +64,19 @@ def game_seed(tournament_seed: int, round_number: int, a: str, b: str) -> int:
 
 
 def game_seed_as_written(tournament_seed: int, round_number: int, a: str, b: str) -> int:
-    """A game's seed as pdharness derived it before names were case-folded (issue 33): only
+    """A game's seed as pdharness derived it before names were case-folded: only
     to tell a record made then from one changed since (resume says which)."""
     first, second = sorted((a, b))
     return derive(tournament_seed, "game", round_number, first, second)
+
+
+def ladder_game_seed(ladder_seed: int, a: str, version_a: str, b: str, version_b: str,
+                     number: int) -> int:
+    """The seed of a ladder's game NUMBER between two versions (harness/run/ladder/): the
+    names canonical and the versions (content digests) with them, so the same passes give
+    the same games whatever else was submitted, and a new version plays new games."""
+    first, second = sorted(((canonical_name(a), version_a), (canonical_name(b), version_b)))
+    return derive(ladder_seed, "ladder", *first, *second, number)
 
 
 def length_seed(tournament_seed: int, round_number: int) -> int:

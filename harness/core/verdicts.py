@@ -1,5 +1,5 @@
 """What the records say of an agent, in words owned here once: its status at the end of a
-tournament, and the kind of each fault it made (INTERFACE.md: the JSON's `status` and
+tournament, and the kind of each fault it made (docs/interface.md: the JSON's `status` and
 `faults`; the record's agent.status and fault.kind columns).
 
 Each word is a `str` whose value is the word itself, so the JSON, CSV, SQLite record and

@@ -1,4 +1,4 @@
-"""One game of L turns between two agent handles (RULES.md, "A game" and "Flips").
+"""One game of L turns between two agent handles (docs/rules.md, "A game" and "Flips (noise)").
 
 Each turn both agents are asked for their moves with the state as it was before the turn;
 each move is then flipped with chance F, drawn separately for each agent from its own
@@ -88,7 +88,7 @@ def _chances(flip, per_turn: int, length: int, per_move: bool) -> tuple[float, .
 
 
 class _Noise:
-    """Flips one agent's moves: F decays as that agent plays (both modes of RULES.md)."""
+    """Flips one agent's moves: F decays as that agent plays (both modes of docs/rules.md)."""
 
     def __init__(self, params: GameParams, seed: int, length: int):
         flip, per_turn = params.flip, params.moves_per_turn

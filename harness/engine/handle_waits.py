@@ -2,7 +2,7 @@
 
 A round runs up to half its agents' games together, and every wake-up of the monitor
 answers about one call. Rebuilding the poll set from every running game at each wake-up
-cost the monitor ~100 us a call with 20 games running (issue 20): here a handle's
+cost the monitor ~100 us a call with 20 games running: here a handle's
 descriptors are registered when it is first asked and changed only when what it waits on
 changes, deadlines wait in a heap, and a wake-up touches only the handles it concerns.
 

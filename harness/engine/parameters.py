@@ -281,7 +281,7 @@ TABLE = (
               "Moves an agent returns per call (1: the classic game).",
               lambda s: s.game.moves_per_turn, json="moves_per_turn", plays=True),
     Parameter("decay", Choice(DECAY_MODES),
-              "How the flip chance decays (see README, Rules).",
+              "How the flip chance decays (see docs/rules.md).",
               lambda s: s.game.flip.mode, json="decay", plays=True),
     Parameter("timeout", SECONDS, "Seconds an agent may take per call.",
               lambda s: s.isolation.timeout, json="timeout", plays=True),
@@ -342,7 +342,7 @@ TABLE = (
               "ranked with the others (default: they are disqualified before round 1 and "
               "rank below every agent that loads).", lambda s: not s.disqualify_broken,
               flag=True, plays=False),
-    # the default since issue 33; still taken, so that older scripts and course files run
+    # the default since agents that do not load are disqualified; still taken, so that older scripts and course files run
     Parameter("disqualify_broken", Flag(),
               "Agents that do not load leave before round 1 (the default; see "
               "--keep-broken).", None, flag=True, plays=False),
@@ -423,7 +423,7 @@ def _only(values: dict, names) -> dict:
 
 
 def as_json(settings) -> dict:
-    """The JSON "params" object (INTERFACE.md) of these settings."""
+    """The JSON "params" object (docs/interface.md) of these settings."""
     shown = {}
     for parameter in TABLE:
         if parameter.json and parameter.read and parameter.in_json(settings):

@@ -1,4 +1,4 @@
-"""What a tournament produces, and how it ranks (RULES.md: "the monitor returns ...")."""
+"""What a tournament produces, and how it ranks (docs/rules.md, "The result")."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field

@@ -1,4 +1,4 @@
-"""Round robins and elimination (RULES.md, "Rounds, elimination, result"). Pure functions."""
+"""Round robins and elimination (docs/rules.md, "Rounds and elimination" and "The result"). Pure functions."""
 from __future__ import annotations
 
 import random
@@ -25,6 +25,20 @@ def draw_length(tournament_seed: int, round_number: int, length: GameLength) -> 
         return length.high
     return random.Random(seeds.length_seed(tournament_seed, round_number)).randint(
         length.low, length.high)
+
+
+def game_length(game_seed: int, length: GameLength) -> int:
+    """The length of a game that belongs to no round (a ladder's): drawn from its own seed
+    by the course's horizon, as a round draws its one length (`draw_length`) and a
+    geometric game its own (`round_robin`)."""
+    if length.horizon == "geometric":
+        assert length.stop_prob is not None  # a geometric horizon has one (rules.GameLength)
+        from harness.core.horizons import geometric_length
+
+        return geometric_length(game_seed, length.stop_prob, length.high)
+    if length.horizon != "uniform":
+        return length.high
+    return random.Random(seeds.derive(game_seed, "length")).randint(length.low, length.high)
 
 
 def round_robin(names, round_number: int, game_length: int, tournament_seed: int,

@@ -31,7 +31,7 @@ class Settings:
     max_rounds: int | None = None
     max_faults: int | None = None        # disqualify after this many faults
     # agents that do not load leave before round 1 and rank below every agent that loads
-    # (--keep-broken: they play the default answer throughout, as before issue 33); a record
+    # (--keep-broken: they play the default answer throughout, as before they were disqualified); a record
     # keeps it (its disqualify_broken column), so resume plays by the rule the run began with
     disqualify_broken: bool = True
     cluster: str | None = None           # a Dask scheduler: the games play on its workers

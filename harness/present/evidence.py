@@ -38,22 +38,28 @@ def linked_games(result, faults_per_agent: int = 5) -> Linked:
 
 
 def game_views(result, ids) -> list[dict]:
-    from .trace import TraceRows
-
     views = []
     for game_id in ids:
         game = result.games[game_id - 1]
-        per_turn = len(game.intended_a[0]) if game.intended_a else 3
-        rows = TraceRows("A", "B", None, per_turn)
-        lines = [rows.head()]
-        for number, turn in enumerate(game.turns, 1):
-            lines.append(_cut(rows.row(number, turn)))
-            lines += rows.talk(game, number - 1)   # a language model's exchange, if any
         views.append({"id": game_id, "round": game.round, "a": game.a, "b": game.b,
                       "score": f"{game.score[0]}–{game.score[1]}",
                       "faults": game.fault_count("a") + game.fault_count("b"),
-                      "text": "\n".join(lines)})
+                      "text": turns_text(game)})
     return views
+
+
+def turns_text(game) -> str:
+    """A game turn by turn as plain text, its sides A and B (the report's games, a ladder's
+    game pages): intended > played moves, flips marked *, faults, the running score."""
+    from .trace import TraceRows
+
+    per_turn = len(game.intended_a[0]) if game.intended_a else 3
+    rows = TraceRows("A", "B", None, per_turn)
+    lines = [rows.head()]
+    for number, turn in enumerate(game.turns, 1):
+        lines.append(_cut(rows.row(number, turn)))
+        lines += rows.talk(game, number - 1)   # a language model's exchange, if any
+    return "\n".join(lines)
 
 
 def _cut(row: str) -> str:

@@ -2,7 +2,8 @@
 
 The schema is meant to be read by hand (`sqlite3 run.sqlite`), so it is plain: one row per
 agent, round, game, fault and move, with two views that save the usual joins. It is
-documented in docs/readme/records.md; keep the two in step.
+documented in docs/schema.md (tests/test_docs.py checks that every table and column
+is there).
 """
 from __future__ import annotations
 

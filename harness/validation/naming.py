@@ -1,7 +1,7 @@
 """The naming rule: LastnameLastname..., each member's last name capitalized, in
 alphabetical order (KhosmoodLevinson, not LevinsonKhosmood).
 
-Real names in an agent name (docs/readme/validate.md says the same for students):
+Real names in an agent name (docs/submit.md says the same for students):
 - letters outside ASCII are kept as written (Muñoz; Python, Hy and Lisp all accept them);
 - hyphens, apostrophes and spaces are dropped and the next letter capitalized
   (Smith-Jones -> SmithJones, O'Brien -> OBrien, de la Cruz -> DeLaCruz);

@@ -1,4 +1,4 @@
-"""The stable problem codes of INTERFACE.md, each with a hint a student can act on."""
+"""The stable problem codes of docs/interface.md, each with a hint a student can act on."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -34,7 +34,7 @@ HINTS: dict[str, str] = {
                     "further up); the file must load as written.",
     FaultCode.LOAD_ERROR: "Make the file load with no input: fix the error at the line shown. "
                   "A file it reads or a module it imports goes beside it in a bundle: a "
-                  "folder (or .zip) named after the agent, its file at the top (README, "
+                  "folder (or .zip) named after the agent, its file at the top (see docs/submit.md, "
                   "'Submission bundles').",
     FaultCode.BAD_ANSWER: "Return exactly 3 moves, each C or D.",
     FaultCode.TIMEOUT: "Answer every call within the time limit: look for a loop that does not end "

@@ -1,5 +1,5 @@
 """Verdicts as people read them (a line per file, problems and how to fix each underneath)
-and as scripts read them (the JSON list of INTERFACE.md)."""
+and as scripts read them (the JSON list of docs/interface.md)."""
 from __future__ import annotations
 
 import json

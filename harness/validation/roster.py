@@ -1,7 +1,7 @@
 """The roster (`--roster FILE`): which teams there are, read from the CSV files instructors
 have at hand.
 
-Accepted shapes (docs/readme/validate.md shows examples):
+Accepted shapes (docs/submit.md shows examples):
 - one team per row: its members' last names, one per cell, or several in one cell separated
   by `;`, `,`, `/`, `&`, `+` or `and`; a header row is optional, and columns headed like a
   team label (`Team`, `Group name`), an id, an e-mail or a section are not names;

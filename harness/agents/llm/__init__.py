@@ -1,4 +1,4 @@
-"""Language-model agents (`llm:NAME`, issue 24): a chat model behind an OpenAI-compatible
+"""Language-model agents (`llm:NAME`): a chat model behind an OpenAI-compatible
 endpoint plays through the same game engine as every other agent.
 
 Nothing here is imported by `import harness`. The client (client.py) speaks HTTP itself,

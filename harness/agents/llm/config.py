@@ -7,7 +7,7 @@ environment variable that holds one, read when the model is asked, and recorded 
 only. Which variable's value is sent, and so to which endpoint, is the instructor's choice:
 only a course file named on the command line (`--config FILE`) may say it, never a
 population, experiment or record file, nor a course file found in the current folder
-(issue 21: a file handed to the instructor must not send their secrets anywhere). Everything else (the framing's text included) is recorded with the run, so `resume`
+(a file handed to the instructor must not send their secrets anywhere). Everything else (the framing's text included) is recorded with the run, so `resume`
 plays the same agent whatever the files say by then.
 """
 from __future__ import annotations

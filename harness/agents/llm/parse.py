@@ -1,6 +1,6 @@
 """Reading a model's answer: the one documented parse rule, and the chat check.
 
-The rule (README, "Language-model agents"), for an answer of k moves:
+The rule (docs/llm.md, "How an answer is read"), for an answer of k moves:
 1. If the answer holds an `ACTION:` marker (any case), the moves are read from the rest of
    the marker's line.
 2. Else, for one move, the first character of the answer (after blanks) if it is C or D.

@@ -3,6 +3,10 @@ with its SHA-256, written on arrival into the worker's own folder and checked th
 
 A worker runs an agent from its copy exactly as the monitor's machine would run the
 original: same language, same entry name (the copy keeps the file's name), same sandbox.
+A bundle travels as the files of the monitor's snapshot (each by its SHA-256, with its path
+in the bundle); the worker lays them out as a folder named after the agent and opens that
+as the bundle, under the limit the monitor's run had: its digest must be the one the
+monitor recorded.
 """
 from __future__ import annotations
 
@@ -24,19 +28,28 @@ class Parcel:
     language: str
     source: str               # as the monitor knows it (a path, "builtin", "memory:...")
     file_name: str | None     # the file's own name (kept: it is the agent's entry name)
-    sha256: str | None        # its content, in the shipment's files
+    sha256: str | None        # its content, in the shipment's files (a bundle's digest)
+    bundle: tuple[tuple[str, str], ...] = ()   # a bundle's files: (path in it, SHA-256)
 
 
 @dataclass(frozen=True)
 class Shipment:
     agents: tuple[Parcel, ...]
     files: dict[str, bytes]   # sha256 -> content, once however many agents share it
+    bundle_bytes: int = 0     # the monitor's bundle limit (--max-bundle-mib), in bytes
 
     def only(self, names) -> "Shipment":
         """The part of the shipment a task needs: the agents named, and their files."""
         agents = tuple(parcel for parcel in self.agents if parcel.name in names)
-        return Shipment(agents, {parcel.sha256: self.files[parcel.sha256]
-                                 for parcel in agents if parcel.sha256})
+        return Shipment(agents, {digest: self.files[digest] for parcel in agents
+                                 for digest in _contents(parcel)}, self.bundle_bytes)
+
+
+def _contents(parcel: Parcel) -> list[str]:
+    """The SHA-256s of the files PARCEL needs from the shipment."""
+    if parcel.bundle:
+        return [digest for _, digest in parcel.bundle]
+    return [parcel.sha256] if parcel.sha256 else []
 
 
 def pack(specs) -> Shipment:
@@ -45,7 +58,8 @@ def pack(specs) -> Shipment:
     from harness.agents.agent_files import read_agent_file
     from harness.agents.specs import Kind
 
-    parcels, files = [], {}
+    parcels: list[Parcel] = []
+    files: dict[str, bytes] = {}
     for spec in specs:
         if spec.kind is Kind.CALLABLE:
             raise HarnessError(f"agent {spec.name} is a Python function: it cannot run on a "
@@ -54,8 +68,8 @@ def pack(specs) -> Shipment:
             raise HarnessError(f"agent {spec.name} is a language model: it plays in the "
                                "monitor, not on a cluster (leave out --cluster)")
         if spec.is_bundle:
-            raise HarnessError(f"agent {spec.name} is a bundle ({spec.source}): bundles do "
-                               "not travel to a cluster yet (leave out --cluster)")
+            parcels.append(_bundle_parcel(spec, files))
+            continue
         path = spec.path
         if path is None:
             parcels.append(Parcel(spec.name, spec.language, spec.source, None, None))
@@ -64,7 +78,25 @@ def pack(specs) -> Shipment:
         digest = hashlib.sha256(content).hexdigest()
         files[digest] = content
         parcels.append(Parcel(spec.name, spec.language, spec.source, path.name, digest))
-    return Shipment(tuple(parcels), files)
+    from harness.agents.bundles import max_bytes
+
+    return Shipment(tuple(parcels), files, max_bytes())
+
+
+def _bundle_parcel(spec, files: dict[str, bytes]) -> Parcel:
+    """A bundle's parcel: the files of its snapshot (already read once under the limit),
+    each added to FILES by its SHA-256; LoadError if the bundle is refused."""
+    from harness.agents.bundles import bundle_files
+
+    bundle = spec.bundle()
+    listing = []
+    for relative, path in bundle_files(bundle):
+        content = Path(path).read_bytes()
+        digest = hashlib.sha256(content).hexdigest()
+        files[digest] = content
+        listing.append((relative, digest))
+    return Parcel(spec.name, spec.language, spec.source, bundle.name, bundle.digest,
+                  tuple(listing))
 
 
 class DamagedParcel(Exception):
@@ -91,6 +123,10 @@ def _worker_folder() -> str:
 def unpack(shipment: Shipment) -> list:
     """The AgentSpecs of the shipment on this worker, their files written (once per
     content) under the worker's folder; DamagedParcel when bytes and hash differ."""
+    if any(parcel.bundle for parcel in shipment.agents):
+        from harness.agents.bundles import use_max_bytes
+
+        use_max_bytes(shipment.bundle_bytes)   # the run's limit, as the monitor opened them
     return [_spec(parcel, shipment.files) for parcel in shipment.agents]
 
 
@@ -98,6 +134,8 @@ def _spec(parcel: Parcel, files):
     from harness.agents.specs import AgentSpec, Kind
     from harness.agents.strategy_specs import QTABLE_PREFIX
 
+    if parcel.bundle:
+        return AgentSpec(parcel.name, parcel.language, _bundle_copy(parcel, files))
     if parcel.sha256 is None:
         return AgentSpec(parcel.name, parcel.language, parcel.source)
     content = files.get(parcel.sha256)
@@ -111,6 +149,26 @@ def _spec(parcel: Parcel, files):
     if Kind.of(parcel.language, parcel.source) is Kind.QTABLE:   # its model file
         return AgentSpec(parcel.name, Kind.QTABLE.spelling, QTABLE_PREFIX + str(path))
     return AgentSpec(parcel.name, parcel.language, str(path))
+
+
+def _bundle_copy(parcel: Parcel, files) -> str:
+    """The folder, named after the agent, holding a bundle's files as they arrived; the
+    same digest as the monitor's snapshot, or DamagedParcel."""
+    from harness.agents.bundles import digest_of
+
+    hashes = dict(parcel.bundle)
+    if len(hashes) != len(parcel.bundle) or digest_of(hashes) != parcel.sha256 \
+            or not _plain_name(parcel.file_name):
+        raise DamagedParcel(f"agent {parcel.name}: its bundle arrived damaged")
+    folder = Path(_worker_folder()) / str(parcel.sha256) / str(parcel.file_name)
+    for relative, digest in parcel.bundle:
+        parts = relative.split("/")
+        content = files.get(digest)
+        if not all(_plain_name(part) for part in parts) or content is None \
+                or hashlib.sha256(content).hexdigest() != digest:
+            raise DamagedParcel(f"agent {parcel.name}: its bundle arrived damaged")
+        _write_once(folder.joinpath(*parts), content)
+    return str(folder)
 
 
 def _plain_name(name) -> bool:

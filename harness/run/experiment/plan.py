@@ -33,7 +33,7 @@ PARAMETERS = tuple(p.name for p in TABLE
 # the limits that say what an agent may use (seconds per call, MiB per process): the person
 # at the command line sets them for the whole run (--timeout, --memory-limit, or a course
 # file named with --config); an experiment or population file may lower them for its
-# conditions, never raise them (issue 21: a file handed to an instructor must not widen
+# conditions, never raise them (a file handed to an instructor must not widen
 # what its agents reach). Game rules (lengths, flips, payoffs...) are the file's to choose.
 LIMITS = {"timeout": ("a time limit per call", "--timeout", "s"),
           "memory_limit": ("a memory limit", "--memory-limit", " MiB")}
@@ -242,7 +242,7 @@ def _overrides(given, where, most: dict) -> dict:
                 if isinstance(error, BadValue) else str(error)
             raise HarnessError(f"{where}: {key}: {' '.join(message.split())[:200]}") from error
         if name == "isolation" and options[name] != "sandbox":
-            # the person at the command line chooses it, never a file (issue 21)
+            # the person at the command line chooses it, never a file
             raise HarnessError(f"{where}: isolation {options[name]!r}: an isolation weaker "
                                "than the sandbox is chosen on the command line (--isolation "
                                f"{options[name]}), never by an experiment or population file")
@@ -253,7 +253,7 @@ def _overrides(given, where, most: dict) -> dict:
 
 def _within(options: dict, name: str, key, most, where: str) -> None:
     """A limit the file asks is kept if it is at most the command line's (None: not asked,
-    the command line's holds); above it, the run is refused in one line (issue 21)."""
+    the command line's holds); above it, the run is refused in one line."""
     asked = options[name]
     if asked is None:
         del options[name]

@@ -69,7 +69,7 @@ CREATE TABLE placing (
     PRIMARY KEY (condition, replicate, agent),
     FOREIGN KEY (condition, replicate) REFERENCES tournament(condition, replicate)
 );
-CREATE TABLE llm_call (                   -- every request to a language model (issue 24)
+CREATE TABLE llm_call (                   -- every request to a language model
     condition   INTEGER NOT NULL,
     replicate   INTEGER NOT NULL,
     game        INTEGER NOT NULL,         -- 1, 2, ... in the tournament's order of play

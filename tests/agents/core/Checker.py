@@ -1,5 +1,5 @@
 def Checker(hist, score):
-    """Fails loudly if hist and score ever disagree (RULES.md's worked example)."""
+    """Fails loudly if hist and score ever disagree (the worked example of docs/rules.md)."""
     points = {("C", "C"): (3, 3), ("C", "D"): (0, 5), ("D", "C"): (5, 0), ("D", "D"): (1, 1)}
     mine = sum(points[tuple(pair)][0] for pair in hist)
     theirs = sum(points[tuple(pair)][1] for pair in hist)

@@ -1,4 +1,4 @@
-"""Hostile (issue 34, section 1): more than the limit of its own computation in a call,
+"""Hostile (the agent's own time): more than the limit of its own computation in a call,
 its own threads passed off as other programs' load, with no lock: its helper threads,
 pinned with it to one CPU, compute beside it and sleep only in a window around the
 deadline, when the monitor looks; then they compute again.

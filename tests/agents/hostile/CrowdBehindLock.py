@@ -1,4 +1,4 @@
-"""Hostile (issue 34, section 1): more than the limit of its own computation in a call,
+"""Hostile (the agent's own time): more than the limit of its own computation in a call,
 its own threads passed off as other programs' load.
 
 Pinned with its helper threads to one CPU, it computes while they do (they hash outside

@@ -1,4 +1,4 @@
-"""Hostile (issue 34, section 1): more than the limit of its own computation in a call,
+"""Hostile (the agent's own time): more than the limit of its own computation in a call,
 with processes outside its thread group that are not its children either: each forked
 twice, its parent gone, an orphan adopted by whoever adopts them (the game's first
 process in a world of its own, else the zygote). Pinned with it to one CPU, they compute

@@ -1,4 +1,4 @@
-"""Hostile (issue 34, section 1): more than the limit of its own computation in a call,
+"""Hostile (the agent's own time): more than the limit of its own computation in a call,
 its own child processes passed off as other programs' load.
 
 It forks children pinned with it to one CPU that compute beside it, so its process waits

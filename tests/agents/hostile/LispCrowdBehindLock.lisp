@@ -1,4 +1,4 @@
-;;; Hostile (issue 34, section 1), in Common Lisp with sb-thread: more than the limit of
+;;; Hostile (the agent's own time), in Common Lisp with sb-thread: more than the limit of
 ;;; its own computation in a call, its own threads passed off as other programs' load.
 ;;; Pinned with its helper threads to one CPU, it computes while they do, so it waits for
 ;;; the CPU behind them; well before the deadline it takes a mutex the helpers need, and

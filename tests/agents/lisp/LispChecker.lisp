@@ -1,4 +1,4 @@
-;;; Signals an error if hist and score ever disagree (RULES.md's worked example).
+;;; Signals an error if hist and score ever disagree (the worked example of docs/rules.md).
 (defun LispChecker-points (pair)
   (cond ((equal pair '(C C)) '(3 3))
         ((equal pair '(C D)) '(0 5))
