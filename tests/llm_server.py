@@ -6,6 +6,15 @@ Each model has a script: a list of steps, one per chat-completion request, in or
 last step repeats. A step is the answer's text, or a `Step` (an HTTP status, a delay, or
 a `raw` answer), or a function of the request's messages returning either.
 
+Each stand-in is of a server family (`family`), which takes or refuses a request's
+`response_format` the way the real ones do: "openai" (OpenAI, vLLM, Ollama:
+takes `json_schema`, and `json_object`), "llama_cpp" (llama-cpp-python's server: takes
+`json_object` with a `schema`, answers 500 naming response_format to `json_schema`),
+"prose" (a server that takes no response_format: 400 naming it) and "ignores" (takes
+anything, and holds the model to nothing). A `Small` step is a small model: under a
+schema its server took, it answers valid JSON (the schema's number of moves); else its
+prose, which no parse rule reads. Every answer says its `usage` (`Step.usage` to lie).
+
 A raw answer is a hostile server's (the hostile suite, tests/test_hostile_servers.py): it
 writes the bytes of the whole answer itself, HTTP status line and headers included, and
 may stall, drip, flood or lie (`stall`, `drip`, `flood`, `answer` below). The list of
@@ -28,6 +37,48 @@ class Step:
     status: int = 200
     delay: float = 0.0
     raw: Callable | None = None     # raw(writer): the whole answer, written by a hostile server
+    usage: object = "counted"       # the answer's usage: "counted" (from the request), or as given
+
+
+@dataclass(frozen=True)
+class Small:
+    """A small model: `moves` (cycled) in JSON when its server holds it to a schema, else
+    `prose`."""
+    prose: str = "I think I will cooperate with the other player this time."
+    moves: str = "D"
+    chat: str = "Let us cooperate."
+
+
+FAMILIES = ("openai", "llama_cpp", "prose", "ignores")
+
+
+def refusal(family: str, response_format) -> int | None:
+    """The status a family answers a request's response_format with, or None: taken."""
+    if response_format is None or family == "ignores":
+        return None
+    kind = response_format.get("type") if isinstance(response_format, dict) else None
+    if family == "openai":
+        return None if kind in ("json_schema", "json_object", "text") else 400
+    if family == "llama_cpp":
+        return None if kind in ("json_object", "text") else 500
+    return 400   # prose: no such field
+
+
+def constrained(small: Small, response_format) -> str:
+    """What a grammar lets a small model write: JSON under the schema sent."""
+    schema = response_format.get("schema") or response_format["json_schema"]["schema"]
+    k = schema["properties"]["moves"]["minItems"]
+    moves = (small.moves * k)[:k]
+    said = {"chat": small.chat} if "chat" in schema["properties"] else {}
+    return json.dumps({**said, "moves": list(moves)})
+
+
+def counted(body: dict, text: str) -> dict:
+    """The usage a stand-in says: about four characters a token, as a tokenizer counts."""
+    asked = sum(len(str(m.get("content", ""))) for m in body.get("messages", [])) // 4 + 1
+    answered = len(text) // 4 + 1
+    return {"prompt_tokens": asked, "completion_tokens": answered,
+            "total_tokens": asked + answered}
 
 
 class Writer:
@@ -123,7 +174,10 @@ def answer(body: bytes, content_type: str | None = "application/json",
 
 class StandIn:
     def __init__(self, scripts: dict, list_models: bool = True, models: Callable | None = None,
-                 tls: tuple[str, str] | None = None):
+                 tls: tuple[str, str] | None = None, family: str = "openai"):
+        assert family in FAMILIES
+        self.family = family
+        self.usages: list[dict] = []     # the usage of every answer sent, in order
         self.scripts = {model: list(steps) for model, steps in scripts.items()}
         self.list_models = list_models
         self.models = models             # a raw answer to GET /models, if not the list
@@ -170,7 +224,7 @@ class StandIn:
             step = steps.pop(0) if len(steps) > 1 else steps[0]
         if callable(step):
             step = step(body.get("messages", []))
-        return Step(step) if isinstance(step, str) else step
+        return Step(step) if isinstance(step, (str, Small)) else step
 
     def _handler(self):
         stand_in = self
@@ -214,7 +268,20 @@ class StandIn:
                     return
                 with stand_in.lock:
                     stand_in.keys.append(self.headers.get("Authorization", ""))
+                refused = refusal(stand_in.family, body.get("response_format"))
+                if refused is not None:   # as the family's server says it: naming the field
+                    with stand_in.lock:
+                        stand_in.requests.append(body)
+                    self._send(refused, {"error": {
+                        "message": "unsupported value for response_format", "type":
+                        "invalid_request_error", "param": "response_format"}})
+                    return
                 step = stand_in._next(body)
+                if isinstance(step.text, Small):
+                    taken = body.get("response_format")
+                    step = Step(constrained(step.text, taken)
+                                if taken is not None and stand_in.family != "ignores"
+                                else step.text.prose, usage=step.usage)
                 if step.delay:
                     time.sleep(step.delay)
                 if step.raw is not None:
@@ -225,14 +292,16 @@ class StandIn:
                     self._send(step.status, {"error": {"message": f"scripted {step.status}",
                                                        "type": "scripted"}})
                     return
+                usage = counted(body, step.text) if step.usage == "counted" else step.usage
+                with stand_in.lock:
+                    stand_in.usages.append(usage)
                 try:
                     self._send(200, {
                         "id": "chatcmpl-test", "object": "chat.completion", "created": 0,
                         "model": body.get("model"),
                         "choices": [{"index": 0, "finish_reason": "stop",
                                      "message": {"role": "assistant", "content": step.text}}],
-                        "usage": {"prompt_tokens": 1, "completion_tokens": 1,
-                                  "total_tokens": 2}})
+                        **({"usage": usage} if usage is not None else {})})
                 except (BrokenPipeError, ConnectionResetError):
                     pass   # the client gave up (the model-call time limit)
 

@@ -530,15 +530,18 @@ def test_a_journal_row_is_read_bounded_and_checked(tmp_path):
     path = tmp_path / "run.sqlite"
     journal.use(path)
     try:
-        journal.store("k", "D", 0.5, 1)
+        journal.store("k", "D", 0.5, 1, 120, 7)
+        into = "INSERT INTO llm_journal (key, response, latency, tries"
         with sqlite3.connect(path) as connection:
-            connection.execute("INSERT INTO llm_journal VALUES ('long', ?, 0.1, 1)",
-                               ("C" * 5_000_000,))
-            connection.execute("INSERT INTO llm_journal VALUES ('bad', 'D', 'soon', 1)")
-            connection.execute("INSERT INTO llm_journal VALUES ('blob', ?, 0.1, 1)",
-                               (b"D",))
-        assert journal.lookup("k", 4000) == ("D", 0.5, 1)
-        assert journal.lookup("long", 4000) == ("C" * 4000, 0.1, 1)
+            connection.execute(f"{into}) VALUES ('long', ?, 0.1, 1)", ("C" * 5_000_000,))
+            connection.execute(f"{into}) VALUES ('bad', 'D', 'soon', 1)")
+            connection.execute(f"{into}) VALUES ('blob', ?, 0.1, 1)", (b"D",))
+            connection.execute(f"{into}, prompt_tokens, completion_tokens) VALUES "
+                               "('tokens', 'D', 0.1, 1, -5, 'many')")
+        assert journal.lookup("k", 4000) == ("D", 0.5, 1, 120, 7)
+        assert journal.lookup("long", 4000) == ("C" * 4000, 0.1, 1, None, None)
         assert journal.lookup("bad", 4000) is None and journal.lookup("blob", 4000) is None
+        # counts out of range are no counts; the answer stands
+        assert journal.lookup("tokens", 4000) == ("D", 0.1, 1, None, None)
     finally:
         journal.use(None)

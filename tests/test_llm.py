@@ -255,10 +255,16 @@ def test_a_tournament_records_every_prompt_and_response_and_show_prints_them(tmp
 
 
 @pytest.mark.slow
-def test_resume_never_asks_again_for_a_recorded_turn(tmp_path):
+@pytest.mark.parametrize("family, structured", [
+    ("openai", "auto"), ("llama_cpp", "auto"), ("openai", "off")])
+def test_resume_never_asks_again_for_a_recorded_turn(tmp_path, family, structured):
+    """Structured or not: with the journal, the resumed run asks nothing, not
+    even which form the server takes (llama_cpp refuses json_schema once a process)."""
+    from llm_server import Small
+
     agents = ("llm:bot", "titfortat", "defect", "grudger", "cooperate")
-    with StandIn({"m": ["ACTION: C D D"]}) as server:
-        course = _course(tmp_path, server)
+    with StandIn({"m": [Small(moves="CDD", prose="ACTION: C D D")]}, family=family) as server:
+        course = _course(tmp_path, server, structured=structured)
         options = ("--config", course, "--seed", "8", "--length", "3", "5",
                    "--isolation", "process", "--format", "json", "--jobs", "1")
         reference = tmp_path / "reference.sqlite"
@@ -290,9 +296,14 @@ def test_resume_never_asks_again_for_a_recorded_turn(tmp_path):
                                            "--isolation", "process", cwd=tmp_path)
         assert status == 0, err
         asked_again = len(server.calls()) - first_run
+    # (llama_cpp: one refusal each, in the first run and in the resumed one)
     assert asked_again == first_run - in_round_1
     assert _timeless(json.loads(resumed)) == _timeless(json.loads(out))
     assert _timeless(json.loads(resumed_too)) == _timeless(json.loads(out))
+    with sqlite3.connect(cut) as connection:
+        forms = {row[0] for row in connection.execute("SELECT structured FROM llm_call")}
+    assert forms == {{"openai": "json_schema", "llama_cpp": "json_object"}[family]
+                     if structured == "auto" else "off"}
 
 
 def _timeless(result: dict) -> dict:

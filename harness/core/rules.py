@@ -11,6 +11,7 @@ from .errors import ParameterError
 
 COOPERATE, DEFECT = "C", "D"
 MOVES = (COOPERATE, DEFECT)
+MAX_MOVES_PER_TURN = 1000   # an answer travels in a host line of at most 4096 bytes
 FLIPPED = {COOPERATE: DEFECT, DEFECT: COOPERATE}
 
 PERCENT_PER_TURN = "percent-per-turn"
@@ -145,8 +146,10 @@ class GameParams:
     default_answer: str = COOPERATE
 
     def __post_init__(self):
-        if self.moves_per_turn < 1:
-            raise ParameterError(f"moves per turn {self.moves_per_turn} must be at least 1")
+        # a record is a file anyone may edit: its value is held to the option's bounds too
+        if not 1 <= self.moves_per_turn <= MAX_MOVES_PER_TURN:
+            raise ParameterError(f"moves per turn {self.moves_per_turn} must be 1 to "
+                                 f"{MAX_MOVES_PER_TURN}")
         if self.default_answer not in MOVES:
             raise ParameterError(f"default answer {self.default_answer!r} must be C or D")
 

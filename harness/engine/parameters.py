@@ -25,12 +25,11 @@ from typing import Any, Callable
 from harness.agents.bundles import MAX_BUNDLE_MIB
 from harness.agents.specs import ISOLATION_MODES
 from harness.core.horizons import HORIZONS
-from harness.core.rules import DECAY_MODES
+from harness.core.rules import DECAY_MODES, MAX_MOVES_PER_TURN
 from harness.core.seeds import SEED_LIMIT
 from harness.isolation.limits import MIB
 
 MAX_TIMEOUT = 3600.0        # seconds per call; poll() and rlimits overflow far above this
-MAX_MOVES_PER_TURN = 1000   # an answer travels in a host line of at most 4096 bytes
 MAX_PAYOFF = 10 ** 6        # scores stay exact integers in every record and language
 MAX_GAME_LENGTH = 10 ** 6   # turns in one game
 MAX_MEMORY_MIB = 1 << 20    # 1 TiB of address space

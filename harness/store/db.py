@@ -12,7 +12,10 @@ SCHEMA_VERSION = 1
 # Columns added to schema 1 after records were made with it: an older record lacks them
 # (and settings_of reads them as optional). Add a new column here too.
 ADDED_COLUMNS = {("run", "horizon"), ("run", "stop_prob"), ("run", "outputs"),
-                 ("run", "runtimes"), ("run", "load_timeout"), ("run", "agent_packages")}
+                 ("run", "runtimes"), ("run", "load_timeout"), ("run", "agent_packages"),
+                 ("llm_call", "structured"), ("llm_call", "prompt_tokens"),
+                 ("llm_call", "completion_tokens"), ("llm_journal", "prompt_tokens"),
+                 ("llm_journal", "completion_tokens")}
 # Tables added likewise (language-model agents): an older record has none of them.
 ADDED_TABLES = {"llm_agent", "llm_call", "llm_turn", "llm_journal"}
 
@@ -135,6 +138,9 @@ CREATE TABLE llm_call (                 -- every request to a model and its resp
     error     TEXT,
     latency   REAL NOT NULL,              -- seconds, retries and waits included
     tries     INTEGER NOT NULL,           -- HTTP requests made (retries on 429, 5xx, ...)
+    structured         TEXT,              -- the form asked in: json_schema, json_object, off
+    prompt_tokens      INTEGER,           -- as the server's usage said (NULL: not said,
+    completion_tokens  INTEGER,           -- or not a count to believe)
     PRIMARY KEY (game, turn, side, attempt)
 );
 CREATE TABLE llm_turn (                 -- a model's turn: its chat and parse outcome
@@ -152,7 +158,9 @@ CREATE TABLE llm_journal (              -- each model answer as it came (harness
     key       TEXT PRIMARY KEY,           -- sha256 of agent, game, turn, attempt, messages
     response  TEXT NOT NULL,
     latency   REAL NOT NULL,
-    tries     INTEGER NOT NULL
+    tries     INTEGER NOT NULL,
+    prompt_tokens      INTEGER,
+    completion_tokens  INTEGER
 );
 CREATE VIEW agent_move AS
     SELECT g.round, m.game, m.turn, m.idx, g.a AS agent, g.b AS opponent,

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+from harness.agents.llm.answer_schema import FORMS
 from harness.agents.specs import ISOLATION_MODES, AgentSpec
 from harness.core.fault_policy import FAULT_POLICY
 from harness.core.rules import Scorer
@@ -210,6 +211,7 @@ _WORDS = {("agent", "status"): STATUSES,
           ("run", "isolation"): ISOLATION_MODES,
           ("fault", "side"): ("a", "b"), ("fault", "kind"): FAULT_KINDS,
           ("llm_call", "side"): ("a", "b"), ("llm_turn", "side"): ("a", "b"),
+          ("llm_call", "structured"): FORMS,
           **{("move", column): ("C", "D")
              for column in ("intended_a", "played_a", "intended_b", "played_b")}}
 _TYPE_NAMES = {"INTEGER": "an integer", "REAL": "a number", "TEXT": "text",

@@ -47,7 +47,11 @@ class Recorder(Observer):
 
     @classmethod
     def reopen(cls, path) -> "Recorder":
-        return cls(db.connect(path, write=True), path)
+        connection = db.connect(path, write=True)
+        from harness.agents.llm.record_rows import add_call_columns
+
+        add_call_columns(connection)   # a record made before tokens were counted
+        return cls(connection, path)
 
     def close(self) -> None:
         self.connection.close()
@@ -90,10 +94,11 @@ class Recorder(Observer):
                                    (row for game_id, game in zip(ids, games, strict=True)
                                     for row in _move_rows(game_id, game)))
             if any(game.talk for game in games):   # language-model agents' exchanges
-                from harness.agents.llm.record_rows import call_rows, turn_rows
+                from harness.agents.llm.record_rows import CALL_COLUMNS, call_rows, turn_rows
 
                 connection.executemany(
-                    "INSERT INTO llm_call VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    f"INSERT INTO llm_call ({', '.join(CALL_COLUMNS)}) "
+                    f"VALUES ({', '.join('?' * len(CALL_COLUMNS))})",
                     (row for game_id, game in zip(ids, games, strict=True)
                      for row in call_rows(game_id, game)))
                 connection.executemany(

@@ -57,7 +57,7 @@ class ExchangeFailed(Exception):
 class HttpAnswer(NamedTuple):
     status: int
     content_type: str | None
-    body: bytes               # empty unless the status is 200 (an error's body is not read)
+    body: bytes               # a 200's; an error's only as far as asked (`error_body`)
 
 
 class Call:
@@ -111,9 +111,10 @@ def _shut_down(sock: socket.socket) -> None:
 
 
 def exchange(call: Call, method: str, url: str, headers: dict[str, str],
-             body: bytes | None = None) -> HttpAnswer:
+             body: bytes | None = None, error_body: int = 0) -> HttpAnswer:
     """Send one request and read its answer within `call`'s deadline; raises
-    ExchangeFailed. The body is read only for a 200 answer, and at most MAX_BODY bytes."""
+    ExchangeFailed. The body of a 200 answer is read, at most MAX_BODY bytes; of another,
+    its first `error_body` bytes at most (what it says of a refused field), else none."""
     if call.over:
         raise ExchangeFailed(Failure.TIMEOUT, f"no answer within {call.seconds:g} s")
     watchdog = threading.Timer(max(0.0, call.remaining()), call.stop)
@@ -126,7 +127,10 @@ def exchange(call: Call, method: str, url: str, headers: dict[str, str],
             **headers, "Accept-Encoding": "identity", "Connection": "close"})
         response = connection.getresponse()
         if response.status != 200:
-            return HttpAnswer(response.status, None, b"")
+            said = _first_bytes(call, response, error_body) if error_body > 0 else b""
+            if call.over:     # the body held the call to its deadline
+                raise ExchangeFailed(Failure.TIMEOUT, f"no answer within {call.seconds:g} s")
+            return HttpAnswer(response.status, None, said)
         encoding = (response.getheader("Content-Encoding") or "identity").strip().lower()
         if encoding != "identity":
             raise ExchangeFailed(Failure.INVALID, "a compressed answer, not asked for")
@@ -162,6 +166,23 @@ def _body(call: Call, response: http.client.HTTPResponse) -> bytes:
         raise ExchangeFailed(Failure.TIMEOUT, f"no answer within {call.seconds:g} s")
     if length is not None and size < length:
         raise ExchangeFailed(Failure.INVALID, "an answer shorter than its Content-Length")
+    return b"".join(pieces)
+
+
+def _first_bytes(call: Call, response: http.client.HTTPResponse, most: int) -> bytes:
+    """Up to `most` bytes of an error's body, within the deadline: whatever came by then
+    (a body cut short, or one that never ends, is read no further)."""
+    pieces: list[bytes] = []
+    size = 0
+    try:
+        while size < most and not call.over:
+            piece = response.read1(min(_PIECE, most - size))
+            if not piece:
+                break
+            size += len(piece)
+            pieces.append(piece)
+    except (OSError, http.client.HTTPException, ValueError):
+        pass
     return b"".join(pieces)
 
 

@@ -22,7 +22,15 @@ from harness.core.safe_text import line
 
 from .bounded_http import Call, ExchangeFailed, Failure, HttpAnswer, exchange
 from .config import LlmConfig
-from .server_answers import Unreadable, completion_text, json_of, model_ids
+from .forms import ERROR_BODY, is_refusal
+from .server_answers import (
+    Unreadable,
+    Usage,
+    completion_text,
+    completion_usage,
+    json_of,
+    model_ids,
+)
 
 MAX_RESPONSE = 4000          # characters of one response kept (and parsed)
 BACKOFF = 0.25               # seconds before the first retry; doubled each time, at most 8
@@ -37,6 +45,8 @@ class Answer(NamedTuple):
     event: Event | None       # what the failure is to the fault policy (None: answered)
     latency: float            # seconds, every try and wait included
     tries: int
+    usage: Usage = Usage(None, None)   # the tokens the server says it used (checked)
+    refused: bool = False     # the server refused the request's response_format (forms.py)
 
 
 class ModelClient:
@@ -67,27 +77,35 @@ class ModelClient:
                                    f"{len(ids)}: {shown}{', ...' if len(ids) > 10 else ''})")
         _CHECKED.add((config.base_url, config.model))
 
-    def complete(self, messages: list[dict], call: Call | None = None) -> Answer:
+    def complete(self, messages: list[dict], call: Call | None = None,
+                 response_format: dict | None = None) -> Answer:
         """The model's answer to `messages`, within `call` (a new one of `timeout`
-        seconds if none is given; the caller may stop it)."""
+        seconds if none is given; the caller may stop it), asked for in `response_format`
+        (answer_schema.py; None: none asked). A refusal of that field is not retried: the
+        answer says so (`refused`), for the caller to ask in another form."""
         config = self.config
         call = call or Call(config.timeout)
         began = time.monotonic()
         body = json.dumps({
             "model": config.model, "messages": messages, "temperature": config.temperature,
             "max_tokens": config.max_tokens,
-            **({"seed": config.seed} if config.seed is not None else {})}).encode()
+            **({"seed": config.seed} if config.seed is not None else {}),
+            **({"response_format": response_format} if response_format else {})}).encode()
         tries = 0
 
-        def failed(error: str, event: Event) -> Answer:
-            return Answer(None, error, event, time.monotonic() - began, tries)
+        def failed(error: str, event: Event, refused: bool = False) -> Answer:
+            return Answer(None, error, event, time.monotonic() - began, tries,
+                          refused=refused)
 
         while True:
             tries += 1
-            outcome = self._try(call, body)
-            if isinstance(outcome, str):
-                return Answer(outcome[:MAX_RESPONSE], None, None, time.monotonic() - began,
-                              tries)
+            outcome = self._try(call, body, response_format is not None)
+            if isinstance(outcome, _Answered):
+                return Answer(outcome.text[:MAX_RESPONSE], None, None,
+                              time.monotonic() - began, tries, outcome.usage)
+            if isinstance(outcome, _Refused):
+                return failed(f"HTTP {outcome.status}: the server refused the "
+                              "response_format asked for", Event.RAISED, refused=True)
             reason, event, again = outcome
             if not again or tries > config.retries:
                 return failed(reason, event)
@@ -97,8 +115,10 @@ class ModelClient:
                               f"no answer within {config.timeout:g} s ({reason} before)",
                               Event.STOPPED if call.over else event)
 
-    def _try(self, call: Call, body: bytes) -> str | tuple[str, Event, bool]:
-        """One request: the answer's text, or (why not, the event, whether to try again)."""
+    def _try(self, call: Call, body: bytes, formatted: bool) \
+            -> _Answered | _Refused | tuple[str, Event, bool]:
+        """One request: the answer, its refusal of the response_format (`formatted`: one
+        was asked for), or (why not, the event, whether to try again)."""
         config = self.config
         semaphore = _in_flight(config)
         if not semaphore.acquire(timeout=max(0.0, call.remaining())):
@@ -107,7 +127,7 @@ class ModelClient:
         try:
             answer = exchange(call, "POST", _address(config, "chat/completions"),
                               {**_headers(config), "Content-Type": "application/json"},
-                              body)
+                              body, error_body=ERROR_BODY if formatted else 0)
         except ExchangeFailed as failure:
             if failure.failure is Failure.TIMEOUT:
                 return failure.reason, Event.STOPPED, False
@@ -117,13 +137,25 @@ class ModelClient:
         finally:
             semaphore.release()
         if answer.status != 200:
+            if formatted and is_refusal(answer.status, answer.body):
+                return _Refused(answer.status)
             # 429 and 5xx may pass; 400, 401, 404...: asking again would not help
             return f"HTTP {answer.status}", Event.RAISED, \
                 answer.status == 429 or answer.status >= 500
         try:
-            return completion_text(json_of(answer.body, answer.content_type))
+            data = json_of(answer.body, answer.content_type)
+            return _Answered(completion_text(data), completion_usage(data))
         except Unreadable as unreadable:
             return f"unreadable response: {unreadable}", Event.BAD_ANSWER, False
+
+
+class _Answered(NamedTuple):
+    text: str
+    usage: Usage
+
+
+class _Refused(NamedTuple):
+    status: int
 
 
 def _unchecked(failure: ExchangeFailed, config: LlmConfig) -> str:

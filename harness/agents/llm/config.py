@@ -21,7 +21,7 @@ from harness.core.errors import HarnessError
 PREFIX = "llm:"
 NAME = re.compile(r"[A-Za-z][A-Za-z0-9_.-]{0,39}")
 KEYS = ("base_url", "model", "temperature", "seed", "max_tokens", "api_key_env", "framing",
-        "chat", "timeout", "retries", "in_flight")
+        "chat", "timeout", "retries", "in_flight", "structured")
 MAX_TEMPLATE_BYTES = 64 * 1024
 
 
@@ -40,6 +40,7 @@ class LlmConfig:
     timeout: float = 60.0             # seconds per model call (the student limit is another)
     retries: int = 3                  # more tries on 429, 5xx, timeouts and lost connections
     in_flight: int = 4                # requests at once to this endpoint, per process
+    structured: str = "auto"          # answers under a JSON schema: auto, a form, off (forms.py)
 
     def as_json(self) -> str:
         import json
@@ -51,6 +52,12 @@ class LlmConfig:
         import json
 
         data = json.loads(text)
+        # a record made before structured answers asked in prose: resumed, it still does
+        data.setdefault("structured", "off")
+        from .answer_schema import SETTINGS
+
+        if data["structured"] not in SETTINGS:
+            raise ValueError("structured")
         return cls(**{key: data[key] for key in cls.__dataclass_fields__ if key in data})
 
 
@@ -136,6 +143,12 @@ def _one(name, entry, base: Path, where: str, keys: bool) -> LlmConfig:
         if not isinstance(entry["chat"], bool):
             raise HarnessError(f"{where}: chat is true or false")
         changes["chat"] = entry["chat"]
+    if "structured" in entry:
+        from .answer_schema import SETTINGS
+
+        if not isinstance(entry["structured"], str) or entry["structured"] not in SETTINGS:
+            raise HarnessError(f"{where}: structured is one of {', '.join(SETTINGS)}")
+        changes["structured"] = entry["structured"]
     if "api_key_env" in entry:
         if not keys:
             raise HarnessError(f"{where}: api_key_env: only a course file you name (--config "

@@ -16,6 +16,7 @@ import hashlib
 import json
 import os
 import threading
+from typing import NamedTuple
 
 _LOCK = threading.Lock()
 _STATE: dict = {"path": None, "pid": None, "connection": None}
@@ -29,33 +30,50 @@ def use(path) -> None:
         _STATE["path"] = None if path is None else str(path)
 
 
-def key(name: str, agent_seed: int, turn: int, attempt: int, messages) -> str:
-    text = json.dumps([name, agent_seed, turn, attempt, messages], sort_keys=True)
-    return hashlib.sha256(text.encode()).hexdigest()
+class Recorded(NamedTuple):
+    response: str
+    latency: float
+    tries: int
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
 
 
-def lookup(entry: str, longest: int) -> tuple[str, float, int] | None:
-    """(response, latency, tries) recorded for this question, or None. A record is a file
-    anyone may have edited: at most `longest` characters of the response are read, and a
-    row whose values are not of their kinds is no answer (the model is asked)."""
+def key(name: str, agent_seed: int, turn: int, attempt: int, messages,
+        form: str = "off") -> str:
+    """The question's key; `form`, the request's structured form, is part of it unless off
+    (so an answer asked in prose, before structured answers, keeps its key)."""
+    asked = [name, agent_seed, turn, attempt, messages] + ([form] if form != "off" else [])
+    return hashlib.sha256(json.dumps(asked, sort_keys=True).encode()).hexdigest()
+
+
+def lookup(entry: str, longest: int) -> Recorded | None:
+    """The answer recorded for this question, or None. A record is a file anyone may have
+    edited: at most `longest` characters of the response are read, a row whose values are
+    not of their kinds is no answer (the model is asked), and a token count out of range
+    is no count."""
     import sqlite3
+
+    from .server_answers import completion_usage
 
     with _LOCK:
         connection = _connection()
         if connection is None:
             return None
         try:
-            row = connection.execute("SELECT substr(response, 1, ?), latency, tries FROM "
-                                     "llm_journal WHERE key = ?", (longest, entry)).fetchone()
+            row = connection.execute("SELECT substr(response, 1, ?), latency, tries, "
+                                     "prompt_tokens, completion_tokens FROM llm_journal "
+                                     "WHERE key = ?", (longest, entry)).fetchone()
         except sqlite3.Error:
             return None
     if row is None or not isinstance(row[0], str) or \
             not isinstance(row[1], (int, float)) or not isinstance(row[2], int):
         return None
-    return row[0], float(row[1]), max(1, min(row[2], 1000))
+    usage = completion_usage({"usage": {"prompt_tokens": row[3], "completion_tokens": row[4]}})
+    return Recorded(row[0], float(row[1]), max(1, min(row[2], 1000)), *usage)
 
 
-def store(entry: str, response: str, latency: float, tries: int) -> None:
+def store(entry: str, response: str, latency: float, tries: int,
+          prompt_tokens: int | None = None, completion_tokens: int | None = None) -> None:
     import sqlite3
 
     with _LOCK:
@@ -64,8 +82,10 @@ def store(entry: str, response: str, latency: float, tries: int) -> None:
             return
         try:
             with connection:
-                connection.execute("INSERT OR REPLACE INTO llm_journal VALUES (?, ?, ?, ?)",
-                                   (entry, response, latency, tries))
+                connection.execute(
+                    "INSERT OR REPLACE INTO llm_journal (key, response, latency, tries, "
+                    "prompt_tokens, completion_tokens) VALUES (?, ?, ?, ?, ?, ?)",
+                    (entry, response, latency, tries, prompt_tokens, completion_tokens))
         except sqlite3.Error:
             pass   # the journal saves work on resume; the run goes on without it
 
@@ -84,11 +104,21 @@ def _connection():
             connection = sqlite3.connect(path, timeout=30, check_same_thread=False)
             connection.execute("CREATE TABLE IF NOT EXISTS llm_journal (key TEXT PRIMARY "
                                "KEY, response TEXT NOT NULL, latency REAL NOT NULL, "
-                               "tries INTEGER NOT NULL)")
+                               "tries INTEGER NOT NULL, prompt_tokens INTEGER, "
+                               "completion_tokens INTEGER)")
+            _add_token_columns(connection)
         except sqlite3.Error:
             return None
         _STATE["connection"], _STATE["pid"] = connection, os.getpid()
     return _STATE["connection"]
+
+
+def _add_token_columns(connection) -> None:
+    """A journal made before tokens were counted gets their columns."""
+    present = {row[1] for row in connection.execute("PRAGMA table_info(llm_journal)")}
+    for column in ("prompt_tokens", "completion_tokens"):
+        if column not in present:
+            connection.execute(f"ALTER TABLE llm_journal ADD COLUMN {column} INTEGER")
 
 
 def _close() -> None:

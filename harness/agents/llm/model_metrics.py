@@ -1,8 +1,10 @@
 """How language-model agents played, per agent and per game: cooperation (intended), parse
 errors (turns that ended in the default answer for want of a readable answer), corrective
-retries, HTTP retries, chats (said, shown, mean length) and the mean latency of a model
-call. Computed from the games' exchanges, live or recorded; in `--format json` as "llm"
-and in the table as a section, only when a language-model agent played."""
+retries, HTTP retries, chats (said, shown, mean length), the mean latency of a model call,
+the tokens the servers said the calls used (prompt and completion: what a hosted API
+bills) and the structured forms they were asked in. Computed from the games' exchanges,
+live or recorded; in `--format json` as "llm" and in the table as a section, only when a
+language-model agent played."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -21,6 +23,10 @@ class LlmTally:
     chats: int = 0
     chats_shown: int = 0
     chat_chars: int = 0
+    prompt_tokens: int = 0        # as the servers' usage said, over the calls that said it
+    completion_tokens: int = 0
+    without_usage: int = 0        # calls answered without token counts to believe
+    forms: frozenset = frozenset()   # the structured forms its calls were asked in
 
     def add(self, talk: dict, intended: str) -> None:
         self.turns += 1
@@ -33,11 +39,28 @@ class LlmTally:
             self.calls += 1
             self.http_retries += max(0, (call.get("tries") or 1) - 1)
             self.latency += call.get("latency") or 0.0
+            self._count_tokens(call)
         chat = talk.get("chat")
         if chat is not None:
             self.chats += 1
             self.chat_chars += len(chat)
             self.chats_shown += talk.get("chat_problem") is None
+
+    def _count_tokens(self, call: dict) -> None:
+        if call.get("structured"):
+            self.forms = self.forms | {call["structured"]}
+        if call.get("response") is None:
+            return                    # no answer: nothing to count, nothing unknown
+        asked, answered = call.get("prompt_tokens"), call.get("completion_tokens")
+        if asked is None or answered is None:
+            self.without_usage += 1
+        self.prompt_tokens += asked or 0
+        self.completion_tokens += answered or 0
+
+    def merge(self, other: LlmTally) -> None:
+        for key, value in vars(other).items():
+            setattr(self, key, getattr(self, key) + value if key != "forms"
+                    else self.forms | value)
 
     def as_dict(self) -> dict:
         def share(count, whole):
@@ -49,7 +72,11 @@ class LlmTally:
                 "retries": self.retries, "http_retries": self.http_retries,
                 "calls": self.calls, "mean_latency": share(self.latency, self.calls),
                 "chats": self.chats, "chats_shown": self.chats_shown,
-                "mean_chat_length": share(self.chat_chars, self.chats)}
+                "mean_chat_length": share(self.chat_chars, self.chats),
+                "prompt_tokens": self.prompt_tokens,
+                "completion_tokens": self.completion_tokens,
+                "calls_without_usage": self.without_usage,
+                "structured": sorted(self.forms)}
 
 
 def _game_tallies(game) -> dict[str, LlmTally]:
@@ -69,9 +96,7 @@ def summary(games) -> dict | None:
             continue
         sides = _game_tallies(game)
         for side, tally in sides.items():
-            total = agents.setdefault(game.a if side == "a" else game.b, LlmTally())
-            for key, value in vars(tally).items():
-                setattr(total, key, getattr(total, key) + value)
+            agents.setdefault(game.a if side == "a" else game.b, LlmTally()).merge(tally)
         per_game.append({"game": number, "round": game.round, "a": game.a, "b": game.b,
                          **{side: tally.as_dict() for side, tally in sides.items()}})
     if not agents:
@@ -95,5 +120,13 @@ def table_lines(games) -> list[str]:
         lines.append(f"  {line(name)}: cooperation {cooperation}  parse errors "
                      f"{m['parse_errors']}/{m['turns']}  retries {m['retries']}  "
                      f"HTTP retries {m['http_retries']}  calls {m['calls']}  mean latency "
-                     f"{latency}{chats}")
+                     f"{latency}  tokens {tokens_text(m)}  "
+                     f"answers {'/'.join(m['structured']) or '-'}{chats}")
     return lines
+
+
+def tokens_text(metrics: dict) -> str:
+    """`1200 in, 90 out` (and how many calls said no count to believe)."""
+    unknown = metrics["calls_without_usage"]
+    return (f"{metrics['prompt_tokens']} in, {metrics['completion_tokens']} out" +
+            (f" ({unknown} call{'s' * (unknown != 1)} without usage)" if unknown else ""))

@@ -11,11 +11,17 @@ k moves found are the answer; fewer is a parse error.
 
 Upper case only, so that words like "do" or "cooperate" in a sentence are never read as
 moves ("Cooperate." still is, by rule 2).
+
+When the request asked for a structured answer (answer_schema.py), an answer that is JSON
+is judged by the schema alone, and the rule above reads any other (`read_answer`); when it
+did not (`structured = "off"`), the rule reads every answer, as before structured answers.
 """
 from __future__ import annotations
 
 import re
 from typing import NamedTuple
+
+from .answer_schema import OFF, read_json_answer
 
 MAX_CHAT = 500              # characters of one chat message
 _MARKER = re.compile(r"ACTION\s*:", re.IGNORECASE)
@@ -49,6 +55,22 @@ def parse_moves(text: str, k: int) -> Parsed:
     return Parsed(None, f"found {len(moves)} of {wanted}, {where}")
 
 
+class Read(NamedTuple):
+    moves: str | None        # None: a parse error
+    error: str | None        # why not
+    chat: str | None         # the chat given, in the chat phase (None: none found)
+
+
+def read_answer(text: str, k: int, chat: bool, form: str) -> Read:
+    """A turn's answer, read as the request's `form` asked for it."""
+    if form != OFF:
+        judged = read_json_answer(text, k, chat)
+        if judged is not None:
+            return Read(judged.moves, judged.error, judged.chat if chat else None)
+    moves, error = parse_moves(text, k)
+    return Read(moves, error, parse_chat(text) if chat and moves is not None else None)
+
+
 def parse_chat(text: str) -> str | None:
     """The text after `CHAT:` up to an `ACTION:` marker (or the end), stripped; None when
     the answer has no CHAT: marker."""
@@ -66,7 +88,7 @@ def chat_problem(chat: str | None) -> str | None:
     plain spaces (no control, format, private-use or unassigned characters, no line
     breaks: a chat is one paragraph)."""
     if chat is None:
-        return "no CHAT: in the answer"
+        return "no chat in the answer"
     if not chat:
         return "empty"
     if len(chat) > MAX_CHAT:

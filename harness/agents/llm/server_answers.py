@@ -1,5 +1,6 @@
 """What a model's server answered, read as untrusted text: its JSON parsed within bounds,
-its fields checked (types, lengths) before anything else sees them.
+its fields checked (types, lengths, the token counts' range) before anything else sees
+them.
 
 The body is already capped (bounded_http.MAX_BODY). Parsing is bounded too: a body of
 JSON with more than MAX_CONTAINERS objects and lists (`[{},{},...]`: a few bytes each,
@@ -11,9 +12,11 @@ from __future__ import annotations
 
 import json
 import re
+from typing import NamedTuple
 
 MAX_CONTAINERS = 100_000     # JSON objects and lists in one answer
 MAX_MODEL_NAME = 200         # characters of a listed model's name that are compared
+MAX_TOKENS = 10_000_000      # tokens one call may say it used (more than any context holds)
 
 
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
@@ -56,6 +59,28 @@ def completion_text(data) -> str:
     # not be written to a record (UTF-8) nor printed, so it becomes U+FFFD, as in a
     # decoder's replacement
     return _LONE_SURROGATE.sub("\ufffd", content)
+
+
+class Usage(NamedTuple):
+    prompt_tokens: int | None        # None: not said, or not a count to believe
+    completion_tokens: int | None
+
+
+def completion_usage(data) -> Usage:
+    """The tokens a chat completion says it used (`usage`), each only if it is a whole
+    number from 0 to MAX_TOKENS (a server may send anything there: a count of -1, of
+    10**30, "12", true is no count). Nothing here fails the answer: a course is told the
+    cost it can believe, and calls without it are counted apart."""
+    usage = data.get("usage") if isinstance(data, dict) else None
+    if not isinstance(usage, dict):
+        return Usage(None, None)
+    return Usage(_count(usage.get("prompt_tokens")), _count(usage.get("completion_tokens")))
+
+
+def _count(value) -> int | None:
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_TOKENS:
+        return None
+    return value
 
 
 def model_ids(data) -> list[str]:

@@ -12,7 +12,10 @@ SHOWN = 160                  # characters of one response in the table
 def talk_json(talk: dict) -> dict:
     return {"calls": [{"prompt": call["prompt"], "response": call["response"],
                        "error": call["error"], "latency": call["latency"],
-                       "tries": call["tries"]} for call in talk.get("calls", [])],
+                       "tries": call["tries"], "structured": call.get("structured"),
+                       "prompt_tokens": call.get("prompt_tokens"),
+                       "completion_tokens": call.get("completion_tokens")}
+                      for call in talk.get("calls", [])],
             "first": talk.get("first"), "heard": talk.get("heard"), "chat": talk.get("chat"),
             "chat_problem": talk.get("chat_problem"), "parse_error": talk.get("parse_error")}
 
@@ -38,10 +41,15 @@ def talk_lines(game, index: int, sides, names: dict) -> list[str]:
                 lines.append(f"{INDENT}{who} {label}: nothing ({line(call['error'] or '')})")
             else:
                 lines.append(f"{INDENT}{who} {label}: {_cut(call['response'])}  "
-                             f"[{call['latency']:.2f} s]")
+                             f"[{call['latency']:.2f} s{_tokens(call)}]")
     return lines
 
 
 def _cut(text: str) -> str:
     flat = " ".join(text.split())
     return line(flat if len(flat) <= SHOWN else flat[:SHOWN] + "...")
+
+
+def _tokens(call: dict) -> str:
+    asked, answered = call.get("prompt_tokens"), call.get("completion_tokens")
+    return "" if asked is None or answered is None else f", {asked}+{answered} tokens"

@@ -13,6 +13,13 @@ backoff in it), and this handle enforces it: past a call's deadline the runner c
 the call is stopped (its connection shut down, so the thread ends at once) and the turn is
 a `timeout` fault (three in a row and the game stops asking, as for any agent). Nothing
 here waits on a model past that deadline and a short grace.
+
+A turn's request asks for a structured answer in the form the endpoint takes
+(harness/agents/llm/forms.py: `auto` steps down at a refusal and sends the turn again in
+the next form, within the same deadline), and its messages are written for that form
+(the framing's example, the answer's format, the corrections), so they are rebuilt when
+the form changes. The journal is searched in every form the run may have answered in, so
+a resumed run asks nothing it was answered, not even which form the server takes.
 """
 from __future__ import annotations
 
@@ -20,12 +27,15 @@ import os
 import select
 import threading
 import time
+from typing import NamedTuple
 
-from harness.agents.llm import journal, prompts
+from harness.agents.llm import forms, journal, prompts
+from harness.agents.llm.answer_schema import response_format
 from harness.agents.llm.bounded_http import Call
 from harness.agents.llm.client import MAX_RESPONSE, Answer, ModelClient
 from harness.agents.llm.config import LlmConfig
-from harness.agents.llm.parse import chat_problem, parse_chat, parse_moves
+from harness.agents.llm.parse import MAX_CHAT, chat_problem, read_answer
+from harness.agents.llm.server_answers import Usage
 from harness.core.fault_policy import FAULT_POLICY, Event
 from harness.core.rules import Scorer
 from harness.isolation.handles.agent_handle import Chatter, Fault, GameStart, Last, Reply
@@ -147,9 +157,8 @@ class LlmHandle(Chatter):
     def start_game(self, start: GameStart) -> None:
         self.agent_seed = start.agent_seed   # which game this is (the journal's key)
         self.per_turn = start.moves_per_turn
+        self.payoffs = start.payoffs
         self.scorer = Scorer(start.payoffs)
-        self.system = prompts.system_prompt(self.config.framing_text, start.payoffs,
-                                            start.moves_per_turn)
         self.history: list[tuple[str, str, int, int]] = []
         self.score = (0, 0)
 
@@ -161,14 +170,12 @@ class LlmHandle(Chatter):
             got, gave = self.scorer(last[0], last[1])
             self.history.append((last[0], last[1], got, gave))
             self.score = (self.score[0] + got, self.score[1] + gave)
-        chatting = self._first is not None
-        message = prompts.turn_message(len(self.history) + 1, self.history, self.score,
-                                       self.per_turn, chatting, self._heard, bool(self._first))
-        first, heard = self._first, self._heard
+        question = _Question(len(self.history) + 1, tuple(self.history), self.score,
+                             self._first is not None, self._heard, bool(self._first),
+                             self._first)
         self._first = self._heard = None
         turn = self._turn = _Turn(self.config.timeout)
-        turn.thread = threading.Thread(target=self._ask,
-                                       args=(turn, message, chatting, first, heard),
+        turn.thread = threading.Thread(target=self._ask, args=(turn, question),
                                        name=f"llm {self.name}", daemon=True)
         with self._lock:
             self._asking += 1
@@ -213,27 +220,69 @@ class LlmHandle(Chatter):
             pass
         return turn.reply
 
-    def _answer(self, turn: _Turn, number: int, attempt: int, messages: list[dict]) -> Answer:
-        """The journal's answer to this very question (a resumed run), else the model's."""
-        entry = journal.key(self.name, self.agent_seed, number, attempt, messages)
-        found = journal.lookup(entry, MAX_RESPONSE)
-        if found is not None:
-            text, latency, tries = found
-            return Answer(text, None, None, latency, tries)
+    def _messages(self, question: _Question, form: str, tried) -> list[dict]:
+        """The turn's conversation as sent in `form`: the framing (its example in that
+        form), the turn's message, then each answer that could not be read and its
+        correction (`tried`: (answer, why) pairs)."""
+        chatting = question.chatting
+        messages = [{"role": "system", "content": prompts.system_prompt(
+                        self.config.framing_text, self.payoffs, self.per_turn, chatting, form)},
+                    {"role": "user", "content": prompts.turn_message(
+                        question.number, question.history, question.score, self.per_turn,
+                        chatting, question.heard, question.speaks_first, form)}]
+        for text, reason in tried:
+            messages += [{"role": "assistant", "content": text},
+                         {"role": "user", "content": prompts.corrective_message(
+                             reason, self.per_turn, chatting, form)}]
+        return messages
+
+    def _answer(self, turn: _Turn, question: _Question, attempt: int, tried) -> _Asked:
+        """The journal's answer to this very question (a resumed run: in any form the run
+        may have been answered in), else the server's, in the form it takes (forms.py)."""
+        config = self.config
+        for form in forms.candidates(config):
+            messages = self._messages(question, form, tried)
+            found = journal.lookup(journal.key(self.name, self.agent_seed, question.number,
+                                               attempt, messages, form), MAX_RESPONSE)
+            if found is not None:
+                forms.settle(config, form)
+                return _Asked(Answer(found.response, None, None, found.latency, found.tries,
+                                     Usage(found.prompt_tokens, found.completion_tokens)),
+                              form, messages)
+        form = forms.current(config)
+        messages = self._messages(question, form, tried)
         call = turn.begin_call()
         if call is None:
-            return Answer(None, "stopped", Event.STOPPED, 0.0, 0)
+            return _Asked(Answer(None, "stopped", Event.STOPPED, 0.0, 0), form, messages)
+        began = time.monotonic()
         try:
-            answer = self.client.complete(messages, call)
+            while True:
+                answer = self.client.complete(messages, call, response_format(
+                    form, self.per_turn, question.chatting, MAX_CHAT))
+                if not answer.refused:
+                    break
+                if forms.step_down(config, form) is None:
+                    answer = answer._replace(error=f"{answer.error} ({form}; the declaration "
+                                                   f"says structured = {config.structured!r}: "
+                                                   "\"auto\" finds the form it takes)")
+                    break
+                # sent again at once in the next form; the refusal is not one of the
+                # call's tries: which process found the form must not change a result
+                form = forms.current(config)
+                messages = self._messages(question, form, tried)
         finally:
             turn.end_call()
+        answer = answer._replace(latency=time.monotonic() - began)
         if answer.text is not None:
-            journal.store(entry, answer.text, round(answer.latency, 4), answer.tries)
-        return answer
+            forms.settle(config, form)
+            journal.store(journal.key(self.name, self.agent_seed, question.number, attempt,
+                                      messages, form), answer.text, round(answer.latency, 4),
+                          answer.tries, *answer.usage)
+        return _Asked(answer, form, messages)
 
-    def _ask(self, turn: _Turn, message: str, chatting: bool, first, heard) -> None:
+    def _ask(self, turn: _Turn, question: _Question) -> None:
         try:
-            turn.reply = self._play_turn(turn, message, chatting, first, heard)
+            turn.reply = self._play_turn(turn, question)
         except Exception as error:   # noqa: BLE001 - a bug of ours must not hang the game
             turn.reply = Reply(None, Fault(FAULT_POLICY.kind(Event.RAISED),
                                            f"{type(error).__name__}: {error}"))
@@ -247,37 +296,51 @@ class LlmHandle(Chatter):
                 else:
                     os.write(self._write_fd, b"x")
 
-    def _play_turn(self, turn: _Turn, message: str, chatting: bool, first, heard) -> Reply:
-        messages = [{"role": "system", "content": self.system},
-                    {"role": "user", "content": message}]
+    def _play_turn(self, turn: _Turn, question: _Question) -> Reply:
+        chatting = question.chatting
         talk: dict = {"calls": [], "chat": None, "chat_problem": None, "shown": None,
-                      "first": first, "heard": heard, "parse_error": None}
+                      "first": question.first, "heard": question.heard, "parse_error": None}
+        tried: list[tuple[str, str]] = []
         reason: str | None = ""
-        number = len(self.history) + 1
         for attempt in range(PARSE_RETRIES + 1):
-            answer = self._answer(turn, number, attempt + 1, messages)
-            talk["calls"].append({"prompt": list(messages), "response": answer.text,
+            answer, form, messages = self._answer(turn, question, attempt + 1, tried)
+            talk["calls"].append({"prompt": messages, "response": answer.text,
                                   "error": answer.error, "latency": round(answer.latency, 4),
-                                  "tries": answer.tries})
+                                  "tries": answer.tries, "structured": form,
+                                  "prompt_tokens": answer.usage.prompt_tokens,
+                                  "completion_tokens": answer.usage.completion_tokens})
             if answer.text is None:
                 # a call stopped at its deadline (as a REPL stops one), an answer that was
-                # not a chat completion, or an HTTP error: the client said which
+                # not a chat completion, an HTTP error or a refused form: the client said
                 kind = FAULT_POLICY.kind(answer.event or Event.RAISED)
                 return Reply(None, Fault(kind, f"model call failed: {answer.error}"), None,
                              talk)
-            moves, reason = parse_moves(answer.text, self.per_turn)
-            if moves is not None:
+            read = read_answer(answer.text, self.per_turn, chatting, form)
+            if read.moves is not None:
                 if chatting:
-                    chat = parse_chat(answer.text)
-                    problem = chat_problem(chat)
-                    talk["chat"], talk["chat_problem"] = chat, problem
-                    talk["shown"] = chat if problem is None else None
-                return Reply(moves, None, None, talk)
-            if attempt < PARSE_RETRIES:
-                messages = messages + [
-                    {"role": "assistant", "content": answer.text},
-                    {"role": "user", "content": prompts.corrective_message(
-                        reason or "", self.per_turn, chatting)}]
+                    problem = chat_problem(read.chat)
+                    talk["chat"], talk["chat_problem"] = read.chat, problem
+                    talk["shown"] = read.chat if problem is None else None
+                return Reply(read.moves, None, None, talk)
+            reason = read.error
+            tried.append((answer.text, reason or ""))
         talk["parse_error"] = reason
         return Reply(None, Fault(FAULT_POLICY.kind(Event.BAD_ANSWER), f"parse error: {reason} "
                                           f"({PARSE_RETRIES + 1} answers)"), None, talk)
+
+
+class _Question(NamedTuple):
+    """What a turn asks, as it stood when it was requested."""
+    number: int                   # the turn, from 1
+    history: tuple                # (mine, theirs, my points, theirs) per turn played
+    score: tuple[int, int]
+    chatting: bool                # the chat phase
+    heard: str | None
+    speaks_first: bool
+    first: bool | None            # as recorded: None outside the chat phase
+
+
+class _Asked(NamedTuple):
+    answer: Answer
+    form: str                     # the form it was asked (or found) in
+    messages: list[dict]          # as sent

@@ -12,6 +12,7 @@ import json
 import sqlite3
 from pathlib import Path
 
+from harness.agents.llm.record_rows import CALL_COLUMNS, add_call_columns
 from harness.core.errors import HarnessError
 from harness.store.db import is_experiment_record
 
@@ -80,6 +81,9 @@ CREATE TABLE llm_call (                   -- every request to a language model
     error       TEXT,
     latency     REAL NOT NULL,
     tries       INTEGER NOT NULL,
+    structured         TEXT,              -- the form asked in (json_schema, json_object, off)
+    prompt_tokens      INTEGER,           -- the server's usage (NULL: not said or not believed)
+    completion_tokens  INTEGER,
     PRIMARY KEY (condition, replicate, game, turn, side, attempt),
     FOREIGN KEY (condition, replicate) REFERENCES tournament(condition, replicate)
 );
@@ -99,6 +103,8 @@ CREATE TABLE llm_turn (
 );
 """
 ADDED_TABLES = frozenset({"llm_call", "llm_turn"})   # older experiment records lack them
+ADDED_COLUMNS = frozenset({("llm_call", "structured"), ("llm_call", "prompt_tokens"),
+                           ("llm_call", "completion_tokens")})
 
 
 class ExperimentRecord:
@@ -136,8 +142,9 @@ class ExperimentRecord:
 
         connection = sqlite3.connect(str(path), timeout=30)
         try:  # a hand-edited record is one line naming what is wrong, as for a tournament's
-            check_types(connection, path, SCHEMA, words={}, added=frozenset(),
+            check_types(connection, path, SCHEMA, words={}, added=ADDED_COLUMNS,
                         added_tables=ADDED_TABLES)
+            add_call_columns(connection)   # an older record's calls get the token columns
         except BaseException:
             connection.close()
             raise
@@ -160,7 +167,8 @@ class ExperimentRecord:
                 [(unit.condition, unit.replicate, *placing) for placing in unit.placings])
             if unit.llm_calls:   # language models' requests and turns, with their tournament
                 self.connection.executemany(
-                    "INSERT INTO llm_call VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    f"INSERT INTO llm_call (condition, replicate, {', '.join(CALL_COLUMNS)}) "
+                    f"VALUES ({', '.join('?' * (2 + len(CALL_COLUMNS)))})",
                     [(unit.condition, unit.replicate, *row) for row in unit.llm_calls])
                 self.connection.executemany(
                     "INSERT INTO llm_turn VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
