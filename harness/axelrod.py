@@ -32,6 +32,21 @@ from harness.isolation.handles.opening import Isolation, open_handle
 _MOVES = {"C": axl.Action.C, "D": axl.Action.D}
 
 
+def _payoffs(game) -> Payoffs:
+    """Axelrod's game as pdharness's payoffs: whole points, and a Prisoner's Dilemma (what a
+    pdharness agent is written for); HarnessError, one line, for any other game."""
+    from harness.core.errors import ParameterError
+
+    r, p, s, t = game.RPST()
+    if not all(float(value).is_integer() for value in (t, r, p, s)):
+        raise HarnessError(f"a pdharness agent plays whole points; this game pays "
+                           f"T R P S = {t} {r} {p} {s}")
+    try:
+        return Payoffs(int(t), int(r), int(p), int(s))
+    except ParameterError as error:
+        raise HarnessError(f"a pdharness agent plays a Prisoner's Dilemma: {error}") from None
+
+
 class Player(axl.Player):
     """An agent file, bundle or any AGENT spec of pdharness, as an Axelrod player."""
 
@@ -71,9 +86,7 @@ class Player(axl.Player):
         if not self.history:   # a new match: a fresh game, seeded from Axelrod's generator
             self._end_game()
             game = self.match_attributes.get("game") or axl.DefaultGame
-            r, p, s, t = game.RPST()
-            handle.start_game(GameStart(self._random.random_seed_int(), 1,
-                                        Payoffs(int(t), int(r), int(p), int(s))))
+            handle.start_game(GameStart(self._random.random_seed_int(), 1, _payoffs(game)))
             self._in_game = True
             handle.request(None)
         else:

@@ -130,6 +130,7 @@ def test_the_catalogue_is_the_installed_librarys(axelrod):
 def test_a_population_and_a_tournament_take_axelrod_agents(axelrod, tmp_path):
     from harness.agents.population import population_specs
     from harness.engine.tournament import Settings, run_tournament
+    from harness.isolation.handles.isolation_settings import Isolation
 
     path = tmp_path / "population.json"
     path.write_text(json.dumps({"types": [
@@ -138,12 +139,12 @@ def test_a_population_and_a_tournament_take_axelrod_agents(axelrod, tmp_path):
         {"id": "coop", "agent": "cooperate", "count": 1}]}))
     specs = population_specs(path)
     assert [spec.source for spec in specs[:3]] == ["axelrod:TitForTat"] * 2 + ["axelrod:Defector"]
-    settings = Settings.from_dict({"isolation": "process", "jobs": 2})
+    settings = Settings(isolation=Isolation("process"), jobs=2)
     result = run_tournament(specs, 3, settings)
     assert {standing.agent for standing in result.standings} == {spec.name for spec in specs}
     assert not any(game.fault_at for game in result.games)
     # same seed, same result, with other jobs (an axelrod: agent's seed is its game's)
-    again = run_tournament(specs, 3, Settings.from_dict({"isolation": "none", "jobs": 2}))
+    again = run_tournament(specs, 3, Settings(isolation=Isolation("none"), jobs=2))
     assert again.pairs() == result.pairs()
 
 
@@ -217,7 +218,8 @@ def test_students_in_three_languages_play_axelrod_strategies(axelrod, tmp_path, 
     status, out, err = run_cli("tournament", *files, "axelrod:TitForTat", "axelrod:Defector",
                                "--moves-per-turn", "1", "--flip", "0", "0", "--seed", "2",
                                "--max-rounds", "1", "--isolation", "sandbox", "--format",
-                               "json", timeout=900)
+                               "json", "--load-timeout", "120", "--timeout", "10",
+                               timeout=900)   # limits no loaded machine reaches: scores here
     assert status == 0, err
     result = json.loads(out)
     assert all(agent["status"] == "ok" for agent in result["agents"]), result["agents"]
@@ -295,3 +297,17 @@ def test_allow_long_run_lets_a_long_run_strategy_in():
         assert spec.kind is Kind.AXELROD and spec.source == spec.name == "axelrod:DBS"
     finally:
         allow_long_run(False)
+
+
+def test_a_game_that_is_no_whole_point_prisoners_dilemma_is_one_line(axelrod):
+    """The adapter's player is a pdharness agent: it plays whole points of a Prisoner's
+    Dilemma; another of Axelrod's games (half points, Chicken) is one line, not a
+    truncated payoff or a traceback from deep in the game."""
+    from harness.axelrod import _payoffs
+    from harness.core.errors import HarnessError
+
+    assert _payoffs(axelrod.DefaultGame).as_tuple() == (5, 3, 1, 0)
+    for game in (axelrod.Game(r=3.5, s=0, t=5, p=1), axelrod.Game(r=3, s=1, t=5, p=0)):
+        with pytest.raises(HarnessError) as refused:
+            _payoffs(game)
+        assert "\n" not in str(refused.value)

@@ -90,6 +90,21 @@ def test_the_base_interpreter_has_neither_hy_nor_the_library(venv):
         assert found.returncode != 0, f"{module} is importable outside the venv"
 
 
+def test_every_data_file_of_the_packages_is_installed(venv):
+    """What `pip install .` lays out holds every file the packages read besides their
+    modules (templates, framings, the Axelrod catalogue, the Lisp hosts, the bundled
+    agents): setup.cfg's package_data is easy to get wrong (a pattern list over two lines
+    is split by line, not comma) and an editable install would never show it."""
+    site = Path(_run(venv / "bin" / "python", "-c",
+                     "import sysconfig; print(sysconfig.get_paths()['purelib'])").stdout.strip())
+    data = [path.relative_to(ROOT) for package in ("harness", "lisp_bridge", "student_agents")
+            for path in sorted((ROOT / package).rglob("*"))
+            if path.is_file() and path.suffix not in (".py", ".pyc")
+            and "__pycache__" not in path.parts]
+    assert len(data) >= 20
+    assert [str(path) for path in data if not (site / path).is_file()] == []
+
+
 @pytest.mark.parametrize("isolation", ["sandbox", "process"])
 def test_hy_and_a_venv_only_library_load_and_play_from_a_venv(venv, isolation, tmp_path,
                                                                request):

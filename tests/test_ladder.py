@@ -90,6 +90,24 @@ def test_a_pass_plays_only_what_is_owed(tmp_path, sandboxed):
     assert entry(fifth, "ChenDiaz")["games"] == 6 + 6   # its old games count for it too
 
 
+def test_a_version_that_changes_the_names_case_is_the_same_agent(tmp_path, sandboxed):
+    """Names are one agent in any case: `Adamsbrown.py` uploaded after `AdamsBrown.py` is
+    AdamsBrown's new version, and the passes after it play (they once stopped, exit 70)."""
+    folder, db = tmp_path / "subs", tmp_path / "ladder.sqlite"
+    folder.mkdir()
+    write_agent(folder, "AdamsBrown")
+    write_agent(folder, "ChenDiaz", '"D", "D", "D"')
+    ladder(folder, db)
+    (folder / "AdamsBrown.py").unlink()
+    write_agent(folder, "Adamsbrown", '"D", "C", "D"')
+    for number in (2, 3):
+        result, err = ladder(folder, db)
+        assert f"pass {number}: {2 if number == 2 else 0} games played" in err, err
+    assert {e["agent"] for e in result["entries"] if e["status"] == "ok"} == {
+        "AdamsBrown", "ChenDiaz"}
+    assert entry(result, "AdamsBrown")["games"] == 4
+
+
 def test_the_same_passes_from_scratch_give_the_same_ratings(tmp_path, sandboxed):
     results = []
     for run in ("one", "two"):

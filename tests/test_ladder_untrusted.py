@@ -54,6 +54,34 @@ def test_an_edited_game_row_reads_as_no_game_not_a_crash(moves, played, faults):
         assert set("".join(game.played_a)) <= {"C", "D"}
 
 
+ANY_VALUE = st.one_of(st.integers(-2**63, 2**63 - 1), st.floats(), st.text(max_size=20),
+                     st.binary(max_size=8))   # NOT NULL columns: anything else SQLite keeps
+
+
+@settings(max_examples=80, deadline=None)
+@given(ANY_VALUE, st.tuples(ANY_VALUE, ANY_VALUE, ANY_VALUE, ANY_VALUE))
+def test_an_edited_seed_or_number_is_a_line_or_no_game(seed, numbers):
+    """Whatever an edited record holds where a number goes (a REAL 9e999, a text, a blob):
+    the ladder's seed is a number or one HarnessError, a game is a game or None."""
+    from harness.core.errors import HarnessError
+    from harness.core.rules import Payoffs
+
+    connection = sqlite3.connect(":memory:")
+    connection.executescript(SCHEMA)
+    connection.execute("INSERT INTO ladder VALUES (1, 'pdharness-ladder', 1, 'x', '/f', ?, "
+                       "'{}', 2, 'now')", (seed,))
+    number, game_seed, length, score = numbers
+    connection.execute("INSERT INTO game VALUES (1, 1, 2, ?, ?, ?, ?, 0, 'CCC', 'CCC', "
+                       "'CCC', 'CCC', '[]', 1)", (number, game_seed, length, score))
+    record = LadderRecord(connection, "edited.sqlite")
+    try:
+        assert isinstance(record.seed, int)
+    except HarnessError as error:
+        assert "\n" not in str(error)
+    game = record.game(1, "A", "B", 3, Payoffs())
+    assert game is None or game.seed == game_seed
+
+
 def test_a_file_edited_while_it_is_read_is_unreadable_this_pass(tmp_path, monkeypatch):
     from harness.agents import agent_files
 

@@ -35,8 +35,12 @@ def test_with_mutation_it_runs_its_generations():
     assert any(entry["mutated"] for entry in run["record"])
 
 
-def test_bad_input_is_one_line():
-    for args, says in [(("moran", "cooperate", "--size", "4"), "two agent types"),
+def test_bad_input_is_one_line(tmp_path):
+    broken = tmp_path / "GarciaHill.py"
+    broken.write_text("def GarciaHill(hist, score:\n    return 'CCC'\n")
+    for args, says in [(("moran", str(broken), "titfortat", "--size", "3", "--isolation",
+                         "process"), "GarciaHill does not load"),
+                       (("moran", "cooperate", "--size", "4"), "two agent types"),
                        (("moran", "cooperate", "defect", "titfortat", "--size", "2"),
                         "smaller than"),
                        (("moran", "cooperate", "axelrod:Nope", "--size", "4"), "axelrod:Nope")]:

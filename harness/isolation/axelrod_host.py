@@ -33,9 +33,11 @@ import socket
 import sys
 from typing import Any
 
+from harness.core.protocol import LINE_LIMIT
+from harness.core.rules import MAX_MOVES_PER_TURN
+
 OPEN, READY, LOADERR, GAME, TURN, MOVES, ERROR, END = (
     "OPEN", "READY", "LOADERR", "GAME", "TURN", "MOVES", "ERROR", "END")
-LINE_LIMIT = 4096
 
 
 def seed32(agent_seed: int) -> int:
@@ -148,6 +150,8 @@ class Connection:
         if word == GAME:
             try:
                 seed, per_turn, t, r, p, s = (int(value) for value in rest.split())
+                if not 1 <= per_turn <= MAX_MOVES_PER_TURN:
+                    raise ValueError(f"{per_turn} moves a turn")
                 self.game = Game(library, self.cls, seed, per_turn, (t, r, p, s))
             except Exception as error:   # told at the game's first TURN, which has a reply
                 self.game = _Unplayable(error)
@@ -198,8 +202,8 @@ def _read(connection: Connection, library: _Library) -> bool:
     if not chunk:
         return False
     *lines, connection.buffer = (connection.buffer + chunk).split(b"\n")
-    if len(connection.buffer) > LINE_LIMIT:
-        return False
+    if len(connection.buffer) > LINE_LIMIT or any(len(raw) > LINE_LIMIT for raw in lines):
+        return False   # no request of ours is that long: whoever sent it is dropped
     replies = []
     for raw in lines:
         reply = connection.serve(raw.decode("ascii", "replace"), library)

@@ -55,6 +55,23 @@ def _copy(spec, name: str):
     return replace(spec, name=name)
 
 
+def _refuse_broken(specs, isolation) -> None:
+    """A type that does not load would play the default answer as if it chose to: its
+    share would be no result about it. HarnessError (one line) naming the first such."""
+    from harness.core.errors import HarnessError
+    from harness.core.safe_text import line
+    from harness.engine.runners import HandlePool
+
+    probe = HandlePool(list(specs), isolation)
+    try:
+        broken = probe.open_all()
+    finally:
+        probe.close()
+    if broken:
+        name = sorted(broken)[0]
+        raise HarnessError(f"{line(name)} does not load: {line(broken[name])}")
+
+
 def run_moran(specs, seed: int, size: int, mutation: float, max_generations: int,
               settings, on_generation=None) -> MoranResult:
     from harness.core import seeds
@@ -63,6 +80,7 @@ def run_moran(specs, seed: int, size: int, mutation: float, max_generations: int
 
     by_type = {spec.name: spec for spec in specs}
     types = list(by_type)
+    _refuse_broken(specs, settings.isolation)
     population = initial_population(types, size)
     result = MoranResult(seed, size, mutation, types)
 

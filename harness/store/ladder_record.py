@@ -219,7 +219,7 @@ class LadderRecord:
         value = self.connection.execute("SELECT seed FROM ladder").fetchone()[0]
         try:
             return int(value)
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):   # an edited record: 9e999 is REAL
             raise HarnessError(f"{self.path}: its seed is not a number") from None
 
     def close(self) -> None:
@@ -342,6 +342,8 @@ class LadderRecord:
         if row is None:
             return None
         number, length, seed, score_a, score_b, *moves, faults_text = row
+        if not all(type(value) is int for value in (number, length, seed, score_a, score_b)):
+            return None   # an edited record: a REAL 9e999 is no seed, a text no score
         if not all(isinstance(text, str) and set(text) <= {"C", "D"}
                    and len(text) == len(moves[0]) for text in moves) or \
                 len(moves[0]) % moves_per_turn:
@@ -351,7 +353,7 @@ class LadderRecord:
             if (isinstance(entry, list) and len(entry) == 4 and entry[0] in ("a", "b")
                     and type(entry[1]) is int and all(isinstance(v, str) for v in entry[2:])):
                 faults[entry[0], entry[1]] = Fault(entry[2], entry[3])
-        record = GameRecord(number, name_a, name_b, length, int(seed), (score_a, score_b))
+        record = GameRecord(number, name_a, name_b, length, seed, (score_a, score_b))
         score = Scorer(payoffs)
         running = [0, 0]
         for start in range(0, len(moves[0]), moves_per_turn):

@@ -108,20 +108,21 @@ class AxelrodHandle:
         self.ended = False     # the host closed the connection
         self.waiting = False   # a TURN sent, its reply not yet read
         self.out = False       # given up on for this game
+        self.unplayed = ""     # why this game could not start, until its first turn says it
         self.per_turn = 1
         self._connect()
 
-    def _connect(self) -> None:
+    def _connect(self, wait: float = IMPORT_ALLOWANCE) -> None:
         sock = shared_host().connect()
         self.sock, self.buffer, self.ended = sock, b"", False
         sock.sendall(f"{OPEN} {self.strategy_class}\n".encode("ascii"))
-        line = self._line(time.monotonic() + IMPORT_ALLOWANCE)
+        line = self._line(time.monotonic() + wait)
         if line == READY:
             return
         self._drop()
         if line is None:
-            raise LoadError("the Axelrod host did not start (it imports the library in "
-                            f"13-15 s of CPU; waited {IMPORT_ALLOWANCE:g} s)")
+            raise LoadError("the Axelrod host did not answer (it imports the library in "
+                            f"13-15 s of CPU; waited {wait:g} s)")
         raise LoadError(line[len(LOADERR) + 1:] if line.startswith(LOADERR) else
                         "the Axelrod host ended while it loaded")
 
@@ -166,11 +167,11 @@ class AxelrodHandle:
 
     # -- AgentHandle -----------------------------------------------------------------------
     def start_game(self, start: GameStart) -> None:
-        if self.sock is None:   # given up on last game: a new connection
-            try:
-                self._connect()
-            except LoadError:
-                self.out = True
+        if self.sock is None:   # given up on last game: a new connection, to a host that
+            try:                # has imported the library (it may still be in that call)
+                self._connect(CALL_BACKSTOP)
+            except LoadError as error:
+                self.out, self.unplayed = True, str(error)
                 return
         payoffs = start.payoffs
         self.per_turn, self.out = start.moves_per_turn, False
@@ -185,6 +186,9 @@ class AxelrodHandle:
         self.deadline = time.monotonic() + CALL_BACKSTOP
 
     def collect(self) -> Reply:
+        if self.unplayed:   # the game it could not start: said once, as a crash is
+            message, self.unplayed = self.unplayed, ""
+            return Reply(None, Fault(FAULT_POLICY.kind(Event.DIED), message))
         if self.out:
             return SILENT_DEFAULT
         if not self.waiting:

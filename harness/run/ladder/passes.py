@@ -245,9 +245,17 @@ def _playing(record: LadderRecord, found: list[Found], store: Path,
                                    message=f"{line(agent.name)}: its version "
                                            f"{version.digest[:12]} is missing from {store}"))
                 continue
-            spec = file_spec(kept[0])
+            spec = _as_named(file_spec(kept[0]), agent.name)
         playing.append(Playing(agent.name, version.id, version.digest, spec))
     return sorted(playing, key=lambda p: name_order(p.name))
+
+
+def _as_named(spec, name: str):
+    """SPEC playing under the record's NAME: a version uploaded as `Adamsbrown.py` is still
+    agent AdamsBrown (names are one agent in any case), its function found by its own."""
+    from dataclasses import replace
+
+    return spec if spec.name == name else replace(spec, name=name, defines=spec.entry)
 
 
 # -- the games owed -----------------------------------------------------------------------
