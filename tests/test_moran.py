@@ -35,12 +35,19 @@ def test_with_mutation_it_runs_its_generations():
     assert any(entry["mutated"] for entry in run["record"])
 
 
-def test_bad_input_is_one_line(tmp_path):
+def test_a_type_that_does_not_load_is_refused_in_one_line(tmp_path):
+    """It would play the default answer as if it chose to: no result about it. (Notes a
+    mode may print, such as a root monitor's under `process`, are other lines.)"""
     broken = tmp_path / "GarciaHill.py"
     broken.write_text("def GarciaHill(hist, score:\n    return 'CCC'\n")
-    for args, says in [(("moran", str(broken), "titfortat", "--size", "3", "--isolation",
-                         "process"), "GarciaHill does not load"),
-                       (("moran", "cooperate", "--size", "4"), "two agent types"),
+    status, _out, err = run_cli("moran", str(broken), "titfortat", "--size", "3",
+                                "--isolation", "process")
+    errors = [line for line in err.splitlines() if line.startswith("pdharness: error:")]
+    assert status == 2 and len(errors) == 1 and "GarciaHill does not load" in errors[0], err
+
+
+def test_bad_input_is_one_line():
+    for args, says in [(("moran", "cooperate", "--size", "4"), "two agent types"),
                        (("moran", "cooperate", "defect", "titfortat", "--size", "2"),
                         "smaller than"),
                        (("moran", "cooperate", "axelrod:Nope", "--size", "4"), "axelrod:Nope")]:
