@@ -51,6 +51,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "benchmarks"))   # floor.py and throughput.py, beside this one
 STUDENTS = ROOT / "student_agents"
 KINDS = (".py", ".hy", ".lisp")
 CPUACCT = Path("/sys/fs/cgroup/cpuacct")
@@ -357,6 +358,47 @@ def report(label: str, figures: dict) -> None:
           f"at most)", flush=True)
 
 
+class References:
+    """`--references`: what issue 36's targets compare the class with, measured in the same
+    run as it: Axelrod's `Tournament.play` on its own workload (throughput.py's reference,
+    serial, in a process of its own, before the first run and after the last) and the floor
+    of a game (floor.py: two empty game processes of a Python host, and the turns' calls at
+    a one-CPU pipe round trip each)."""
+
+    def __init__(self):
+        from floor import game_process_ms, round_trip_us
+        from throughput import Axelrod
+
+        self.axelrod = Axelrod()
+        self.axelrod_seconds = [self.axelrod.seconds("tournament", 200)]
+        self.process_ms = game_process_ms()
+        self.round_trip_us = round_trip_us()
+        print(f"references: Axelrod's Tournament {self.axelrod_seconds[0]:.2f} s; an empty game "
+              f"process {self.process_ms:.2f} ms, a one-CPU pipe round trip "
+              f"{self.round_trip_us:.2f} us; {load()}", flush=True)
+
+    def finish(self) -> None:
+        self.axelrod_seconds.append(self.axelrod.seconds("tournament", 200))
+        self.axelrod.close()
+        print(f"references: Axelrod's Tournament again {self.axelrod_seconds[1]:.2f} s; "
+              f"{load()}")
+
+    def game_floor_ms(self, figures: dict) -> float:
+        calls = 2 * figures["turns"] / figures["games"]
+        return 2 * self.process_ms + calls * self.round_trip_us / 1000
+
+    def beside(self, figures: dict) -> str:
+        if figures["timed_out"] or not figures["games"]:
+            return ""
+        cpu = (figures["cgroup_cpu"] or (figures["wait4_cpu"],))[0]
+        floor = self.game_floor_ms(figures)
+        per_game = cpu / figures["games"] * 1000
+        axelrod = statistics.median(self.axelrod_seconds)
+        return (f"  {figures['wall'] / axelrod:.1f}x Axelrod's Tournament ({axelrod:.2f} s, "
+                f"median of the runs before and after: target 25x); a game's floor "
+                f"{floor:.2f} ms, CPU per game {per_game / floor:.1f}x it (target 2x)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--agents", type=int, default=None,
@@ -376,6 +418,8 @@ def main() -> None:
                         help="stop the tournament after this long and say how far it got")
     parser.add_argument("--round360", action="store_true",
                         help="one round of 360 agents, one-turn games (64,620 games)")
+    parser.add_argument("--references", action="store_true",
+                        help="Axelrod's Tournament and a game's floor, measured beside the runs")
     options = parser.parse_args()
     options.agents = options.agents or (360 if options.round360 else 40)
     options.isolation = options.isolation or ("process" if options.round360 else "sandbox")
@@ -387,12 +431,18 @@ def main() -> None:
           f"{', one round of one-turn games' if options.round360 else ''}; "
           f"{os.cpu_count()} cores; load average {load()}", flush=True)
     results: dict[Path, list[dict]] = {repo: [] for repo in repos}
+    references = References() if options.references else None
     with tempfile.TemporaryDirectory(prefix="pdbench-class-") as folder:
         write_copies(Path(folder), options.agents)
         for number, repo in enumerate(order, 1):
             figures = run_once(options, repo, options.python, Path(folder))
             results[repo].append(figures)
             report(f"run {number}/{len(order)} ({repo})", figures)
+    if references is not None:
+        references.finish()
+        for repo, runs in results.items():
+            for figures in runs:
+                print(f"{repo}:" + references.beside(figures).removeprefix(" "))
     if len(order) > 1:
         print("medians:")
         for repo, runs in results.items():

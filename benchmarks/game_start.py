@@ -75,27 +75,31 @@ def agent_spec(kind: str, folder: Path):
     return file_spec(bundle)
 
 
-def cpu_seconds() -> float:
+def cpu_seconds() -> tuple[float, float]:
+    """(the monitor's, its reaped children's): CPU seconds so far."""
     own = resource.getrusage(resource.RUSAGE_SELF)
     children = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+    return own.ru_utime + own.ru_stime, children.ru_utime + children.ru_stime
 
 
-def cpu_of(spec, isolation, games: int, turns: int) -> float:
-    """CPU seconds for `games` games of `turns` turns on one host, host start included."""
+def cpu_of(spec, isolation, games: int, turns: int) -> tuple[float, float]:
+    """(monitor, host) CPU seconds for `games` games of `turns` turns on one host, host
+    start included."""
     opponent = open_handle(builtin_spec("titfortat"), Isolation("none"))
     began = cpu_seconds()
     handle = open_handle(spec, isolation)
     for game in range(games):
         play_game(handle, opponent, turns, game, GameParams())
     handle.close()  # the host is reaped: its CPU, and its children's, is counted now
-    return cpu_seconds() - began
+    ended = cpu_seconds()
+    return ended[0] - began[0], ended[1] - began[1]
 
 
-def game_start_ms(spec, isolation, games: int) -> float:
+def game_start_ms(spec, isolation, games: int) -> tuple[float, float]:
+    """(monitor, host) ms of CPU a game start costs beyond a turn."""
     many = cpu_of(spec, isolation, games, 1)
     one = cpu_of(spec, isolation, 1, games)
-    return (many - one) / (games - 1) * 1000
+    return tuple((m - o) / (games - 1) * 1000 for m, o in zip(many, one, strict=True))
 
 
 def beside_floor(figure: float, floor: float | None) -> str:
@@ -126,11 +130,15 @@ def main() -> None:
         for kind in options.kinds:
             spec = agent_spec(kind, Path(folder))
             cpu_of(spec, isolation, 2, 1)  # warm caches (Hy's bytecode, SBCL's fasl)
-            figures = [game_start_ms(spec, isolation, options.games)
-                       for _ in range(options.repeat)]
+            splits = [game_start_ms(spec, isolation, options.games)
+                      for _ in range(options.repeat)]
+            figures = [sum(split) for split in splits]
+            monitor = statistics.median(split[0] for split in splits)
+            host = statistics.median(split[1] for split in splits)
             print(f"{kind:8} a fresh game start: "
-                  f"{statistics.median(figures):.2f} ms CPU (monitor + host; median of "
-                  f"{options.repeat}: {', '.join(f'{f:.2f}' for f in figures)})"
+                  f"{statistics.median(figures):.2f} ms CPU (monitor {monitor:.2f} + host "
+                  f"{host:.2f}; median of {options.repeat}: "
+                  f"{', '.join(f'{f:.2f}' for f in figures)})"
                   + beside_floor(statistics.median(figures), floors.get(kind.split("-")[0])),
                   flush=True)
         print(f"load average after {' '.join(f'{v:.1f}' for v in os.getloadavg())}")

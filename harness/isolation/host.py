@@ -53,6 +53,11 @@ def _take_protocol_streams() -> tuple[int, int]:
 
 
 # -- the agent, per language ------------------------------------------------------------------
+# Agent.rehearse's stand-in: our own code, shaped like a student's (it reads hist)
+_STAND_IN = "def %s(hist, score):\n    return [theirs for _, theirs in hist[-3:]] or ['C'] * 3\n"
+_REHEARSED_GAMES, _REHEARSED_TURNS = 8, 12   # past CPython 3.11's warm-up of a function
+
+
 class Agent:
     """What the zygote knows of the agent: how to prepare it (in a throwaway child: this
     runs agent code) and how a game's child makes a runtime from what preparing gave."""
@@ -77,6 +82,7 @@ class Agent:
             from harness.agents.runtime import AgentRuntime
 
             self.language.preload_in_host(source)
+            self.rehearse(self.language)   # first: what it frees, what is made ahead fills
             # What each game's process would make alike is made once here (no agent code
             # runs): made there, it would write to (and so copy) pages of this process's
             # objects. The game's process gives the factory the agent's code (`runtime`).
@@ -86,6 +92,27 @@ class Agent:
                                         namespaces=ahead.namespace)
             self.ready = AgentRuntime(self.factory, self.language.pairs(),
                                       self.language.lisp_syntax, ahead.seeded)
+
+    def rehearse(self, language) -> None:
+        """Play the harness's side of a few games here, with a stand-in agent of our own
+        (no agent code runs in a zygote), so that what a game's process runs of ours has
+        been run before the fork: CPython specializes a function's bytecode, and fills its
+        caches, the first times it runs, and done in each game's process those writes copy
+        the zygote's pages (some 20 a Python game, a fifth of its calls' page faults:
+        benchmarks/game_process_cost.py). The stand-in's runtime is its own and is dropped:
+        the game's (`ready`) has never played, and its generator is still unused."""
+        from harness.agents.pyload import code_factory
+        from harness.agents.runtime import AgentRuntime
+
+        factory = code_factory(compile(_STAND_IN % self.name, "<rehearsal>", "exec"),
+                               "<rehearsal>", self.name, check=False,
+                               namespaces=lambda module, path, rng: {"__name__": module})
+        runtime = AgentRuntime(factory, language.pairs(), language.lisp_syntax)
+        for game in range(_REHEARSED_GAMES):
+            runtime.start_game(game, 3, self.usual_payoffs)
+            for _ in range(_REHEARSED_TURNS):
+                reply_line(*runtime.call())
+                runtime.record("CCD", "DCC")
 
     def prepare(self) -> bytes:
         """The compiled code (marshal), after loading it once; LoadError if it does not."""
