@@ -36,6 +36,8 @@ from typing import Any
 from harness.core.protocol import LINE_LIMIT
 from harness.core.rules import MAX_MOVES_PER_TURN
 
+# imports inside functions here are deferred (the host's image stays lean)
+
 OPEN, READY, LOADERR, GAME, TURN, MOVES, ERROR, END = (
     "OPEN", "READY", "LOADERR", "GAME", "TURN", "MOVES", "ERROR", "END")
 
