@@ -54,7 +54,7 @@ class Workers:
             raise
 
     def _start(self, count, initializer) -> None:
-        from multiprocessing import Pipe  # heavy: multiprocessing, loaded only where used
+        from multiprocessing import Pipe  # heavy (multiprocessing): loaded only where used
 
         for stream in (sys.stdout, sys.stderr):  # else each worker would print it again
             try:
@@ -153,7 +153,7 @@ class Workers:
 
 
 def _ready(connections) -> list:
-    from multiprocessing.connection import wait  # heavy: multiprocessing, loaded only where used
+    from multiprocessing.connection import wait  # heavy (multiprocessing): loaded only where used
 
     return wait(connections)
 
@@ -182,7 +182,7 @@ def _worker(connection, monitor: int, mask, initializer, inherited) -> None:
 def _die_with(monitor: int) -> None:
     """SIGKILL from the kernel when the monitor dies; if it died already (before the
     prctl, which would then never fire), end now."""
-    import ctypes  # heavy: ctypes, loaded only where used
+    import ctypes  # heavy (ctypes): loaded only where used
 
     libc = ctypes.CDLL(None, use_errno=True)
     if libc.prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0) != 0:

@@ -67,7 +67,7 @@ class HandlePool:
     def open_all(self) -> dict[str, str]:
         """Open every agent's handle once, in parallel, so load errors are known before
         play: {name: why it does not load} for those that do not."""
-        # heavy: concurrent, loaded only where used
+        # heavy (concurrent): loaded only where used
         from concurrent.futures import ThreadPoolExecutor
 
         with ThreadPoolExecutor(max_workers=8) as executor:
@@ -121,7 +121,7 @@ class HandlePool:
         return evicted
 
     def _open(self, name: str) -> PollableHandle:
-        # heavy: concurrent, ctypes, email, loaded only where used
+        # heavy (concurrent, ctypes, email): loaded only where used
         from harness.isolation.handles.opening import open_handle
 
         if name in self.broken:

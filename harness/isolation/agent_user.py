@@ -47,7 +47,7 @@ def dropper(uid: int, keep_read: bool = True):
     Prepared here, so the child only makes system calls; it raises OSError if the kernel
     refuses, so that the process never starts as root (Popen reports the error)."""
     try:
-        import ctypes  # heavy: ctypes, loaded only where used
+        import ctypes  # heavy (ctypes): loaded only where used
 
         libc = ctypes.CDLL(None, use_errno=True)
         prctl, capset = libc.prctl, libc.capset

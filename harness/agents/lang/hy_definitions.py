@@ -9,9 +9,9 @@ from .hy_loading import static_reader, unclosed_form
 
 
 def hy_definitions(source: str, path: Path) -> Definitions:
-    import hy  # heavy: hy, loaded only where used
-    from hy.errors import HyError  # heavy: hy, loaded only where used
-    from hy.reader import read_many  # heavy: hy, loaded only where used
+    import hy  # heavy (hy): loaded only where used
+    from hy.errors import HyError  # heavy (hy): loaded only where used
+    from hy.reader import read_many  # heavy (hy): loaded only where used
 
     found = Definitions()
     reader = static_reader()  # runs no reader macro; names unclosed brackets' lines
