@@ -18,7 +18,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from harness.agents.agent_files import read_agent_file
+from harness.agents import agent_files
 from harness.agents.bundles import bundle_name, folder_as_bundle, is_bundle, is_zip_name
 from harness.agents.specs import file_spec
 from harness.agents.wording import same_name
@@ -126,7 +126,7 @@ def _signature(path: Path) -> tuple:
 def _read_file(path: Path, snapshots: Snapshots) -> Found:
     source = str(path)
     before = _signature(path)
-    content = read_agent_file(path)       # a regular file, at most 1 MiB, or a LoadError
+    content = agent_files.read_agent_file(path)  # a regular file, at most 1 MiB, or a LoadError
     if _signature(path) != before:
         return _edited(path)
     copy = snapshots.folder() / path.name
