@@ -9,6 +9,6 @@ __all__ = ["monitor", "__version__"]
 
 def monitor(flip_params, game_length, agents, **options):
     """Run the Levinson tournament; `[(name, score), ...]` best first. See harness.api."""
-    from .api import monitor as run
+    from .api import monitor as run  # `import harness` stays light
 
     return run(flip_params, game_length, agents, **options)

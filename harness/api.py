@@ -5,11 +5,22 @@ of (name, score) pairs best first. The list also carries `.seed` and the full `.
 """
 from __future__ import annotations
 
+import inspect
+import sys
 from os import PathLike
 from pathlib import Path
 
+from .agents.lang import LANGUAGES
 from .agents.specs import AgentSpec, bundled_agents_dir, callable_spec, check_unique, resolve_one
+from .agents.uploaded_names import renamed_warnings
+from .agents.wording import found_by_name
 from .core.errors import HarnessError
+from .core.safe_text import line
+from .core.seeds import fresh_seed
+from .engine import parameters
+from .engine.parameters import TABLE
+from .engine.tournament import run_tournament
+from .run.round_runner import round_runner
 
 
 class Standings(list):
@@ -29,8 +40,6 @@ class Standings(list):
 def agent_specs(agents, search, found: list[str] | None = None) -> list[AgentSpec]:
     """The agents given to monitor(); `found` collects a note per bare name that played a
     file (which one: the current folder's first, then `search`'s)."""
-    from .agents.wording import found_by_name
-
     specs = []
     for agent in agents:
         if isinstance(agent, AgentSpec):
@@ -51,10 +60,6 @@ def agent_specs(agents, search, found: list[str] | None = None) -> list[AgentSpe
 def _say(lines, kind: str) -> None:
     """On stderr, as the command line says them: which file a bare name played, and the
     files an LMS renamed that play as the agent they define."""
-    import sys
-
-    from .core.safe_text import line
-
     for text in lines:
         print(f"pdharness: {kind}: {line(text)}", file=sys.stderr)
 
@@ -81,13 +86,6 @@ def monitor(flip_params, game_length, agents, *, agents_dir=None, **options) -> 
     decay, payoffs, timeout, on_fault, isolation, memory_limit_mib, jobs, max_rounds,
     max_faults, keep_broken, horizon, stop_prob, cluster (and disqualify_broken, the
     default, taken for older scripts)."""
-    from .agents.lang import LANGUAGES
-    from .agents.uploaded_names import renamed_warnings
-    from .core.seeds import fresh_seed
-    from .engine import parameters
-    from .engine.tournament import run_tournament
-    from .run.round_runner import round_runner
-
     for language in LANGUAGES.values():  # from Hy? quoted forms to plain values
         flip_params, game_length, agents = map(language.plain_data,
                                                (flip_params, game_length, agents))
@@ -114,10 +112,6 @@ def monitor(flip_params, game_length, agents, *, agents_dir=None, **options) -> 
 
 def _signature():
     """monitor's signature as help() shows it: every keyword with its declared default."""
-    import inspect
-
-    from .engine.parameters import TABLE
-
     keyword = inspect.Parameter.KEYWORD_ONLY
     plain = inspect.Parameter.POSITIONAL_OR_KEYWORD
     return inspect.Signature(

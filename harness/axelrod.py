@@ -24,7 +24,7 @@ from __future__ import annotations
 import axelrod as axl
 
 from harness.agents.specs import resolve_one
-from harness.core.errors import HarnessError
+from harness.core.errors import HarnessError, ParameterError
 from harness.core.rules import Payoffs
 from harness.isolation.handles.agent_handle import GameStart, PollableHandle
 from harness.isolation.handles.opening import Isolation, open_handle
@@ -35,8 +35,6 @@ _MOVES = {"C": axl.Action.C, "D": axl.Action.D}
 def _payoffs(game) -> Payoffs:
     """Axelrod's game as pdharness's payoffs: whole points, and a Prisoner's Dilemma (what a
     pdharness agent is written for); HarnessError, one line, for any other game."""
-    from harness.core.errors import ParameterError
-
     r, p, s, t = game.RPST()
     if not all(float(value).is_integer() for value in (t, r, p, s)):
         raise HarnessError(f"a pdharness agent plays whole points; this game pays "

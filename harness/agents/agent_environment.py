@@ -15,9 +15,13 @@ from __future__ import annotations
 
 import os
 import re
+import site
 import sys
 from dataclasses import dataclass
 from functools import lru_cache
+
+from harness.core.errors import HarnessError
+from harness.core.safe_text import line
 
 # what every agent may import besides the standard library: Hy and hyrule, which a Hy
 # agent's compiled code and prelude import (the Hy host serves them to Python agents too)
@@ -68,10 +72,8 @@ class _Named:
 
 def parse_requirement(text: str):
     """packaging's Requirement of one declared line; HarnessError if it is none."""
-    from harness.core.errors import HarnessError
-    from harness.core.safe_text import line
-
     try:
+        # optional: packaging may not be installed
         from packaging.requirements import InvalidRequirement, Requirement
     except ImportError:   # not installed with its dependencies: names are enough
         named = _NAME.match(str(text))
@@ -96,10 +98,7 @@ def check_requirements(requirements) -> tuple[str, ...]:
 def resolve(requirements: tuple[str, ...]) -> Resolved:
     """The closure of ALWAYS and `requirements` over what is installed; HarnessError (one
     line) for a declared distribution that is not installed, or not in a declared version."""
-    from importlib import metadata
-
-    from harness.core.errors import HarnessError
-    from harness.core.safe_text import line
+    from importlib import metadata  # `pdharness` starts light
 
     wanted = [(parse_requirement(text), True) for text in requirements]
     wanted += [(parse_requirement(name), False) for name in ALWAYS]
@@ -149,7 +148,7 @@ def resolve(requirements: tuple[str, ...]) -> Resolved:
 def _own_packages_in(folders) -> list[str]:
     """The harness and lisp_bridge, when installed in a site folder: a host's world shows
     them again (a host needs them, and lisp_bridge.cl is the Hy agents' prelude)."""
-    from harness.agents.lang.python_process import package_root
+    from harness.agents.lang.python_process import package_root  # `pdharness` starts light
 
     root = os.path.abspath(package_root())
     return [os.path.join(root, package) for package in ("harness", "lisp_bridge")
@@ -160,7 +159,7 @@ def pinned(requirements: tuple[str, ...]) -> list[str]:
     """Each declared requirement pinned to the version installed here (`numpy==2.1.3`,
     extras and marker kept): what the autograder's image installs. HarnessError, as in
     `resolve`, for one that is not installed."""
-    from importlib import metadata
+    from importlib import metadata  # `pdharness` starts light
 
     resolve(requirements)   # each is installed, in a version it allows
     found = []
@@ -175,6 +174,7 @@ def pinned(requirements: tuple[str, ...]) -> list[str]:
 
 def site_folders() -> list[str]:
     """The monitor's own site folders (a virtual environment's, when it runs from one)."""
+    # `pdharness` starts light
     from harness.agents.lang.python_process import site_folders as folders
 
     return folders()
@@ -183,8 +183,6 @@ def site_folders() -> list[str]:
 def cover_folders() -> list[str]:
     """Every folder of installed libraries a host could read: the monitor's site folders,
     the base interpreter's (a venv's system site) and the user's."""
-    import site
-
     folders = list(site_folders())
     try:
         folders += site.getsitepackages([sys.base_prefix, sys.base_exec_prefix])
@@ -204,7 +202,7 @@ def cover_folders() -> list[str]:
 
 def installed_modules() -> dict[str, str]:
     """Every top-level module the monitor's site folders hold -> its distribution's name."""
-    from importlib import metadata
+    from importlib import metadata  # `pdharness` starts light
 
     found: dict[str, str] = {}
     for module, distributions in metadata.packages_distributions().items():

@@ -108,7 +108,7 @@ def _read_capped(fd: int, limit: int) -> bytes:
 def check_input_file(path, what: str) -> None:
     """HarnessError (one line) unless `path` is a regular file, not a symbolic link: for an
     input file read by a library that opens it itself (SQLite, a record)."""
-    from harness.core.errors import HarnessError
+    from harness.core.errors import HarnessError  # the host's image stays lean
 
     try:
         mode = os.lstat(path).st_mode
@@ -122,7 +122,7 @@ def read_input_file(path, limit: int, what: str) -> bytes:
     """The bytes of an input file (`what`: "a population file", ...): a regular file, no
     link followed, no FIFO or device opened, at most `limit` bytes; else HarnessError, one
     line naming the file."""
-    from harness.core.errors import HarnessError
+    from harness.core.errors import HarnessError  # the host's image stays lean
 
     check_input_file(path, what)
     flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
@@ -146,7 +146,7 @@ def read_input_file(path, limit: int, what: str) -> bytes:
 
 def file_hash(path) -> str | None:
     """The sha256 of an agent file read as `read_agent_file` does; None if it cannot be."""
-    import hashlib
+    import hashlib  # the host's image stays lean
 
     try:  # never through a link, never blocked on a FIFO
         return hashlib.sha256(read_agent_file(path)).hexdigest()

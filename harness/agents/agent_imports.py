@@ -102,7 +102,7 @@ class DeclaredLibraries:
             return None   # a submodule: its package's own __path__ finds it
         folder = self.held.modules.get(name)
         if folder is not None:
-            from importlib.machinery import PathFinder
+            from importlib.machinery import PathFinder  # the host's image stays lean
 
             return PathFinder.find_spec(name, [folder], target)
         distribution = self.held.undeclared.get(name)
@@ -111,6 +111,7 @@ class DeclaredLibraries:
         return None
 
     def find_distributions(self, context=None):
+        # the host's image stays lean
         from importlib.metadata import DistributionFinder, MetadataPathFinder
 
         context = context or DistributionFinder.Context()
@@ -170,7 +171,7 @@ def preimport(names) -> None:
     held = declared
     if held is None:
         return
-    import importlib
+    import importlib  # the host's image stays lean
 
     for name in names:
         top = name.partition(".")[0]

@@ -8,13 +8,12 @@ import hashlib
 
 from .agent_files import file_hash as sha256_of
 from .qtable import fingerprint, load_model
+from .specs import Kind
 from .strategy_specs import strategy_key
 
 
 def definition(spec) -> str:
     """What an agent *is*, whatever its name: two copies of a type share it."""
-    from .specs import Kind
-
     # the words below are in every trained model's fingerprint: kept as they were written
     kind = spec.kind
     if kind is Kind.LLM:   # a language model: its whole declaration (framing's text too)
@@ -29,8 +28,6 @@ def definition(spec) -> str:
 def retrain_notes(specs) -> list[str]:
     """For each Q-table model among the agents: a note when the other agents' types are not
     the ones it was trained against."""
-    from .specs import Kind
-
     notes = []
     seen = set()
     for spec in specs:

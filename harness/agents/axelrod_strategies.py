@@ -17,6 +17,7 @@ applied as it is read, as `--max-bundle-mib` is).
 """
 from __future__ import annotations
 
+import difflib
 import json
 from dataclasses import dataclass
 from functools import lru_cache
@@ -93,8 +94,6 @@ def axelrod_strategy(argument: str) -> AxelrodStrategy:
 
 
 def _unknown(argument: str, name: str, known: dict[str, AxelrodStrategy]) -> str:
-    import difflib
-
     by_lower = {key.lower(): key for key in known}
     close = difflib.get_close_matches(name.lower(), list(by_lower), n=3, cutoff=0.6)
     guess = (f"; did you mean {' or '.join(AXELROD_PREFIX + by_lower[c] for c in close)}?"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import stat
+import struct
 from typing import Any
 
 from harness.core.errors import LoadError
@@ -22,7 +23,7 @@ class ZipReader:
         self.archive: Any = None
 
     def __enter__(self) -> "ZipReader":
-        import zipfile
+        import zipfile  # `pdharness` starts light
 
         fd = self._open()
         handle = os.fdopen(fd, "rb")
@@ -52,7 +53,7 @@ class ZipReader:
         return self._refuse(f"not a zip archive that can be read ({line(detail)[:120]})")
 
     def _open(self) -> int:
-        from .agent_files import _not_plain
+        from .agent_files import _not_plain  # `pdharness` starts light
 
         try:
             mode = os.lstat(self.path).st_mode
@@ -75,8 +76,6 @@ class ZipReader:
     def _check_directory(self, handle) -> None:
         """The end record, found as zipfile finds it: its central directory must be small
         enough for MAX_FILES entries, and no zip64 (a bundle never needs one)."""
-        import struct
-
         handle.seek(0, os.SEEK_END)
         size = handle.tell()
         tail_size = min(size, 22 + 65535 + 20)   # and room for a zip64 locator before it

@@ -20,14 +20,19 @@ from __future__ import annotations
 import hashlib
 import itertools
 import os
+import shutil
 import stat
 import threading
 from dataclasses import dataclass
 
 from harness.core.errors import LoadError
+from harness.core.safe_text import line
 
 from .bundle_limits import CHUNK, MAX_DEPTH, MAX_FILES, MIB, SKIPPED, shown_name
 from .bundle_zip import ZipReader
+from .lang import BY_SUFFIX
+
+# imports inside functions here are deferred (`pdharness` starts light)
 
 MAX_BUNDLE_MIB = 64            # the default of --max-bundle-mib
 ZIP_SUFFIX = ".zip"
@@ -77,7 +82,6 @@ def _renamed(path: str, given: str) -> str | None:
     """The one agent file at the bundle's top named like an agent and carried by GIVEN
     (`JonesSmith-2/JonesSmith.py`, `JonesSmith (1).zip` holding `JonesSmith/JonesSmith.py`);
     None when there is none or several, or the listing cannot be read."""
-    from .lang import BY_SUFFIX
     from .uploaded_names import decorated
 
     stems = {stem for stem, suffix in map(os.path.splitext, _top_listing(path))
@@ -110,8 +114,6 @@ def is_zip_name(path) -> bool:
 def folder_agent_file(folder) -> str | None:
     """The agent's file at the top of a folder named like it (`JonesSmith/JonesSmith.py`),
     or None: then the folder is no bundle (a folder of submissions, a team's folder)."""
-    from .lang import BY_SUFFIX
-
     name = bundle_name(folder)
     for suffix in BY_SUFFIX:
         candidate = os.path.join(str(folder), name + suffix)
@@ -131,8 +133,6 @@ def is_bundle(path) -> bool:
 def bundle_language(path) -> str:
     """The language of a bundle's agent file, found from its listing; Python where the
     listing cannot be read (loading the bundle then says why)."""
-    from .lang import BY_SUFFIX
-
     name = bundle_name(path)
     if not is_zip_name(path):
         found = folder_agent_file(path)
@@ -232,8 +232,6 @@ class _Writer:
         self.hashes: dict[str, str] = {}
 
     def refuse(self, why: str) -> LoadError:
-        from harness.core.safe_text import line
-
         return LoadError(f"{line(self.source)}: {why}")
 
     def add(self, relative: str, chunks) -> None:
@@ -266,8 +264,6 @@ class _Writer:
         self.hashes[relative] = digest.hexdigest()
 
     def bundle(self, name: str) -> Bundle:
-        from .lang import BY_SUFFIX
-
         for suffix, language in BY_SUFFIX.items():
             if name + suffix in self.hashes:
                 return Bundle(self.source, name, self.target,
@@ -422,7 +418,6 @@ def _new_place() -> str:
 
 def _remove_at_exit(folder: str) -> None:
     import atexit
-    import shutil
 
     owner = os.getpid()
 

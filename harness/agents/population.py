@@ -8,14 +8,21 @@ course file) and a count: `{"types": [{"id": "tft", "agent": "titfortat",
 """
 from __future__ import annotations
 
+import json
 import os
 import re
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from harness.agents.llm.config import declared
 from harness.core.errors import HarnessError
+
+from .agent_files import read_input_file
+from .builtins import BUILTINS
+from .specs import AgentSpec, Kind, axelrod_spec, file_spec, find_builtin, llm_spec, strategy_spec
+from .strategy_specs import is_strategy
 
 if TYPE_CHECKING:
     from .specs import AgentSpec
@@ -33,8 +40,6 @@ class AgentType:
     template: AgentSpec   # the one copy's spec, named after the id
 
     def copies(self) -> list:
-        from dataclasses import replace
-
         return [replace(self.template, name=copy_name(self.id, k))
                 for k in range(1, self.count + 1)]
 
@@ -57,17 +62,15 @@ def read_file(path) -> dict:
 def read_bounded(path: Path, limit: int, what: str) -> bytes:
     """A user's input file, at most `limit` bytes (read no further), or one clear line:
     read as agent files are (harness/agents/agent_files.py: no link, FIFO or device)."""
-    from .agent_files import read_input_file
-
     return read_input_file(path, limit, what)
 
 
 def toml_loads(text: str) -> dict:
     """TOML text as a dict: tomllib, or on Python 3.10 its backport tomli (setup.cfg)."""
     if sys.version_info >= (3, 11):
-        import tomllib
+        import tomllib  # in the standard library from Python 3.11 on, tomli before
     else:
-        import tomli as tomllib
+        import tomli as tomllib  # optional: tomli may not be installed
     return tomllib.loads(text)
 
 
@@ -78,8 +81,6 @@ def parse_file(data: bytes, path: Path) -> dict:
         if path.suffix.lower() == ".toml":
             content = toml_loads(text)
         else:
-            import json
-
             content = json.loads(text)
     except (UnicodeDecodeError, ValueError, RecursionError) as error:
         kind = "TOML" if path.suffix.lower() == ".toml" else "JSON"
@@ -95,8 +96,6 @@ def population_types(content: dict, base: Path, where: str,
     """The file's types; `llm:NAME` agents use the file's own `llm` declarations (or the
     `declarations` given: an experiment's, for a condition's types)."""
     if declarations is None:
-        from harness.agents.llm.config import declared
-
         declarations = declared(content, base, where)
     entries = content.get("types")
     if not isinstance(entries, list) or not entries:
@@ -151,16 +150,11 @@ def _agent_type(entry, base: Path, where: str, declarations: dict) -> AgentType:
 
 
 def _template(agent: str, type_id: str, base: Path, declarations: dict):
-    from .specs import AgentSpec, Kind, file_spec, find_builtin, llm_spec, strategy_spec
-    from .strategy_specs import is_strategy
-
     if is_strategy(agent):
         return strategy_spec(agent, type_id, base)
     if agent.startswith("llm:"):
         return llm_spec(agent, declarations, type_id)
     if agent.startswith("axelrod:"):
-        from .specs import axelrod_spec
-
         return axelrod_spec(agent, type_id)
     builtin = find_builtin(agent)
     if builtin:
@@ -169,8 +163,6 @@ def _template(agent: str, type_id: str, base: Path, declarations: dict):
     # but not the folders a ../ would climb out of
     path = Path(os.path.normpath(Path(agent) if Path(agent).is_absolute() else base / agent))
     if not path.is_file():
-        from .builtins import BUILTINS
-
         raise HarnessError(f"unknown agent {agent!r}: not a built-in "
                            f"({', '.join(sorted(BUILTINS))}), memory:BITS, qtable:FILE, "
                            f"llm:NAME or an agent file (looked for {path})")

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import random
 import sys
+import types
 
 from harness.core.errors import LoadError
 
@@ -16,7 +17,7 @@ if TYPE_CHECKING:
 def read_source(path: Path | str) -> str:
     """The text of an agent file: the bytes this run plays (harness/agents/agent_files.py,
     `hand_over`), else the file, read as a regular file (no link, FIFO or device), capped."""
-    from .agent_files import handed_over, read_agent_file
+    from .agent_files import handed_over, read_agent_file  # the host's image stays lean
 
     data = handed_over(path)
     if data is None:
@@ -42,7 +43,7 @@ def compile_python(path: Path):
 
 def line_in(path: Path | str, tb) -> str:
     """':N' for the deepest traceback frame inside the agent's file, if any."""
-    import traceback
+    import traceback  # the host's image stays lean
 
     lines = [frame.lineno for frame in traceback.extract_tb(tb) if frame.filename == str(path)]
     return f":{lines[-1]}" if lines else ""
@@ -51,8 +52,7 @@ def line_in(path: Path | str, tb) -> str:
 def _defines(namespace, file_name: str) -> str:
     """'; it defines X: name the file X.py' for a file an LMS renamed (`KhosmoodLevinson
     (1).py`), from the functions the file itself defined (read without calling them)."""
-    import types
-    from pathlib import PurePath
+    from pathlib import PurePath  # the host's image stays lean
 
     defined = [key for key, value in namespace.items() if type(key) is str
                and key.isidentifier() and not key.startswith("_")

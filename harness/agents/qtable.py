@@ -24,7 +24,9 @@ from pathlib import Path
 
 from harness.core.errors import HarnessError
 
+from .agent_files import read_input_file
 from .memory_agents import MAX_MEMORY, offset
+from .recognizer import MAX_KEY, key_length, make_key
 
 FORMAT = "pdharness-qtable"
 VERSION = 2
@@ -58,8 +60,6 @@ class Model:
         return [(d + 1) / (c + d + 2) for c, d in self.replies[t]]
 
     def key(self) -> str:
-        from .recognizer import make_key
-
         return make_key(self.memory, [self.greedy(t) for t in range(len(self.q))],
                         [self.reply_probabilities(t) for t in range(len(self.q))])
 
@@ -79,8 +79,6 @@ def save_model(model: Model, path) -> None:
 
 def load_model(path) -> Model:
     """A model file, checked field by field: one clear line for anything else."""
-    from .agent_files import read_input_file
-
     path = Path(path)
     data = read_input_file(path, MAX_MODEL_BYTES, "a Q-table model")
     try:
@@ -93,8 +91,6 @@ def load_model(path) -> Model:
 
 def check_size(types: int, memory: int) -> str | None:
     """Why a model of this many types and this memory cannot be played, or None."""
-    from .recognizer import MAX_KEY, key_length
-
     if not 1 <= types <= MAX_TYPES:
         return f"1 to {MAX_TYPES} types, not {types}"
     if key_length(types, memory) > MAX_KEY:

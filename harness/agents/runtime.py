@@ -7,6 +7,7 @@ an agent plays identically in either.
 """
 from __future__ import annotations
 
+import os
 import random
 
 from harness.core import protocol
@@ -14,6 +15,8 @@ from harness.core.errors import LoadError
 from harness.core.rules import Payoffs, Scorer
 
 from .answers import InvalidAnswer, normalize
+
+# imports inside functions here are deferred (the host's image stays lean)
 
 TYPE_CHECKING = False  # a host process imports no more than it must: not even typing
 if TYPE_CHECKING:
@@ -43,7 +46,6 @@ def describe_exception(error: BaseException, source: str | None = None) -> str:
 def agent_frame(tb, source: str) -> str | None:
     """`Name.py:12: the line` for the deepest frame of traceback TB in file SOURCE."""
     import linecache
-    import os
 
     line_number = None
     while tb is not None:
@@ -133,7 +135,6 @@ def _in_lisp_syntax(source: str | None) -> bool:
     """An agent file of a language whose values print as Lisp (Hy)."""
     if not source:
         return False
-    import os
 
     from .lang import BY_SUFFIX
 

@@ -5,13 +5,22 @@ game talks to, in the isolation mode asked for.
 """
 from __future__ import annotations
 
+import hashlib
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
-from harness.core.errors import AgentNotFound, HarnessError
+from harness.core.errors import AgentNotFound, HarnessError, LoadError
+from harness.core.seeds import canonical_name
+
+from .builtins import BUILTINS
+from .bundles import bundle_language, bundle_name, given_name, is_bundle, open_bundle
+from .lang import BY_SUFFIX, LANGUAGES, PYTHON, listed_suffixes
+from .memory_agents import MEMORY_PREFIX, parse_memory
+
+# imports inside functions here are deferred (`pdharness` starts light)
 
 if TYPE_CHECKING:
     from .lang.language import Language
@@ -53,7 +62,6 @@ class Kind(Enum):
     @classmethod
     def of(cls, language: str, source: str) -> "Kind":
         """The kind of an agent recorded with LANGUAGE and SOURCE (its spelling)."""
-        from .lang import LANGUAGES
         from .strategy_specs import MEMORY_PREFIX, QTABLE_PREFIX
 
         if language in LANGUAGES:
@@ -100,15 +108,12 @@ class AgentSpec:
         zip named after it, its source; what it plays is the bundle's snapshot."""
         if not self.is_file:
             return False
-        from .lang import BY_SUFFIX
 
         return os.path.splitext(self.source)[1] not in BY_SUFFIX
 
     def bundle(self):
         """The bundle as the run plays it (read once into a snapshot); LoadError if it is
         refused. Only for `is_bundle`."""
-        from .bundles import open_bundle
-
         return open_bundle(self.source)
 
     @property
@@ -120,10 +125,6 @@ class AgentSpec:
     def sha256(self) -> str | None:
         """The SHA-256 of `content` (of the model file for a Q-table agent); None if it
         cannot be read."""
-        import hashlib
-
-        from harness.core.errors import LoadError
-
         if not self.is_file:
             from .agent_files import file_hash
 
@@ -147,8 +148,6 @@ class AgentSpec:
     @property
     def file_language(self) -> "Language | None":
         """The language of an agent file; None for every other kind."""
-        from .lang import LANGUAGES
-
         return LANGUAGES.get(self.language)
 
     @property
@@ -160,8 +159,6 @@ class AgentSpec:
         if kind is Kind.FILE:
             return self.file_language
         if kind.strategy or kind is Kind.CALLABLE:
-            from .lang import PYTHON
-
             return PYTHON
         return None
 
@@ -190,8 +187,6 @@ def runtime_versions(specs) -> dict[str, str | None]:
     """{language name: its runtime's version here} for every language whose runtime plays
     one of SPECS' agents, in the registry's order; None for a runtime missing here. Stamped
     on results (the record, the JSON) and compared between a cluster's machines."""
-    from .lang import LANGUAGES
-
     playing = {language.name for language in (spec.runs_on for spec in specs) if language}
     return {name: language.runtime_version() for name, language in LANGUAGES.items()
             if name in playing}
@@ -210,8 +205,6 @@ def builtin_spec(name: str) -> AgentSpec:
 def defined_spec(path: Path, defines: str | None) -> AgentSpec:
     """The agent file at `path` playing the function it defines (`defines`, when that is
     not the file's own name), named after that function."""
-    from dataclasses import replace
-
     spec = file_spec(path)
     if not defines or defines == spec.name:
         return spec
@@ -222,7 +215,6 @@ def strategy_spec(argument: str, name: str | None = None,
                   base: Path | None = None) -> AgentSpec:
     """The AgentSpec of `memory:...` or `qtable:PATH` (PATH relative to `base` when given),
     checked now so a bad vector or model is one clear line before anything runs."""
-    from .memory_agents import MEMORY_PREFIX, parse_memory
     from .qtable import load_model
     from .strategy_specs import QTABLE_PREFIX
 
@@ -256,9 +248,6 @@ def axelrod_spec(argument: str, name: str | None = None) -> AgentSpec:
 
 
 def file_spec(path: Path) -> AgentSpec:
-    from .bundles import bundle_language, bundle_name, given_name, is_bundle
-    from .lang import BY_SUFFIX, listed_suffixes
-
     if is_bundle(path):   # a renamed one (`JonesSmith (1).zip`) plays the agent it holds
         name = bundle_name(path)
         return AgentSpec(name, bundle_language(path), str(path),
@@ -277,8 +266,6 @@ def file_spec(path: Path) -> AgentSpec:
 def is_agent_file(path: Path) -> bool:
     """Named like an agent and not a folder. Links, FIFOs and devices count too, so that
     loading refuses them with a load error that says why (never a silent skip)."""
-    from .lang import BY_SUFFIX
-
     return (path.suffix in BY_SUFFIX and not path.name.startswith(("_", "."))
             and _lexists(path) and not path.is_dir())
 
@@ -294,8 +281,6 @@ def _lexists(path: Path) -> bool:
 def folder_specs(folder: Path) -> list[AgentSpec]:
     """The submissions in a folder: agent files and bundles (folders and zips named after
     their agent, harness/agents/bundles.py)."""
-    from .bundles import is_bundle
-
     return [file_spec(path) for path in sorted(folder.iterdir())
             if is_agent_file(path) or (not path.name.startswith(("_", ".")) and is_bundle(path))]
 
@@ -312,8 +297,6 @@ def _subfolders_hint(folder: Path) -> str:
 
 
 def find_builtin(name: str) -> str | None:
-    from .builtins import BUILTINS
-
     lowered = name.lower()
     return lowered if lowered in BUILTINS else None
 
@@ -332,19 +315,15 @@ def resolve_one(argument: str, search: Sequence[Path] = ()) -> list[AgentSpec]:
     if is_axelrod(argument):
         return [axelrod_spec(argument)]
     path = Path(argument)
-    from .bundles import is_bundle
 
     if is_bundle(path):
         return [file_spec(path)]
     if path.is_dir():
         specs = folder_specs(path)
         if not specs:
-            from .lang import listed_suffixes
-
             raise AgentNotFound(f"{path}: folder holds no agent files ({listed_suffixes('')})"
                                 f"{_subfolders_hint(path)}")
         return specs
-    from .lang import BY_SUFFIX
 
     if path.is_file() or (path.exists() and path.suffix in BY_SUFFIX):
         return [file_spec(path)]  # not a regular file (a FIFO...): a load error says so
@@ -363,9 +342,6 @@ def resolve_one(argument: str, search: Sequence[Path] = ()) -> list[AgentSpec]:
 def _named_in(folder: Path, name: str) -> AgentSpec | None:
     """The agent file or bundle of FOLDER that plays as the agent NAME (any case): the one
     named after it, else one an LMS renamed (read only when its name carries NAME)."""
-    from harness.core.seeds import canonical_name
-
-    from .bundles import bundle_name, is_bundle
     from .uploaded_names import decorated
 
     try:
@@ -408,8 +384,6 @@ def resolve(arguments, search: Sequence[Path] = (), found: list[str] | None = No
 
 
 def check_unique(specs: list[AgentSpec]) -> None:
-    from harness.core.seeds import canonical_name
-
     from .wording import same_name
 
     seen: dict[str, list[AgentSpec]] = {}

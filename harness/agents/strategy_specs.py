@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .memory_agents import MEMORY_PREFIX
+from .memory_agents import MEMORY_PREFIX, parse_memory
+from .qtable import load_model
 
 QTABLE_PREFIX = "qtable:"
 
@@ -23,12 +24,8 @@ def strategy_key(spec) -> str:
     apart by the prefixes this module owns; the spec's `Kind` is read from them too)."""
     source = spec.source
     if source.startswith(MEMORY_PREFIX):
-        from .memory_agents import parse_memory
-
         return parse_memory(source).key()
     if source.startswith(QTABLE_PREFIX):
-        from .qtable import load_model
-
         return load_model(Path(source[len(QTABLE_PREFIX):])).key()
     return spec.name if source == "builtin" else source  # a population's copy: its built-in
 

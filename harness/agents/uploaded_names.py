@@ -27,7 +27,13 @@ from __future__ import annotations
 
 import os
 import re
+from pathlib import PurePath
 from typing import TYPE_CHECKING
+
+from harness.core.errors import LoadError
+
+from .agent_files import read_agent_file
+from .lang.definitions import NotReadHere, Unreadable
 
 if TYPE_CHECKING:   # specs.py imports this module: its AgentSpec is only named here
     from pathlib import Path
@@ -61,10 +67,6 @@ def played_as(path: Path, language) -> str | None:
     its own name (also when it cannot be read: loading it then says why)."""
     if is_agent_name(path.stem):
         return None
-    from harness.core.errors import LoadError
-
-    from .agent_files import read_agent_file
-    from .lang.definitions import NotReadHere, Unreadable
 
     try:
         data = read_agent_file(path)
@@ -85,8 +87,6 @@ def renamed_agent(stem: str, functions: list[Function]) -> str | None:
 
 def renamed_warning(path, name: str) -> str:
     """What every command says of a file played as the agent it defines."""
-    from pathlib import PurePath
-
     shown = PurePath(path)
     what, suffix = ("folder", "") if os.path.isdir(path) else ("file", shown.suffix)
     return (f"{shown.name} defines {name}: it plays as {name} (its name is {name}'s with "

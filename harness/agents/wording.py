@@ -4,24 +4,24 @@ path cannot be used at all is harness/agents/agent_files.py's `unusable_path`, b
 languages this module names."""
 from __future__ import annotations
 
+import difflib
 import os
 from pathlib import Path
 
 from .agent_files import unusable_path
+from .axelrod_strategies import suggestion_for
+from .builtins import BUILTINS
+from .lang import SUFFIXES
 
 
 def looks_like_a_path(argument: str) -> bool:
     """A path rather than a name: it has a folder separator or an agent file suffix."""
-    from .lang import SUFFIXES
-
     return (os.sep in argument or "/" in argument or argument.startswith((".", "~"))
             or Path(argument).suffix.lower() in SUFFIXES)
 
 
 def unknown_agent(argument: str, searched=()) -> str:
     """AGENT that is no file, folder, built-in or agent found where names are looked up."""
-    from .builtins import BUILTINS
-
     reason = unusable_path(argument) or f"{argument}: no such file or folder"
     if looks_like_a_path(argument) or (Path(argument).is_symlink()):
         return reason
@@ -30,9 +30,6 @@ def unknown_agent(argument: str, searched=()) -> str:
         return (f"unknown agent {argument!r}: no file or folder of that name; did you mean "
                 f"the agent file {meant}? (name the file, with its suffix)")
     where = "".join(f", nor an agent file in {folder}" for folder in searched)
-    import difflib
-
-    from .axelrod_strategies import suggestion_for
 
     close = difflib.get_close_matches(argument.lower(), sorted(BUILTINS), n=1, cutoff=0.8)
     close = close or [spec for spec in [suggestion_for(argument)] if spec]
@@ -45,8 +42,6 @@ def unknown_agent(argument: str, searched=()) -> str:
 def _agent_file_named(name: str, searched=()) -> str | None:
     """The agent files NAME (any case) in the current folder or the first searched one
     that has any: the paths to give for them, joined by "or"."""
-    from .lang import SUFFIXES
-
     for folder in (Path("."), *searched):
         try:
             found = sorted(path for path in folder.iterdir()

@@ -10,11 +10,19 @@ with the student's files in /autograder/submission.
 from __future__ import annotations
 
 import configparser
+import importlib.util
 import json
 import re
 import shutil
 import zipfile
 from pathlib import Path
+
+from harness.agents.agent_environment import pinned
+from harness.agents.lang import LANGUAGES
+from harness.core.errors import HarnessError
+from harness.core.package import __version__, harness_folder
+
+from .grade import SETTINGS_FILE, VISIBILITIES
 
 PACKAGES = ("harness", "lisp_bridge", "student_agents")   # what the harness imports
 VENDORED = "pdharness"          # the folder of the bundle that holds the copy
@@ -75,12 +83,6 @@ rm -rf "$WARM"
 def write_bundle(folder: Path, settings: dict, roster: Path | None = None) -> Path:
     """Write the bundle into `folder` (made if missing; files of ours replaced) and return
     the zip to upload."""
-    from harness.agents.lang import LANGUAGES
-    from harness.core.errors import HarnessError
-    from harness.core.package import __version__
-
-    from .grade import SETTINGS_FILE, VISIBILITIES
-
     try:
         folder.mkdir(parents=True, exist_ok=True)
         files = _copy_packages(folder)
@@ -115,7 +117,6 @@ def agent_packages_step(declared) -> str:
     grader's run holds agents to the same declaration (its settings file)."""
     if not declared:
         return ""
-    from harness.agents.agent_environment import pinned
 
     listed = " ".join(f"'{requirement}'" for requirement in pinned(tuple(declared)))
     return ("# the libraries agents may import (--agent-package), as installed where the "
@@ -125,8 +126,6 @@ def agent_packages_step(declared) -> str:
 
 def apt_packages() -> list[str]:
     """The Debian packages setup.sh installs: the harness's, then every language's."""
-    from harness.agents.lang import LANGUAGES
-
     return list(dict.fromkeys([*APT_PACKAGES, *(package for language in LANGUAGES.values()
                                                 for package in language.system_packages)]))
 
@@ -139,8 +138,6 @@ def _write(path: Path, text: str, executable: bool = False) -> Path:
 
 
 def _copy_packages(folder: Path) -> list[Path]:
-    import importlib.util
-
     target = folder / VENDORED
     if target.exists():
         shutil.rmtree(target)
@@ -169,7 +166,7 @@ def _zip(folder: Path, files: list[Path]) -> Path:
 def pinned_requirements() -> list[str]:
     """The harness's declared dependencies, each pinned to the version running here (Hy's
     behaviour changes between versions), keeping any environment marker."""
-    from importlib import metadata
+    from importlib import metadata  # heavy (email): loaded only where used
 
     pinned = []
     for requirement in declared_requirements():
@@ -188,9 +185,7 @@ def pinned_requirements() -> list[str]:
 
 def declared_requirements() -> list[str]:
     """install_requires of the source tree's setup.cfg, else of the installed distribution."""
-    from importlib import metadata
-
-    from harness.core.package import harness_folder
+    from importlib import metadata  # heavy (email): loaded only where used
 
     setup_cfg = harness_folder().parent / "setup.cfg"
     if setup_cfg.is_file():

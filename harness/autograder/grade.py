@@ -11,16 +11,34 @@ resource limits (as the tournament does) and the output says so.
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
+import shutil
 import sys
+import tempfile
+import time
+import traceback
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness.agents.lang import listed_suffixes
+from harness.agents.bundles import folder_as_bundle, is_bundle, snapshots_root, use_max_mib
+from harness.agents.lang import BY_SUFFIX, SUFFIXES, listed_suffixes
+from harness.agents.specs import defined_spec
+from harness.core import seeds
 from harness.core.counts import counted
+from harness.core.errors import HarnessError, LoadError
 from harness.core.fault_policy import FAULT_POLICY, GradeCheck
-from harness.engine.parameters import AGENT_RUN
+from harness.core.rules import GameParams
+from harness.core.safe_text import line
+from harness.engine import parameters
+from harness.engine.parameters import AGENT_RUN, BY_NAME
+from harness.validation.contract import against_builtins
+
+from ..validation.contract import ContractParams
+from ..validation.roster import Roster
+from ..validation.static import check_file
+from ..validation.submission import read_text, submission_files, validate_all
 
 SETTINGS_FILE = "pdharness-autograder.json"   # the instructor's settings, written by bundle.py
 ROOT_VARIABLE = "AUTOGRADER_ROOT"
@@ -40,8 +58,6 @@ LEADERBOARD_NAME = "Practice score vs built-ins"
 def defaults() -> dict:
     """What a bundle's settings file may leave out: the tournament's parameters at their
     declared defaults, 10 points, no roster, 30 practice turns."""
-    from harness.engine.parameters import BY_NAME
-
     return {"points": 10.0, **{name: _plain(BY_NAME[name].default) for name in TOURNAMENT_SETTINGS},
             "roster": None, "practice_turns": 30, "visibility": "visible",
             "leaderboard": True}
@@ -91,9 +107,6 @@ def main() -> int:
     over anything else once it sees the monitor die); the grade replaces it only after
     every agent process is gone (handles closed), written whole in a folder of the
     monitor's own and moved into place, over whatever an agent may have put there."""
-    import math
-    import time
-
     started = time.monotonic()
     root = Path(os.environ.get(ROOT_VARIABLE) or DEFAULT_ROOT)
     target = root / "results" / "results.json"
@@ -101,8 +114,6 @@ def main() -> int:
     try:
         results = grade(root)
     except Exception as error:  # noqa: BLE001 - the student must still get an answer
-        import traceback
-
         traceback.print_exc(file=sys.stdout)
         results = {"score": 0, "output": f"The autograder could not check this upload "
                    f"({type(error).__name__}). Please tell the instructor.",
@@ -110,7 +121,6 @@ def main() -> int:
                    "tests": []}
     results["execution_time"] = math.ceil(time.monotonic() - started)  # whole seconds
     write_results(target, results)
-    from harness.core.safe_text import line
 
     print(f"score {results['score']:g}; results written to {line(target)}")
     return 0
@@ -130,8 +140,6 @@ def write_results(target: Path, results: dict) -> None:
     """results.json written whole or not at all: into a fresh folder only this process may
     write, then renamed over the target (a rename replaces a file an agent planted, and
     nobody ever reads half a verdict)."""
-    import tempfile
-
     target.parent.mkdir(parents=True, exist_ok=True)
     private = Path(tempfile.mkdtemp(prefix=".verdict-", dir=target.parent))
     try:
@@ -141,8 +149,6 @@ def write_results(target: Path, results: dict) -> None:
         scratch.chmod(0o644)
         os.replace(scratch, target)
     finally:
-        import shutil
-
         shutil.rmtree(private, ignore_errors=True)
 
 
@@ -155,13 +161,7 @@ def settings_of(root: Path) -> dict:
 
 
 def grade(root: Path) -> dict:
-    from harness.core.safe_text import line
-    from harness.engine import parameters
-    from harness.isolation import sandbox
-
-    from ..validation.contract import ContractParams
-    from ..validation.roster import Roster
-    from ..validation.submission import validate_all
+    from harness.isolation import sandbox  # heavy (ctypes): loaded only where used
 
     settings = settings_of(root)
     chosen = parameters.settings({name: settings[name] for name in TOURNAMENT_SETTINGS})
@@ -170,7 +170,6 @@ def grade(root: Path) -> dict:
     if isolation.mode == "sandbox" and sandbox.support().flavor is None:
         notes.append(f"Bubblewrap cannot run in this container ({sandbox.support().reason}): "
                      "your agent ran as a plain process with the resource limits only.")
-    from harness.agents.bundles import use_max_mib
 
     use_max_mib(settings["max_bundle_mib"])   # an upload of several files is a bundle
     files, missing = submitted_files(root / "submission")
@@ -202,7 +201,6 @@ def without_own_paths(results: dict, root: Path) -> dict:
     autograder's folders (messages quote files by their full path, the harness's own
     code by where it is installed)."""
     upload, source = f"{root / 'submission'}/", f"{root / 'source'}/"
-    from harness.agents.bundles import snapshots_root
 
     snapshots = re.compile(re.escape(snapshots_root()) + r"/[^/\s]+/[^/\s]+/")
 
@@ -222,10 +220,6 @@ def without_own_paths(results: dict, root: Path) -> dict:
 def submitted_files(folder: Path) -> tuple[list[Path], str]:
     """The upload's agent files (in subfolders too: an uploaded zip may hold a folder), or
     why there are none."""
-    from harness.core.errors import HarnessError, LoadError
-
-    from ..validation.submission import submission_files
-
     try:
         bundle = upload_bundle(folder)
     except LoadError as error:
@@ -235,8 +229,6 @@ def submitted_files(folder: Path) -> tuple[list[Path], str]:
             return [bundle], ""
         return submission_files([str(folder)], recursive=True), ""
     except HarnessError:
-        from harness.core.safe_text import line
-
         uploaded = sorted(line(p.relative_to(folder).as_posix()) for p in folder.rglob("*")
                           if p.is_file()) if folder.is_dir() else []
         return [], ("No agent file in the upload (uploaded: "
@@ -251,9 +243,6 @@ def upload_bundle(folder: Path) -> Path | None:
     defines a function named after itself. Its snapshot, a folder named after the agent;
     None for an upload of one file, or one that is a bundle folder itself (found as it is),
     or where no agent file stands out. LoadError if the bundle is refused."""
-    from harness.agents.bundles import folder_as_bundle, is_bundle
-    from harness.agents.lang import SUFFIXES
-
     if not folder.is_dir() or folder.is_symlink():
         return None
     top = [path for path in sorted(folder.iterdir()) if not path.name.startswith(("_", "."))]
@@ -269,12 +258,6 @@ def upload_bundle(folder: Path) -> Path | None:
 
 def _defines_itself(path: Path) -> bool:
     """Whether the agent file defines a function named after itself (read, never run)."""
-    from harness.agents.lang import BY_SUFFIX
-    from harness.core.errors import LoadError
-
-    from ..validation.static import check_file
-    from ..validation.submission import read_text
-
     language = BY_SUFFIX[path.suffix].name
     try:
         _, agent = check_file(path, language, read_text(path, language, []))
@@ -308,8 +291,6 @@ def checks(verdicts, missing: str, points: float, visibility: str = "visible") -
 
 
 def _one_file_lines(verdicts) -> list[str]:
-    from harness.core.safe_text import line
-
     agents = [v for v in verdicts if v.language]
     if len(agents) == 1:
         return []
@@ -319,8 +300,6 @@ def _one_file_lines(verdicts) -> list[str]:
 
 
 def _problem_lines(verdicts, codes) -> list[str]:
-    from harness.core.safe_text import line
-
     lines = []
     for verdict in verdicts:
         for problem in verdict.problems:
@@ -337,12 +316,8 @@ def practice_games(verdict, isolation, settings) -> tuple[dict, int]:
     """A game against each of a few built-ins with the tournament's default noise, scores
     only: what the agent does, not a grade (by the function the file defines, as the
     checks played it). (The test, the agent's total score.)"""
-    from harness.agents.specs import defined_spec
-    from harness.core import seeds
-    from harness.core.errors import HarnessError
-    from harness.core.rules import GameParams
+    # heavy (concurrent, ctypes, email): loaded only where used
     from harness.isolation.handles.opening import open_handle
-    from harness.validation.contract import against_builtins
 
     spec = defined_spec(verdict.path, verdict.agent)
     params = GameParams(moves_per_turn=settings["moves_per_turn"])
@@ -352,8 +327,6 @@ def practice_games(verdict, isolation, settings) -> tuple[dict, int]:
     try:
         agent = open_handle(spec, isolation)
     except HarnessError as error:   # it loaded for the checks; say so if not here
-        from harness.core.safe_text import line
-
         lines.append(f"  could not play: {line(str(error))}")
         return _practice(lines), 0
     total = 0

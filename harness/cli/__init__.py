@@ -11,6 +11,8 @@ import click
 
 from harness.core.package import __version__
 
+# imports inside functions here are deferred (`pdharness` starts light)
+
 COMMANDS = {
     "tournament": "Run the Levinson tournament.",
     "monitor": "Run the original Lisp call, e.g. \"(monitor '(.25 .1) '(10 50) '(...))\".",

@@ -26,11 +26,20 @@ naming the file and the key.
 from __future__ import annotations
 
 import difflib
+import functools
 import os
+import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import click
+from click.core import ParameterSource
+
+from harness.agents.llm.config import declare_course, declared as declared_models
+from harness.agents.population import read_bounded, toml_loads
+from harness.core.errors import HarnessError
+from harness.core.safe_text import line, line as shown
+from harness.engine.parameters import BY_NAME, TABLE
 
 FILE_NAME = "pdharness.toml"
 META_KEY = "pdharness.course"     # where the context keeps what was read
@@ -59,12 +68,8 @@ def config_option(command: click.Command) -> click.Command:
 def _saying_sources(callback):
     """The command's own callback, after one line on stderr naming the course file's
     values (so a run never silently depends on a file the user forgot)."""
-    import functools
-
     @functools.wraps(callback)
     def run(*args, **kwargs):
-        from harness.core.safe_text import line as shown
-
         line = note()
         if line:
             click.echo(f"pdharness: {shown(line)}", err=True)
@@ -74,15 +79,10 @@ def _saying_sources(callback):
 
 
 def _load_into_context(ctx: click.Context, _param, value):
-    from harness.core.errors import HarnessError
-    from harness.core.safe_text import line
-
     if value is not None and not os.path.lexists(value):
         raise HarnessError(f"--config {line(value)}: no such file")   # a name may hold a newline
     path = Path(value) if value is not None else Path(FILE_NAME)
     if value is None and not os.path.lexists(path):
-        from harness.agents.llm.config import declare_course
-
         declare_course({})   # no course file: no models from an earlier one (one process)
         return None
     course = read(path, ctx.find_root().command, ctx.info_name, named=value is not None)
@@ -99,9 +99,8 @@ def read(path: Path, commands: click.Command, command_name: str | None,
     `named`: the user gave it with --config (else it was found in the current folder: see
     `guard`)."""
     data = parse(path)
-    from harness.agents.llm.config import declare_course, declared
 
-    models = declared(data, path.resolve().parent, str(path), keys=named)   # [llm.NAME] tables
+    models = declared_models(data, path.resolve().parent, str(path), keys=named)   # [llm.NAME] tables
     declare_course(models)
     known = known_keys(commands)
     chosen: dict[str, object] = {}
@@ -135,9 +134,6 @@ def guard(path: Path, key: str, param: click.Parameter, value, named: bool) -> N
     for: a weaker isolation from any course file; from one found in the current folder,
     also files and agents (what it reads and writes), a cluster (where agents go), wider
     limits than the defaults, and more jobs than cores."""
-    from harness.core.errors import HarnessError
-    from harness.engine.parameters import BY_NAME
-
     shown = _toml(list(value) if isinstance(value, tuple) else value)
     if param.name == "isolation" and value != "sandbox":
         raise HarnessError(f"{path}: isolation = {shown}: an isolation weaker than the "
@@ -182,9 +178,6 @@ def _outside(path: Path, value) -> str | None:
 
 
 def parse(path: Path) -> dict:
-    from harness.agents.population import read_bounded, toml_loads
-    from harness.core.errors import HarnessError
-
     data = read_bounded(path, 1 << 20, "a course file")
     try:
         return toml_loads(data.decode("utf-8"))
@@ -212,16 +205,12 @@ def keys_of(command: click.Command) -> dict[str, click.Parameter]:
 
 def _course_key(name: str | None) -> str | None:
     """A declared parameter's own course-file key (`agent-packages`), if it has one."""
-    from harness.engine.parameters import BY_NAME
-
     declared = BY_NAME.get(name or "")
     return declared.course_key if declared is not None else None
 
 
 def _repeated_option(key: str) -> str | None:
     """The option a repeatable parameter's course-file key stands for (`--agent-package`)."""
-    from harness.engine.parameters import TABLE
-
     for declared in TABLE:
         if declared.multiple and (declared.course_key or declared.option[2:]) == key:
             return declared.option
@@ -258,8 +247,6 @@ def _check_known(path: Path, key: str, known: set, where: str = "") -> None:
 
 
 def _unknown(path: Path, key: str, known, what: str) -> None:
-    from harness.core.errors import HarnessError
-
     close = difflib.get_close_matches(key.strip("[]").replace("_", "-"), sorted(known), n=1)
     hint = f"; did you mean {close[0]}?" if close else ""
     raise HarnessError(f"{path}: unknown {what} {key}{hint} (keys are the commands' long "
@@ -268,8 +255,6 @@ def _unknown(path: Path, key: str, known, what: str) -> None:
 
 def _checked(path: Path, key: str, param: click.Parameter, value):
     """The value as the option's own type accepts it (paths relative to the course file)."""
-    from harness.core.errors import HarnessError
-
     value = _relative_to_file(path, param, value)
     if param.nargs != 1 and not isinstance(value, list):
         raise HarnessError(f"{path}: {key} takes a list (e.g. {key} = "
@@ -338,8 +323,6 @@ toml_text = _toml   # a value as a TOML file writes it: the notes on where value
 # -- saying where values came from -------------------------------------------------------------
 def sources(ctx: click.Context | None = None) -> tuple[Path | None, dict, list[str]]:
     """(the course file, {key: value} it set, [keys the command line overrode])."""
-    from click.core import ParameterSource
-
     ctx = ctx or click.get_current_context(silent=True)
     course = ctx.meta.get(META_KEY) if ctx else None
     if ctx is None or course is None:
@@ -371,8 +354,6 @@ def note(ctx: click.Context | None = None) -> str:
 def as_options(ctx: click.Context | None = None) -> str:
     """The course file's values written as the options that give them, for a recorded
     command line that reruns the same run without the file."""
-    import shlex
-
     path, used, _ = sources(ctx)
     if path is None or not used:
         return ""

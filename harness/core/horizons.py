@@ -12,6 +12,7 @@ import math
 import random
 
 from . import seeds
+from .errors import ParameterError
 
 UNIFORM, FIXED, GEOMETRIC = "uniform", "fixed", "geometric"
 HORIZONS = (UNIFORM, FIXED, GEOMETRIC)
@@ -19,8 +20,6 @@ HORIZONS = (UNIFORM, FIXED, GEOMETRIC)
 
 def check(kind: str, low: int, high: int, stop_prob: float | None) -> None:
     """One clear line for a horizon that does not make sense."""
-    from .errors import ParameterError
-
     if kind not in HORIZONS:
         raise ParameterError(f"horizon {kind!r} must be one of {', '.join(HORIZONS)}")
     if kind == FIXED and low != high:

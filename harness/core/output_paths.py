@@ -3,14 +3,14 @@
 clear error before the run, not after it."""
 from __future__ import annotations
 
+from pathlib import Path
+
+from .errors import HarnessError
+
 
 def make_parent(path, label: str) -> None:
     """Make the folder PATH goes in (and its own missing parents); HarnessError naming
     LABEL (how the user gave PATH: "--report out/r.html") when it cannot be made."""
-    from pathlib import Path
-
-    from .errors import HarnessError
-
     folder = Path(path).parent
     try:
         folder.mkdir(parents=True, exist_ok=True)

@@ -13,6 +13,6 @@ __version__ = "0.1.0"
 def harness_folder() -> Path:
     """The folder of the `harness` package (installed, or a checkout), as a Path: pathlib
     is imported here, when asked, so that `import harness` stays light."""
-    from pathlib import Path
+    from pathlib import Path  # the host's image stays lean
 
     return Path(__file__).resolve().parent.parent

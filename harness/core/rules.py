@@ -129,7 +129,7 @@ class GameLength:
             raise ParameterError(
                 f"game length minimum {self.low} is greater than maximum {self.high}")
         if self.horizon != "uniform" or self.stop_prob is not None:
-            from .horizons import check
+            from .horizons import check  # the host's image stays lean
 
             check(self.horizon, self.low, self.high, self.stop_prob)
 

@@ -22,6 +22,7 @@ original.
 from __future__ import annotations
 
 import re
+import sys
 
 # Bidi controls (marks, embeddings, overrides, isolates) and the two Unicode line breaks
 # that are not C0 characters: they change how the rest of a line is shown or split.
@@ -84,8 +85,6 @@ def echo(text: str = "", err: bool = False) -> None:
     does, without click: this is the bottom layer): a last safety net that leaves no control
     character but newline and tab, however the text was put together. A character the
     stream cannot encode goes out as its escape, never as an error."""
-    import sys
-
     stream = sys.stderr if err else sys.stdout
     if stream is None:   # no standard stream attached (a daemon's, pythonw's)
         return

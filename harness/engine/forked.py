@@ -23,6 +23,8 @@ from __future__ import annotations
 
 import os
 import signal
+import sys
+import traceback
 from collections import deque
 from typing import TYPE_CHECKING
 
@@ -52,8 +54,7 @@ class Workers:
             raise
 
     def _start(self, count, initializer) -> None:
-        import sys
-        from multiprocessing import Pipe
+        from multiprocessing import Pipe  # heavy (multiprocessing): loaded only where used
 
         for stream in (sys.stdout, sys.stderr):  # else each worker would print it again
             try:
@@ -152,7 +153,7 @@ class Workers:
 
 
 def _ready(connections) -> list:
-    from multiprocessing.connection import wait
+    from multiprocessing.connection import wait  # heavy (multiprocessing): loaded only where used
 
     return wait(connections)
 
@@ -173,8 +174,6 @@ def _worker(connection, monitor: int, mask, initializer, inherited) -> None:
         _serve(connection)
         status = 0
     except BaseException:
-        import traceback
-
         traceback.print_exc()
     finally:
         os._exit(status)
@@ -183,7 +182,7 @@ def _worker(connection, monitor: int, mask, initializer, inherited) -> None:
 def _die_with(monitor: int) -> None:
     """SIGKILL from the kernel when the monitor dies; if it died already (before the
     prctl, which would then never fire), end now."""
-    import ctypes
+    import ctypes  # heavy (ctypes): loaded only where used
 
     libc = ctypes.CDLL(None, use_errno=True)
     if libc.prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0) != 0:
@@ -194,8 +193,6 @@ def _die_with(monitor: int) -> None:
 
 def _quiet_stdin() -> None:
     """As multiprocessing does: a worker reads no terminal (in-monitor agents run here)."""
-    import sys
-
     try:
         sys.stdin.close()
         sys.stdin = open(os.devnull, encoding="utf-8")

@@ -24,6 +24,7 @@ from typing import Any, Callable
 
 from harness.agents.bundles import MAX_BUNDLE_MIB
 from harness.agents.specs import ISOLATION_MODES
+from harness.core.errors import HarnessError
 from harness.core.horizons import HORIZONS
 from harness.core.rules import DECAY_MODES, MAX_MOVES_PER_TURN
 from harness.core.seeds import SEED_LIMIT
@@ -149,6 +150,7 @@ class Requirement:
 
     def convert(self, value) -> str:
         try:
+            # optional: packaging may not be installed
             from packaging.requirements import InvalidRequirement, Requirement as Parsed
         except ImportError:   # the harness copied in, not installed: taken as written
             return str(value).strip()
@@ -251,7 +253,7 @@ class Parameter:
 
 @lru_cache(maxsize=1)
 def _default_settings():
-    from .tournament import Settings
+    from .tournament import Settings  # what a run is made of: see settings()
 
     return Settings()
 
@@ -397,8 +399,6 @@ def _disqualify_broken(values: dict) -> bool:
     """Whether agents that do not load leave before round 1: unless --keep-broken, which
     contradicts --disqualify-broken (the default, still taken from older scripts)."""
     if values["keep_broken"] and values.get("disqualify_broken"):
-        from harness.core.errors import HarnessError
-
         raise HarnessError("--keep-broken and --disqualify-broken contradict each other: "
                            "give one (disqualifying is the default)")
     return not values["keep_broken"]
@@ -448,8 +448,6 @@ def from_api(options: dict) -> dict:
 
 
 def checked(parameter: Parameter, value, where: str):
-    from harness.core.errors import HarnessError
-
     try:
         return parameter.convert(value)
     except BadValue as error:

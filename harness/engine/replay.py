@@ -12,6 +12,8 @@ import re
 
 from harness.isolation.handles.agent_handle import ReadyHandle, Reply
 
+from .game import play_game
+
 # why intended moves cannot be the game's (NotMoves.why)
 NOT_TURNS = "turns"          # not `length` turns of `moves_per_turn` moves, each C or D
 NO_DEFAULT = "default"       # a faulty turn that did not play the default answer
@@ -60,8 +62,6 @@ def replay(a: str, b: str, intended: dict, faulty, length: int, seed: int, param
     (`intended`: {"a": [turn, ...], "b": [...]}, checked by check_turns first), each faulty
     turn ((side, turn index) in `faulty`) having played the default answer: NotMoves
     (NO_DEFAULT) where one did not."""
-    from .game import play_game
-
     for side, index in faulty:
         if intended[side][index] != params.default_moves:
             raise NotMoves(NO_DEFAULT)

@@ -2,10 +2,11 @@
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import combinations
 
 from harness.core import seeds
+from harness.core.horizons import geometric_length
 from harness.core.rules import GameLength
 
 
@@ -33,7 +34,6 @@ def game_length(game_seed: int, length: GameLength) -> int:
     geometric game its own (`round_robin`)."""
     if length.horizon == "geometric":
         assert length.stop_prob is not None  # a geometric horizon has one (rules.GameLength)
-        from harness.core.horizons import geometric_length
 
         return geometric_length(game_seed, length.stop_prob, length.high)
     if length.horizon != "uniform":
@@ -50,9 +50,6 @@ def round_robin(names, round_number: int, game_length: int, tournament_seed: int
             for a, b in combinations(sorted(names, key=seeds.name_order), 2)]
     if length is not None and length.horizon == "geometric":
         assert length.stop_prob is not None  # a geometric horizon has one (rules.GameLength)
-        from dataclasses import replace
-
-        from harness.core.horizons import geometric_length
 
         jobs = [replace(job, length=geometric_length(job.seed, length.stop_prob,
                                                      game_length)) for job in jobs]

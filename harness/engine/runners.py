@@ -4,6 +4,7 @@ each game depends only on its own seed, so every runner gives the same result.""
 from __future__ import annotations
 
 import os
+import resource
 import threading
 from collections import OrderedDict, deque
 from typing import TYPE_CHECKING
@@ -11,6 +12,7 @@ from typing import TYPE_CHECKING
 from harness.core.errors import LoadError, OutOfFiles
 from harness.isolation.handles.agent_handle import DefaultHandle, PollableHandle
 
+from .forked import Workers
 from .game import game_steps, play_game
 from .handle_waits import HandleWaits
 
@@ -28,8 +30,6 @@ FDS_KEPT_FREE = 64
 def open_file_limit() -> int:
     """Raise the soft limit on open files to the hard one (once per process) and say how
     many there may be: the monitor's own limit, never an agent's fault."""
-    import resource
-
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     if soft != hard and (hard == resource.RLIM_INFINITY or soft < hard):
         try:
@@ -67,6 +67,7 @@ class HandlePool:
     def open_all(self) -> dict[str, str]:
         """Open every agent's handle once, in parallel, so load errors are known before
         play: {name: why it does not load} for those that do not."""
+        # heavy (concurrent): loaded only where used
         from concurrent.futures import ThreadPoolExecutor
 
         with ThreadPoolExecutor(max_workers=8) as executor:
@@ -120,6 +121,7 @@ class HandlePool:
         return evicted
 
     def _open(self, name: str) -> PollableHandle:
+        # heavy (concurrent, ctypes, email): loaded only where used
         from harness.isolation.handles.opening import open_handle
 
         if name in self.broken:
@@ -359,8 +361,6 @@ class ForkRunner(SerialRunner):
 
     def play(self, jobs, on_game=None):
         if self.workers is None:
-            from .forked import Workers
-
             _FORKED.update(pool=self.pool, params=self.params)
             self.workers = Workers(self.worker_count, initializer=_own_processes)
         batch = max(1, -(-len(jobs) // (self.worker_count * 2)))

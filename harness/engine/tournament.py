@@ -7,12 +7,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from harness.agents.specs import runtime_versions
 from harness.core.fault_policy import FAULT_POLICY
 from harness.core.rules import GameLength, GameParams
 from harness.core.verdicts import Status
 from harness.isolation.handles.isolation_settings import Isolation
 
-from .results import Entrant, RoundResult, TournamentResult, rank, settle_statuses
+from .results import Entrant, RoundResult, TournamentResult, fault_counts, rank, settle_statuses
 from .rounds import draw_length, lowest_scorers, round_robin, round_scores
 
 
@@ -64,7 +65,7 @@ def run_tournament(specs, seed: int, settings: Settings = Settings(),
     """`runner_for(pool, settings)` makes what plays a round's games; the default plays them
     here. The cluster's runner lives above the engine (harness.run.round_runner passes it in),
     so that the engine imports nothing of how runs are spread."""
-    from .runners import HandlePool
+    from .runners import HandlePool  # `pdharness` starts light
 
     observer = observer or Observer()
     pool = HandlePool(specs, settings.isolation)
@@ -73,7 +74,6 @@ def run_tournament(specs, seed: int, settings: Settings = Settings(),
                 if spec.name in load_errors
                 else Entrant(spec) for spec in specs]
     result = TournamentResult(seed, settings, entrants)
-    from harness.agents.specs import runtime_versions
 
     result.runtimes = runtime_versions(specs)   # on a cluster, every worker's are these
     state = state or _first_state(entrants, settings)
@@ -96,7 +96,7 @@ def run_tournament(specs, seed: int, settings: Settings = Settings(),
 def _local_runner(pool, settings):
     if settings.cluster:   # a programming error: a cluster's runner is passed in
         raise ValueError("a tournament on a cluster needs runner_for=harness.run.round_runner")
-    from .runners import make_runner
+    from .runners import make_runner  # `pdharness` starts light
 
     return make_runner(pool, settings.game, settings.jobs)
 
@@ -141,7 +141,6 @@ def _over_fault_limit(state, games, settings) -> list[str]:
     the end of this round."""
     if settings.max_faults is None:
         return []
-    from .results import fault_counts
 
     out = []
     for name in state.remaining:

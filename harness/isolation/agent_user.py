@@ -22,6 +22,9 @@ that capability, is denied). docs/security.md says this to users.
 from __future__ import annotations
 
 import os
+import subprocess
+
+from harness.agents.lang.python_process import host_environment, python_code_command
 
 CAP_DAC_READ_SEARCH = 2
 _LINUX_CAPABILITY_VERSION_3 = 0x20080522
@@ -44,7 +47,7 @@ def dropper(uid: int, keep_read: bool = True):
     Prepared here, so the child only makes system calls; it raises OSError if the kernel
     refuses, so that the process never starts as root (Popen reports the error)."""
     try:
-        import ctypes
+        import ctypes  # heavy (ctypes): loaded only where used
 
         libc = ctypes.CDLL(None, use_errno=True)
         prctl, capset = libc.prctl, libc.capset
@@ -100,10 +103,6 @@ def unreadable(paths, uid: int) -> str | None:
     """None when a host running as user `uid` with no capability reads all it needs (the
     interpreter starts as that user, imports the host, and reads every one of `paths`);
     else why not, in a few words (the first path it cannot read)."""
-    import subprocess
-
-    from harness.agents.lang.python_process import host_environment, python_code_command
-
     try:
         drop = dropper(uid, keep_read=False)
         done = subprocess.run(python_code_command(_PROBE) + list(paths), capture_output=True,

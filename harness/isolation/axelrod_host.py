@@ -31,8 +31,10 @@ import selectors
 import signal
 import socket
 import sys
+import warnings
 from typing import Any
 
+from harness.agents.axelrod_strategies import AXELROD_VERSION, INSTALL_HINT
 from harness.core.protocol import LINE_LIMIT
 from harness.core.rules import MAX_MOVES_PER_TURN
 
@@ -50,14 +52,10 @@ class _Library:
     """The Axelrod library, imported once, or why it cannot be."""
 
     def __init__(self):
-        import warnings
-
         warnings.simplefilter("ignore")   # its import warns about Human, classifiers...
-        from harness.agents.axelrod_strategies import AXELROD_VERSION, INSTALL_HINT
-
         self.problem: str | None = None
         try:
-            import axelrod
+            import axelrod  # optional, and heavy: imported in this process only
         except ImportError:
             self.problem = f"the Axelrod library is not installed: {INSTALL_HINT}"
             return
@@ -220,10 +218,8 @@ def _read(connection: Connection, library: _Library) -> bool:
 def catalogue() -> dict:
     """The library's strategies with its classifier, as harness/agents/axelrod_strategies.json
     keeps them."""
-    import warnings
-
     warnings.simplefilter("ignore")
-    import axelrod as axl
+    import axelrod as axl  # optional, and heavy: imported in this process only
 
     rows = []
     for cls in sorted(axl.all_strategies, key=lambda found: found.__name__):

@@ -25,6 +25,7 @@ import atexit
 import itertools
 import os
 import signal
+import subprocess
 import threading
 import time
 from dataclasses import dataclass
@@ -405,8 +406,6 @@ def _probe() -> Groups | None:
 
 def _can_enter(group: AgentGroup) -> bool:
     """Start a trivial process in the group, as hosts will be started."""
-    import subprocess
-
     try:
         subprocess.run(["/bin/true" if os.path.exists("/bin/true") else "true"],
                        preexec_fn=group.enter, timeout=10, check=True)

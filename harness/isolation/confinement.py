@@ -23,7 +23,9 @@ import os
 from dataclasses import dataclass, field
 from typing import Callable
 
-from . import limits as resource_limits
+from harness.core.errors import OutOfFiles
+
+from . import cgroups, limits as resource_limits, seccomp
 from .seccomp import GAME_FILTER
 
 
@@ -46,8 +48,6 @@ def per_agent(memory: int | None, unix_sockets: bool = True) -> PerAgent:
     """A fresh cgroup for one host process, or, where none can be made, a game filter that
     forbids forking too. `unix_sockets`: whether its games may make AF_UNIX sockets (only
     in a network namespace of their own: harness/isolation/seccomp.py)."""
-    from . import cgroups
-
     groups = cgroups.available()
     if groups is not None:
         try:
@@ -70,8 +70,6 @@ def _game_filter(no_fork: bool, unix_sockets: bool) -> dict[str, str]:
 
 def describe() -> str:
     """How an agent's processes are held together here, for users."""
-    from . import cgroups
-
     groups = cgroups.available()
     if groups is None:
         return "no cgroup: one process per agent (forking denied), limits per process"
@@ -85,8 +83,6 @@ def _program(no_fork: bool = False, host: bool = False,
              unix_sockets: bool = True) -> bytes | None:
     key = (no_fork, host, unix_sockets)
     if key not in _programs:
-        from . import seccomp
-
         try:
             _programs[key] = seccomp.program(no_fork=no_fork, host=host,
                                              unix_sockets=unix_sockets)
@@ -105,8 +101,6 @@ def filter_fd() -> int | None:
         read, write = os.pipe()
     except OSError as error:
         if error.errno in (errno.EMFILE, errno.ENFILE):  # ours, not the agent's
-            from harness.core.errors import OutOfFiles
-
             raise OutOfFiles("the monitor has no file descriptor left for an agent's "
                              f"system call filter ({error.strerror}): raise `ulimit -n`") from error
         raise

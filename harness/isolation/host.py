@@ -7,7 +7,7 @@ the agent and loads it once (a file that does not load is a LOADERR); every game
 played by a fresh child forked from here, which runs the agent's module anew and dies at
 the game's end with everything it started. Before any of that, the protocol moves to
 private descriptors: the agent's stdin is empty and its stdout goes to stderr, which the
-monitor captures apart from the protocol.
+monitor captures apart from the protocol. Imports are in functions: its image stays lean.
 """
 from __future__ import annotations
 

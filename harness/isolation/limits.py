@@ -95,7 +95,7 @@ def _parent_death_signal():
     """A call that makes the kernel SIGKILL the child when the monitor dies (Linux only):
     without the sandbox's --die-with-parent, a host would otherwise outlive a killed run."""
     try:
-        import ctypes
+        import ctypes  # `pdharness` starts light
 
         prctl = ctypes.CDLL(None, use_errno=True).prctl
     except (OSError, AttributeError):

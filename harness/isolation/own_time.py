@@ -271,7 +271,7 @@ def _may_trace_any_process() -> bool:
 
 def _children_below(root: int) -> dict[int, list[int]]:
     """Every process below `root` (root included) -> its children, in the order found."""
-    from .process_tree import children
+    from .process_tree import children  # heavy (ctypes): loaded only where used
 
     tree, todo = {}, [root]
     while todo:

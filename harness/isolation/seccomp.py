@@ -26,6 +26,7 @@ architecture's numbers (int 0x80 on x86_64, x32) fails with ENOSYS.
 """
 from __future__ import annotations
 
+import ctypes
 import errno
 import os
 import struct
@@ -292,8 +293,6 @@ def installer(code: bytes):
     Everything is prepared here, so the returned function only makes two system calls: it
     can run between fork and exec (subprocess's preexec_fn) or in a freshly forked game
     process. It raises OSError when the kernel refuses."""
-    import ctypes
-
     libc = ctypes.CDLL(None, use_errno=True)
     prctl, syscall = libc.prctl, libc.syscall
     prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong,

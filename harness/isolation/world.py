@@ -43,6 +43,8 @@ import os
 import signal
 import sys
 
+from harness.agents.agent_imports import COVER, SHOW
+
 TYPE_CHECKING = False  # a host imports no more than it must: not even typing
 if TYPE_CHECKING:
     from typing import NoReturn
@@ -240,8 +242,6 @@ def cover_libraries() -> None:
     back, read-only, at their own paths. Every process that runs agent code (the one that
     loads it once, each game's) copies this mount namespace: an agent that puts a site
     folder on sys.path, or opens a file by its path, finds nothing undeclared there."""
-    from harness.agents.agent_imports import COVER, SHOW
-
     folders = [path for path in os.environ.pop(COVER, "").split("\n") if path]
     shown = [path for path in os.environ.pop(SHOW, "").split("\n") if path]
     if not folders:
@@ -277,8 +277,6 @@ def cover_libraries() -> None:
 def probe() -> None:
     """For the sandbox's probe (harness/isolation/sandbox.py): writes `ok` once a game's world was
     made and a process ran in it; else says why on stderr and exits 1."""
-    import sys
-
     try:
         world = enter()
         if world is None:

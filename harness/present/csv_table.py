@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 
+from harness.core.safe_text import csv_cell
 from harness.core.verdicts import FAULT_KINDS
 
 CSV_COLUMNS = ["rank", "agent", "score", "dropped_in", *(f"faults_{k}" for k in FAULT_KINDS),
@@ -32,8 +33,6 @@ def write_csv(columns, rows, line_end: str = "\n") -> str:
     """Every CSV pdharness writes goes through here: `rows` are dicts (by column) or
     sequences, and each cell is escaped and neutralized (safe_text.csv_cell), so no
     spreadsheet runs an agent's name, a path or a message."""
-    from harness.core.safe_text import csv_cell
-
     out = io.StringIO()
     writer = csv.writer(out, lineterminator=line_end)
     writer.writerow([csv_cell(column) for column in columns])

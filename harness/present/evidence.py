@@ -11,6 +11,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from harness.agents.agent_files import file_hash
+from harness.core.package import __version__
+
+from .trace import TraceRows
+
 MESSAGE_SHOWN = 160          # characters of a fault message in a game view
 
 
@@ -51,8 +56,6 @@ def game_views(result, ids) -> list[dict]:
 def turns_text(game) -> str:
     """A game turn by turn as plain text, its sides A and B (the report's games, a ladder's
     game pages): intended > played moves, flips marked *, faults, the running score."""
-    from .trace import TraceRows
-
     per_turn = len(game.intended_a[0]) if game.intended_a else 3
     rows = TraceRows("A", "B", None, per_turn)
     lines = [rows.head()]
@@ -69,16 +72,12 @@ def _cut(row: str) -> str:
 def evidence(result) -> dict:
     """When the run started (the record's time, so a report made again from the record is
     the same file) and the harness version."""
-    from harness.core.package import __version__
-
     return {"started": getattr(result, "started_at", None),
             "version": getattr(result, "harness_version", None) or __version__}
 
 
 def source_hash(entrant) -> str | None:
     """The sha256 the record kept for the agent's file, else the file's as it is now."""
-    from harness.agents.agent_files import file_hash
-
     kept = getattr(entrant, "sha256", None)
     if kept:
         return kept

@@ -9,6 +9,7 @@ with autoescaping like the tournament report, whose page and helpers it shares.
 from __future__ import annotations
 
 from harness.core.counts import counted
+from harness.core.errors import HarnessError
 
 from .tournament_report import chart, label_width, param_text, template
 
@@ -37,8 +38,6 @@ def render(experiment, seed, summaries) -> str:
 
 
 def write_report(path, experiment, seed, summaries) -> None:
-    from harness.core.errors import HarnessError
-
     try:
         with open(path, "w", encoding="utf-8") as handle:
             handle.write(render(experiment, seed, summaries))

@@ -13,6 +13,10 @@ from typing import Any, Callable
 from harness.core.counts import counted
 from harness.core.safe_text import line
 from harness.core.verdicts import Status
+from harness.engine.parameters import as_json as parameters_json
+from harness.engine.results import first_faults
+
+# imports inside functions here are deferred (`pdharness` starts light)
 
 
 @dataclass(frozen=True)
@@ -38,9 +42,7 @@ def result_format(name: str, seed_on_stderr: bool = False):
 
 
 def params_dict(settings) -> dict:
-    from harness.engine.parameters import as_json
-
-    return as_json(settings)
+    return parameters_json(settings)
 
 
 def game_dict(game) -> dict:
@@ -126,8 +128,6 @@ def problem_lines(result) -> list[str]:
     """Each agent that did not load, crashed or was disqualified, with why, and each agent
     that faulted, with how often and its first fault's message (which says where:
     `Name.py:12: ...`, or the Lisp function): what the counts in the table leave out."""
-    from harness.engine.results import first_faults
-
     first = first_faults(result.games)
     faults = {s.agent: sum(s.faults.values()) for s in result.standings}
     lines = []
@@ -153,8 +153,6 @@ def _table(result, roster, incomplete) -> str:
     if replicates is not None:
         text += "\n\n" + replicates.as_table()
     if result.ecology is not None:   # tournament --ecology N
-        from harness.core.safe_text import line
-
         survivors = ", ".join(f"{line(name)} {share:.1%}"
                               for name, share in result.ecology.survivors())
         text += (f"\n\nEcology after {result.ecology.generations} generations "

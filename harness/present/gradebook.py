@@ -25,7 +25,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from harness.agents.lang import LANGUAGES
 from harness.core.counts import counted
+from harness.core.errors import HarnessError
+from harness.core.safe_text import echo, line
+
+# imports inside functions here are deferred (`pdharness` starts light)
 
 GRADE_COLUMN = "PD Tournament"
 
@@ -164,9 +169,6 @@ def write_gradebook_or_grades(path, result, roster, outputs, provisional: bool =
     per-agent grades CSV. `outputs` (present.outputs.Outputs): the roster file and the
     grades' scale. `provisional` (an unfinished record's, `show --provisional`): marked so
     in the file itself, the grade column's header or a column of its own."""
-    from harness.core.errors import HarnessError
-    from harness.core.safe_text import echo, line
-
     from .grades import write_grades
 
     students = read_students(outputs.roster) if roster is not None else None
@@ -197,8 +199,6 @@ def write_gradebook_or_grades(path, result, roster, outputs, provisional: bool =
 
 
 def _say_strays(result, roster) -> None:
-    from harness.core.safe_text import echo, line
-
     strays = unmatched_agents(result, roster)
     if strays:
         count = f"{len(strays)} agent" + ("s" if len(strays) != 1 else "")
@@ -209,8 +209,6 @@ def _say_strays(result, roster) -> None:
 def _say_missing_teams(result, roster) -> None:
     """The roster's teams with no agent in the run (they submitted nothing, or their file
     is not in the run): the per-agent grades file has no row for them."""
-    from harness.core.safe_text import echo, line
-
     from ..validation.report import team_words
 
     course = roster.course
@@ -224,8 +222,6 @@ def _say_missing_teams(result, roster) -> None:
 
 def unmatched_agents(result, roster) -> list[str]:
     """The students' agents (files, not built-ins) that no team of the roster wrote."""
-    from harness.agents.lang import LANGUAGES
-
     languages = {entrant.name: entrant.spec.language for entrant in result.entrants}
     return [s.agent for s in result.standings
             if languages.get(s.agent) in LANGUAGES and roster.team(s.agent) is None]

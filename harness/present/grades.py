@@ -3,12 +3,13 @@
 members (from --roster), how the agent played, and its replicate figures."""
 from __future__ import annotations
 
+from harness.core.errors import HarnessError
+from harness.store.metrics import of_result
+
+from .csv_table import CSV_COLUMNS, csv_rows, write_csv
+
 
 def grade_rows(result, roster=None) -> tuple[list[str], list[dict]]:
-    from harness.store.metrics import of_result
-
-    from .csv_table import CSV_COLUMNS, csv_rows
-
     columns = list(CSV_COLUMNS)
     rows = csv_rows(result)
     if roster is not None:
@@ -43,8 +44,6 @@ def _number(value) -> str:
 def as_grades_csv(result, roster=None, provisional: bool = False) -> str:
     """The grades CSV; `provisional` (from an unfinished record) adds a `provisional`
     column saying so on every row."""
-    from .csv_table import write_csv
-
     columns, rows = grade_rows(result, roster)
     if provisional:
         columns.append("provisional")
@@ -54,8 +53,6 @@ def as_grades_csv(result, roster=None, provisional: bool = False) -> str:
 
 
 def write_grades(path, result, roster=None, provisional: bool = False) -> None:
-    from harness.core.errors import HarnessError
-
     try:
         with open(path, "w", encoding="utf-8", newline="") as handle:
             handle.write(as_grades_csv(result, roster, provisional))

@@ -17,11 +17,16 @@ layer imports nothing above it.
 from __future__ import annotations
 
 import os
+import re
 import tempfile
 from pathlib import Path
 
 from harness.core.counts import counted
 from harness.core.safe_text import block, line
+
+from .csv_table import write_csv
+from .evidence import turns_text
+from .tournament_report import template
 
 NOTE = ("The ladder is practice: it rates agents from many short games against the class. "
         "Grades come from the course's tournament (its elimination rules), never from here.")
@@ -32,8 +37,6 @@ def write_site(folder: Path, board, names: str, game_of, title: str = "Ladder") 
     """Every page of the site into FOLDER; `game_of(id)` gives a game's GameRecord (sides
     named as the board shows them), for the pages of games not written yet. The number of
     pages written."""
-    from .tournament_report import template
-
     folder.mkdir(parents=True, exist_ok=True)
     page = template("ladder.html")
     written = 0
@@ -96,8 +99,6 @@ def write_atomically(path: Path, text: str) -> None:
 def pseudonym_csv(board) -> str:
     """The instructor's key: each pseudonym and the team it stands for (CSV, cells safe for
     a spreadsheet)."""
-    from .csv_table import write_csv
-
     return write_csv(["pseudonym", "agent", "reference"],
                      [[entry.pseudonym, entry.agent, "yes" if entry.reference else "no"]
                       for entry in sorted((e for e in board.entries if e.versions),
@@ -115,8 +116,6 @@ def _masked(text: str, entry, names: str, escape=line) -> str:
     """A message (validation's, a read error's) as the public board may show it: under
     pseudonyms, the team's name - in the agent's function, its file's name, its path -
     becomes the pseudonym."""
-    import re
-
     if names == "real" or entry.reference or not entry.agent:
         return escape(text)
     stand_in = entry.pseudonym or "a submission"
@@ -171,8 +170,6 @@ def _agent(entry, shown, links, names: str) -> dict:
 
 
 def _game(game_id: int, game, shown, links, sides, names: str) -> dict:
-    from .evidence import turns_text
-
     text = turns_text(game)   # its fault messages may name a file or function
     for entry in sides:
         text = _masked(text, entry, names, block)

@@ -2,12 +2,25 @@
 result (--format), the HTML report (--report), the grades CSV (--grades, --roster)."""
 from __future__ import annotations
 
+import json
+import os
+import shlex
+import sys
 from dataclasses import dataclass, replace
 from typing import Any
 
-from harness.core.safe_text import echo
+from harness.core.interrupts import exit_status
+from harness.core.output_paths import make_parent
+from harness.core.safe_text import (
+    block,  # two lines of ours, quoting the record's path
+    echo,
+    line,
+)
 
-from .gradebook import GRADE_COLUMN
+from .formats import FORMATS
+from .gradebook import GRADE_COLUMN, write_gradebook_or_grades
+from .team_members import load_roster
+from .tournament_report import write_report
 
 
 @dataclass(frozen=True)
@@ -27,15 +40,11 @@ class Outputs:
 
 def check_outputs(outputs: Outputs) -> object:
     """Fail on unusable output paths before a long run, not after; the roster, read."""
-    from harness.core.output_paths import make_parent
-
     for option in ("report", "grades"):
         target = getattr(outputs, option)
         if target:
             make_parent(target, f"--{option} {target}")
     if outputs.roster:
-        from .team_members import load_roster
-
         return load_roster(outputs.roster)
     return None
 
@@ -48,9 +57,6 @@ _PATHS = ("report", "grades", "roster")
 
 def asked_for(outputs: Outputs) -> str | None:
     """The run's outputs as the record keeps them (JSON, absolute paths), or None."""
-    import json
-    import os
-
     if not (outputs.report or outputs.grades):
         return None
     asked = {name: getattr(outputs, name) for name in KEPT}
@@ -65,11 +71,6 @@ def recorded_outputs(record, outputs: Outputs, given_here) -> Outputs:
     have edited: only those names, only text or numbers, and a recorded report or grades
     file that already exists is not replaced (another run may have written it): it is
     named on stderr instead."""
-    import json
-    import os
-
-    from harness.core.safe_text import line
-
     text = record.run["outputs"] if "outputs" in record.run.keys() else None
     try:
         kept = json.loads(text) if isinstance(text, str) else {}
@@ -100,9 +101,6 @@ def recorded_outputs(record, outputs: Outputs, given_here) -> Outputs:
 
 def deliver(result, outputs: Outputs, roster=None, command: str | None = None,
             incomplete: str | None = None) -> None:
-    from .formats import FORMATS
-    from .tournament_report import write_report
-
     chosen = FORMATS[outputs.format]
     if chosen.seed_on_stderr:
         echo(f"seed {result.seed}", err=True)
@@ -113,8 +111,6 @@ def deliver(result, outputs: Outputs, roster=None, command: str | None = None,
         write_report(outputs.report, result, command=command, incomplete=incomplete)
         _say_replaced("report", outputs.report, replaced)
     if outputs.grades:
-        from .gradebook import write_gradebook_or_grades
-
         replaced = _replacing(outputs.grades)
         write_gradebook_or_grades(outputs.grades, result, roster, outputs,
                                   provisional=bool(incomplete and outputs.provisional))
@@ -122,16 +118,12 @@ def deliver(result, outputs: Outputs, roster=None, command: str | None = None,
 
 
 def _replacing(path) -> bool:
-    import os
-
     return os.path.exists(path)
 
 
 def _say_replaced(option: str, path, replaced: bool) -> None:
     """An output file never replaces an earlier one silently (another run's, perhaps)."""
     if replaced:
-        from harness.core.safe_text import line
-
         echo(f"pdharness: --{option} {line(str(path))}: replaced the file that was "
              "there", err=True)
 
@@ -139,9 +131,6 @@ def _say_replaced(option: str, path, replaced: bool) -> None:
 def command_line() -> str:
     """The command as typed, without `--config FILE`: the course file's values are written
     out after it (course.as_options), so the record reruns without the file."""
-    import shlex
-    import sys
-
     words, skip = [], False
     for word in sys.argv[1:]:
         if skip or word == "--config":
@@ -154,10 +143,5 @@ def command_line() -> str:
 
 
 def exit_interrupted(error) -> None:
-    import sys
-
-    from harness.core.interrupts import exit_status
-    from harness.core.safe_text import block  # two lines of ours, quoting the record's path
-
     echo(f"pdharness: {block(error)}", err=True)
     sys.exit(exit_status())

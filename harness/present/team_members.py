@@ -7,6 +7,10 @@ the wrong order (which validate reports) is still matched by its members.
 """
 from __future__ import annotations
 
+from pathlib import Path
+
+from ..validation.roster import Roster as CourseRoster
+
 
 class Roster:
     def __init__(self, course_roster):
@@ -22,8 +26,4 @@ class Roster:
 
 
 def load_roster(path) -> Roster:
-    from pathlib import Path
-
-    from ..validation.roster import Roster as CourseRoster
-
     return Roster(CourseRoster.read(Path(path)))

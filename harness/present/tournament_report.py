@@ -11,8 +11,18 @@ anyone can edit - without an escape call to forget. Jinja2 is imported only here
 """
 from __future__ import annotations
 
+from pathlib import Path
+
+from harness.agents.llm.model_metrics import summary
 from harness.core.counts import counted
+from harness.core.errors import HarnessError
 from harness.core.verdicts import FAULT_KINDS, STATUSES, Status
+from harness.store.metrics import of_result
+
+from .ecology_chart import ecology_chart
+from .evidence import evidence, game_views, linked_games, source_hash
+from .formats import params_dict
+from .outcome import CO_WINNERS, WINNER, default_answer_notes, ending
 
 # viridis, from few points per move to many
 _PALETTE = ((0.0, (68, 1, 84)), (0.25, (59, 82, 139)), (0.5, (33, 145, 140)),
@@ -21,14 +31,9 @@ _PALETTE = ((0.0, (68, 1, 84)), (0.25, (59, 82, 139)), (0.5, (33, 145, 140)),
 
 def render(result, metrics=None, title: str | None = None, command: str | None = None,
            incomplete: str | None = None) -> str:
-    from harness.store.metrics import of_result
-
-    from .formats import params_dict
-
     metrics = metrics or of_result(result)
     params = params_dict(result.settings)
     replicates = getattr(result, "replicates", None)
-    from .evidence import evidence, game_views, linked_games
 
     linked = linked_games(result)
     return template().render(
@@ -54,7 +59,6 @@ def _ecology(result):
     """`tournament --ecology`: the chart of the shares (drawn by the template)."""
     if result.ecology is None:
         return None
-    from .ecology_chart import ecology_chart
 
     return {"chart": ecology_chart(result.ecology),
             "generations": result.ecology.generations,
@@ -66,7 +70,6 @@ def _llm(result) -> list[dict] | None:
     played."""
     if not any(game.talk for game in result.games):
         return None
-    from harness.agents.llm.model_metrics import summary
 
     found = summary(result.games) or {"agents": {}}
     return [{"agent": name, **{key: "–" if value is None else value
@@ -76,9 +79,7 @@ def _llm(result) -> list[dict] | None:
 
 def template(name: str = "report.html"):
     """A page template of templates/, with autoescaping on (and no value left undefined)."""
-    from pathlib import Path
-
-    import jinja2
+    import jinja2  # heavy (jinja2): loaded only where used
 
     environment = jinja2.Environment(
         loader=jinja2.FileSystemLoader(Path(__file__).with_name("templates")),
@@ -88,8 +89,6 @@ def template(name: str = "report.html"):
 
 
 def write_report(path, result, **options) -> None:
-    from harness.core.errors import HarnessError
-
     try:
         with open(path, "w", encoding="utf-8") as handle:
             handle.write(render(result, **options))
@@ -99,8 +98,6 @@ def write_report(path, result, **options) -> None:
 
 # -- sections: what each shows ---------------------------------------------------------------
 def _header(result, incomplete) -> dict:
-    from .outcome import WINNER, default_answer_notes, ending
-
     end = ending(result, bool(incomplete))
     return {"line": (f"seed {result.seed} · {counted(len(result.entrants), 'agent')} · "
                      f"{counted(len(result.rounds), 'round')} · "
@@ -112,9 +109,6 @@ def _header(result, incomplete) -> dict:
 
 
 def _standings(result, metrics, incomplete=None) -> list[dict]:
-    from .evidence import source_hash
-    from .outcome import CO_WINNERS, WINNER, ending
-
     entrants = {e.name: e for e in result.entrants}
     end = ending(result, bool(incomplete))
     rows = []
@@ -135,8 +129,6 @@ def _standings(result, metrics, incomplete=None) -> list[dict]:
 
 
 def _elimination(result, incomplete=None) -> dict | None:
-    from .outcome import ending
-
     rounds = len(result.rounds)
     if not rounds:
         return None

@@ -4,6 +4,7 @@ Played moves that noise flipped are marked with `*`, so a student sees what thei
 meant, what was actually played, and why the score moved."""
 from __future__ import annotations
 
+from harness.agents.llm.turn_lines import talk_json, talk_lines
 from harness.core.safe_text import line
 
 
@@ -41,8 +42,6 @@ def trace_dict(game, seed: int, first: str | None = None) -> dict:
         talk = {key: game.talk[side, number - 1] for key, side in (("a", left), ("b", right))
                 if (side, number - 1) in game.talk}
         if talk:   # a language-model agent's prompts, responses and chat (harness/agents/llm)
-            from harness.agents.llm.turn_lines import talk_json
-
             entry["talk"] = {key: talk_json(value) for key, value in talk.items()}
         turns.append(entry)
     score = game.score if left == "a" else (game.score[1], game.score[0])
@@ -80,7 +79,6 @@ class TraceRows:
         """A language-model agent's exchange this turn (none for other agents)."""
         if not game.talk:
             return []
-        from harness.agents.llm.turn_lines import talk_lines
 
         return talk_lines(game, index, (self.left, self.right), {"a": game.a, "b": game.b})
 

@@ -6,7 +6,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from harness.agents.population import type_of
 from harness.core import seeds
+from harness.engine.results import fault_counts
 
 
 @dataclass(frozen=True)
@@ -28,9 +30,6 @@ def unit_seed(experiment_seed: int, condition_name: str, replicate: int) -> int:
 
 
 def placings(result) -> list:
-    from harness.agents.population import type_of
-    from harness.engine.results import fault_counts
-
     cooperated: dict[str, int] = {}
     moves: dict[str, int] = {}
     for game in result.games:

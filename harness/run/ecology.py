@@ -19,6 +19,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from harness.core import seeds
+from harness.core.errors import LoadError
+from harness.engine.game import play_game
+from harness.isolation.handles.agent_handle import DefaultHandle
+
 COPY_SUFFIX = "#copy"     # the copy's name, in its game's seed only
 SURVIVING_SHARE = 1e-3    # an agent whose final share is below this is extinct
 
@@ -83,10 +88,7 @@ def payoff_matrix(agents: list[str], games, self_games: dict[str, tuple[float, i
 def self_games(specs, result, settings) -> dict[str, tuple[float, int]]:
     """Each agent against a copy of itself, once per round it played: {agent: (points of
     one side on average, moves)}. An agent that does not load plays default answers."""
-    from harness.core import seeds
-    from harness.core.errors import LoadError
-    from harness.engine.game import play_game
-    from harness.isolation.handles.agent_handle import DefaultHandle
+    # heavy (concurrent, ctypes, email): loaded only where used
     from harness.isolation.handles.opening import open_handle
 
     lengths = {game.round: game.length for game in result.games}

@@ -20,6 +20,13 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field, replace
 
+from harness.agents.specs import AgentSpec, Kind
+from harness.core import seeds
+from harness.core.errors import HarnessError
+from harness.core.safe_text import line
+from harness.engine.rounds import draw_length, round_robin
+from harness.engine.runners import HandlePool, make_runner
+
 
 @dataclass
 class MoranResult:
@@ -48,8 +55,6 @@ def initial_population(types: list[str], size: int) -> list[str]:
 
 def _copy(spec, name: str):
     """SPEC playing as the individual NAME (a built-in keeps its strategy's name)."""
-    from harness.agents.specs import AgentSpec, Kind
-
     if spec.kind is Kind.BUILTIN and spec.source == Kind.BUILTIN.spelling:
         return AgentSpec(name, spec.language, spec.name)
     return replace(spec, name=name)
@@ -58,10 +63,6 @@ def _copy(spec, name: str):
 def _refuse_broken(specs, isolation) -> None:
     """A type that does not load would play the default answer as if it chose to: its
     share would be no result about it. HarnessError (one line) naming the first such."""
-    from harness.core.errors import HarnessError
-    from harness.core.safe_text import line
-    from harness.engine.runners import HandlePool
-
     probe = HandlePool(list(specs), isolation)
     try:
         broken = probe.open_all()
@@ -74,10 +75,6 @@ def _refuse_broken(specs, isolation) -> None:
 
 def run_moran(specs, seed: int, size: int, mutation: float, max_generations: int,
               settings, on_generation=None) -> MoranResult:
-    from harness.core import seeds
-    from harness.engine.rounds import draw_length, round_robin
-    from harness.engine.runners import HandlePool, make_runner
-
     by_type = {spec.name: spec for spec in specs}
     types = list(by_type)
     _refuse_broken(specs, settings.isolation)

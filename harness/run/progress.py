@@ -9,10 +9,12 @@ several tie, and an all-tie ends the run), so the bound counts one drop per roun
 """
 from __future__ import annotations
 
+import os
 import sys
 import time
 
 from harness.core.fault_policy import FAULT_POLICY
+from harness.core.safe_text import line as safe_line
 from harness.engine.tournament import Observer, goes_on
 
 
@@ -51,7 +53,6 @@ class Bar:
         if not (force or milestone) and now - self.drawn_at < 0.1:
             return
         self.drawn_at = now
-        from harness.core.safe_text import line as safe_line
 
         filled = int(self.width * min(1.0, max(0.0, fraction)))
         line = f"[{'#' * filled}{'-' * (self.width - filled)}] {safe_line(text)}"
@@ -86,7 +87,6 @@ class Lines:
         if not milestone and now - self.written_at < self.EVERY:
             return
         self.written_at = now
-        from harness.core.safe_text import line as safe_line
 
         self.stream.write(f"pdharness: {safe_line(text)}\n")
         self.stream.flush()
@@ -96,8 +96,6 @@ class Lines:
 
 
 def _columns(stream) -> int:
-    import os
-
     try:
         return os.get_terminal_size(stream.fileno()).columns or 80
     except (OSError, AttributeError, ValueError):

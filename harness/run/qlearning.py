@@ -28,9 +28,16 @@ from __future__ import annotations
 import random
 from dataclasses import asdict, dataclass
 
-from harness.agents.memory_agents import window_state
-from harness.agents.qtable import Model
+from harness.agents.agent_types import definition
+from harness.agents.memory_agents import MAX_MEMORY, window_state
+from harness.agents.qtable import Model, check_size, fingerprint
+from harness.core.errors import HarnessError, LoadError, ParameterError
+from harness.core.horizons import geometric_length
 from harness.core.rules import Scorer
+from harness.core.seeds import derive
+from harness.engine.game import play_game
+from harness.engine.parameters import SEED
+from harness.engine.rounds import draw_length
 from harness.isolation.handles.agent_handle import (
     SILENT_DEFAULT,
     GameStart,
@@ -51,10 +58,6 @@ class Training:
     seed: int = 0
 
     def check(self) -> None:
-        from harness.agents.memory_agents import MAX_MEMORY
-        from harness.core.errors import ParameterError
-        from harness.engine.parameters import SEED
-
         if not 1 <= self.memory <= MAX_MEMORY:
             raise ParameterError(f"memory {self.memory} must be 1 to {MAX_MEMORY}")
         if self.games < 1:
@@ -175,11 +178,7 @@ class Learner(ReadyHandle):
 
 def train(types, settings, training: Training, on_done=None) -> Model:
     """A model trained against `types` (harness.agents.population.AgentType) under `settings`."""
-    from harness.agents.agent_types import definition
-    from harness.agents.qtable import check_size, fingerprint
-    from harness.core.errors import HarnessError, LoadError, ParameterError
-    from harness.core.seeds import derive
-    from harness.engine.game import play_game
+    # heavy (concurrent, ctypes, email): loaded only where used
     from harness.isolation.handles.opening import open_handle
 
     training.check()
@@ -219,9 +218,6 @@ def train(types, settings, training: Training, on_done=None) -> Model:
 
 def _length(length, seed: int, game: int, game_seed: int) -> int:
     """As a tournament would draw it (harness/core/horizons.py)."""
-    from harness.core.horizons import geometric_length
-    from harness.engine.rounds import draw_length
-
     if length.horizon == "geometric":
         return geometric_length(game_seed, length.stop_prob, length.high)
     return draw_length(seed, game + 1, length)

@@ -6,18 +6,21 @@ deterministic tournament, so the summary is the same with any --jobs.
 """
 from __future__ import annotations
 
+import os
 from dataclasses import replace
 
+from harness.core.seeds import replicate_seed
+from harness.engine.forked import Workers
+from harness.engine.tournament import run_tournament
 from harness.store.replicate_summary import Placing, ReplicateRun, Summary, summarize
+
+from .cluster.spread import play_replicates
 
 # -- running them ----------------------------------------------------------------------------
 _WORK: dict = {}
 
 
 def _play(number: int) -> ReplicateRun:
-    from harness.core.seeds import replicate_seed
-    from harness.engine.tournament import run_tournament
-
     specs, seed, settings = _WORK["specs"], _WORK["seed"], _WORK["settings"]
     replicate = replicate_seed(seed, number)
     result = run_tournament(specs, replicate, settings)
@@ -31,11 +34,7 @@ def run_replicates(specs, seed: int, settings, count: int, jobs: int | None = No
     """`count` tournaments, `jobs` at a time (each one plays its games one by one, so the
     machine's cores go to whole tournaments), or on `settings.cluster`; on_done(done,
     count) after each."""
-    import os
-
     if settings.cluster:   # one task per replicate
-        from .cluster.spread import play_replicates
-
         return summarize(play_replicates(specs, seed, settings, count, on_done))
     workers = max(1, min(jobs or os.cpu_count() or 1, count))
     _WORK.update(specs=specs, seed=seed, settings=replace(settings, jobs=1))
@@ -47,8 +46,6 @@ def run_replicates(specs, seed: int, settings, count: int, jobs: int | None = No
             if on_done:
                 on_done(len(runs), count)
     else:
-        from harness.engine.forked import Workers
-
         # forked: the workers inherit the agents as resolved here
         with Workers(workers) as pool:
             for run in pool.map(_play, numbers, ordered=False):

@@ -3,12 +3,12 @@
 run on a cluster, so that the engine never imports the cluster."""
 from __future__ import annotations
 
+from harness.engine.runners import make_runner
+from harness.run.cluster.chunked_rounds import ClusterRunner
+
 
 def round_runner(pool, settings):
     if settings.cluster:
-        from harness.run.cluster.chunked_rounds import ClusterRunner
-
         return ClusterRunner(pool, settings)
-    from harness.engine.runners import make_runner
 
     return make_runner(pool, settings.game, settings.jobs)

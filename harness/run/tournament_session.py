@@ -3,10 +3,33 @@ with a progress bar on a terminal), then its replicates; and `resume`, which fin
 recorded run from its last completed round."""
 from __future__ import annotations
 
+import shlex
 from dataclasses import replace
+from pathlib import Path
 
-from harness.core.errors import HarnessError
+from harness.agents.agent_files import file_hash
+from harness.agents.lang import LANGUAGES
+from harness.agents.llm import journal
+from harness.agents.llm.config import course_declares_key
+from harness.agents.llm.record_rows import recorded_config
+from harness.agents.specs import ISOLATION_MODES, AgentSpec, Kind
+from harness.agents.uploaded_names import played_as
+from harness.core.errors import HarnessError, LoadError
+from harness.core.safe_text import line
+from harness.core.seeds import game_seed, game_seed_as_written
+from harness.engine.replay import NotMoves, check_turns, replay
+from harness.engine.rounds import draw_length, round_robin
+from harness.engine.tournament import TournamentState, run_tournament
+from harness.isolation.handles.isolation_settings import Isolation
 from harness.isolation.limits import MIB
+from harness.store.db import now as timestamp_now
+from harness.store.fanout import Fanout
+from harness.store.reader import Record
+from harness.store.recorder import Recorder
+
+from . import progress
+from .replicates import run_replicates
+from .round_runner import round_runner
 
 
 class RecordInterrupted(Exception):
@@ -24,10 +47,6 @@ def resume_command(path, isolation=None) -> str:
     """The command that finishes the run: resume never takes limits from the record (anyone
     may edit it), so limits other than the defaults are given again, from this run's own
     settings."""
-    import shlex
-
-    from harness.isolation.handles.isolation_settings import Isolation
-
     words = ["pdharness", "resume", shlex.quote(str(path))]
     default = Isolation()
     if isolation is not None and isolation.timeout != default.timeout:
@@ -41,10 +60,7 @@ def resume_command(path, isolation=None) -> str:
 
 def run(specs, seed: int, settings, *, db=None, quiet: bool = False, replicates: int = 0,
         command: str | None = None, outputs: str | None = None):
-    from harness.store.db import now
-    from harness.store.recorder import Recorder
-
-    started = now()
+    started = timestamp_now()
     recorder = (Recorder.create(db, specs, seed, settings, replicates, command, outputs)
                 if db else None)
     _journal(db, specs)
@@ -66,11 +82,7 @@ def run(specs, seed: int, settings, *, db=None, quiet: bool = False, replicates:
 
 def _journal(path, specs) -> None:
     """Language models' answers go into the record as they come (harness/agents/llm/journal.py)."""
-    from harness.agents.specs import Kind
-
     if any(spec.kind is Kind.LLM for spec in specs):
-        from harness.agents.llm import journal
-
         journal.use(path)
 
 
@@ -83,9 +95,6 @@ def resume(path, isolation, *, jobs: int | None = None, quiet: bool = False,
     weaker than the recorded one needs `allow_weaker`, and limits other than the recorded
     ones would not finish the same tournament. What changes results comes from the record,
     checked first against the games it holds."""
-    from harness.store.reader import Record
-    from harness.store.recorder import Recorder
-
     with Record(path) as record:
         if record.finished:
             return record.result(), f"{path}: the run was already complete"
@@ -132,7 +141,6 @@ def _runtimes_changed(recorded, now) -> str | None:
     (their versions are the record's: the earlier rounds were played on them)."""
     if not recorded or not now:
         return None
-    from harness.core.safe_text import line
 
     changed = [f"{line(str(recorded[name]))} then, {now[name]} now"
                for name in now if name in recorded and recorded[name] != now[name]]
@@ -141,12 +149,6 @@ def _runtimes_changed(recorded, now) -> str | None:
 
 
 def _tournament(specs, seed, settings, recorder, quiet, state=None):
-    from harness.engine.tournament import run_tournament
-    from harness.store.fanout import Fanout
-
-    from . import progress
-    from .round_runner import round_runner
-
     bar = progress.TournamentProgress(settings) if progress.wanted(quiet) else None
     try:
         result = run_tournament(specs, seed, settings, Fanout(recorder, bar), state,
@@ -165,9 +167,6 @@ def _tournament(specs, seed, settings, recorder, quiet, state=None):
 
 
 def _replicates(result, specs, seed, settings, count, recorder, quiet) -> None:
-    from . import progress
-    from .replicates import run_replicates
-
     bar = progress.CountProgress("replicates") if progress.wanted(quiet) else None
     try:
         result.replicates = run_replicates(specs, seed, settings, count, settings.jobs, bar)
@@ -203,8 +202,6 @@ def check_confinement(record, asked, allow_weaker: bool) -> None:
 def check_isolation(path, recorded: str, asked: str, allow_weaker: bool) -> None:
     """HarnessError when `asked` protects less than `recorded` (an unknown recorded mode
     counts as the strongest) and that was not explicitly allowed."""
-    from harness.agents.specs import ISOLATION_MODES
-
     mode = recorded if recorded in ISOLATION_MODES else ISOLATION_MODES[0]
     if ISOLATION_MODES.index(asked) > ISOLATION_MODES.index(mode) and not allow_weaker:
         raise HarnessError(
@@ -221,8 +218,6 @@ def check_games(record, games) -> None:
     make of the moves the agents intended: the round robin of the agents that played each
     round (pairs, lengths, seeds), and each game's flips and score. A record edited since
     (parameters or games) would not resume the same tournament."""
-    from harness.engine.rounds import draw_length, round_robin
-
     settings, seed = record.settings, record.seed
     lengths = {r.number: r.game_length for r in record.rounds()}
     by_round: dict[int, list] = {}
@@ -249,8 +244,6 @@ def check_games(record, games) -> None:
 def _replays(game, params) -> bool:
     """Whether the game's flips and score are what `params` and its seed make of the moves
     its agents intended (and its faulty turns played the default answer)."""
-    from harness.engine.replay import NotMoves, check_turns, replay
-
     intended = {"a": game.intended_a, "b": game.intended_b}
     faulty = [(side, turn - 1) for side in "ab" for turn, _ in game.faults(side)]
     try:
@@ -266,8 +259,6 @@ def _replays(game, params) -> bool:
 def _older_seeds(record, games, seed: int) -> None:
     """HarnessError for a record whose games are seeded from names as written, as
     pdharness did before seeds followed names case-folded: no edit, an older version."""
-    from harness.core.seeds import game_seed, game_seed_as_written
-
     if any(game.seed == game_seed_as_written(seed, game.round, game.a, game.b)
            != game_seed(seed, game.round, game.a, game.b) for game in games):
         raise HarnessError(
@@ -287,22 +278,14 @@ def _mismatch(record, what: str):
 def recorded_specs(record):
     """The agents as the run started them; their files must still be there, unchanged
     (a changed agent would make the resumed run a different tournament)."""
-    from pathlib import Path
-
-    from harness.agents.agent_files import file_hash
-    from harness.agents.specs import AgentSpec, Kind
-
     specs = []
     for row in record.agent_rows():
         kind = Kind.of(row["language"], row["source"])
         if kind is Kind.LLM:   # as declared when the run started (its framing too)
-            from harness.agents.llm.record_rows import recorded_config
-
             config = recorded_config(record.connection, row["name"])
             if config is None:
                 raise HarnessError(f"{record.path}: agent {row['name']}: its model's "
                                    "declaration is not in the record")
-            from harness.agents.llm.config import course_declares_key
 
             if config.api_key_env and not course_declares_key(config):
                 # the record (anyone may edit it) would choose which secret goes where
@@ -345,8 +328,6 @@ def recorded_specs(record):
 def _check_bundle_opens(record, name: str, spec) -> None:
     """A bundle that cannot be read now says why (a lower --max-bundle-mib than the run's,
     say), not that it changed."""
-    from harness.core.errors import LoadError
-
     try:
         spec.bundle()
     except LoadError as refused:
@@ -357,16 +338,11 @@ def _check_bundle_opens(record, name: str, spec) -> None:
 def _played_as(path, language: str) -> str | None:
     """The agent a file an LMS renamed played as (its name is not the agent's): the same
     rule as when the run started, on the same bytes (checked just after)."""
-    from harness.agents.lang import LANGUAGES
-    from harness.agents.uploaded_names import played_as
-
     return played_as(path, LANGUAGES[language]) if language in LANGUAGES else None
 
 
 def recorded_state(record, games=None):
     """The tournament's state after its last completed round (None before round 1)."""
-    from harness.engine.tournament import TournamentState
-
     rounds = record.rounds()
     if not rounds:
         return None

@@ -7,6 +7,22 @@ is there).
 """
 from __future__ import annotations
 
+import json
+import os
+import stat
+from datetime import datetime, timezone
+from pathlib import Path
+from urllib.parse import quote
+
+from harness.agents.agent_files import check_input_file
+from harness.core.errors import HarnessError
+from harness.core.output_paths import make_parent
+from harness.core.package import __version__
+
+from .settings_columns import columns, settings_from
+
+# imports inside functions here are deferred: sqlite3 is heavy, loaded only where used
+
 SCHEMA_VERSION = 1
 
 # Columns added to schema 1 after records were made with it: an older record lacks them
@@ -178,16 +194,10 @@ CREATE VIEW standings AS
 def connect(path, write: bool = False):
     """A connection to an existing record, or a clear error (never a traceback). Reading
     works on a record archived read-only too."""
-    import os
     import sqlite3
-    from pathlib import Path
-    from urllib.parse import quote
-
-    from harness.core.errors import HarnessError
 
     if not os.path.lexists(path):
         raise HarnessError(f"{path}: no such record (make one with tournament --db {path})")
-    from harness.agents.agent_files import check_input_file
 
     check_input_file(path, "a record")   # no link followed, no FIFO or device opened
     mode = "rw" if write or os.access(path, os.W_OK) else "ro"
@@ -211,16 +221,11 @@ def connect(path, write: bool = False):
 
 def create(path, schema: str = SCHEMA):
     """A new, empty record. Refuses to replace an existing file: a record is evidence."""
-    import os
     import sqlite3
-    from pathlib import Path
-
-    from harness.core.errors import HarnessError
 
     target = Path(path)
     if os.path.lexists(target):
         raise HarnessError(taken_message(target, str(path)))
-    from harness.core.output_paths import make_parent
 
     make_parent(target, str(path))
     try:
@@ -260,10 +265,7 @@ def _free_name(target):
 def _record_state(target) -> str | None:
     """"complete" or "unfinished" for a pdharness record (of one run or an experiment),
     None for any other file. Read only, and only a regular file (no link, no FIFO)."""
-    import os
     import sqlite3
-    import stat
-    from urllib.parse import quote
 
     try:
         if not stat.S_ISREG(os.lstat(target).st_mode):
@@ -284,8 +286,6 @@ def _record_state(target) -> str | None:
 
 
 def now() -> str:
-    from datetime import datetime, timezone
-
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
 
@@ -297,12 +297,6 @@ def seed_value(seed: int):
 
 def run_row(seed: int, settings, replicates: int, command: str | None,
             outputs: str | None = None, runtimes: dict | None = None) -> dict:
-    import json
-
-    from harness.core.package import __version__
-
-    from .settings_columns import columns
-
     return {
         "id": 1, "schema_version": SCHEMA_VERSION, "harness_version": __version__,
         "seed": seed_value(seed), **columns(settings), "replicates": replicates,
@@ -315,8 +309,6 @@ def run_row(seed: int, settings, replicates: int, command: str | None,
 def settings_of(row):
     """The Settings a run was started with, from its `run` row (a sqlite3.Row); columns an
     older record lacks (horizon, stop_prob) take their defaults."""
-    from .settings_columns import settings_from
-
     return settings_from(row)
 
 
@@ -325,9 +317,7 @@ def settings_of(row):
 def is_experiment_record(path) -> bool:
     """Whether `path` is an experiment's record (harness/run/experiment/record.py writes
     them), which a tournament's reader refuses in one line."""
-    import os
     import sqlite3
-    import stat
 
     try:  # SQLite would open a FIFO and wait on it: only a regular file, no link
         if not stat.S_ISREG(os.lstat(path).st_mode):

@@ -14,7 +14,16 @@ import os
 import sqlite3
 from dataclasses import dataclass, field
 
+from harness.agents.agent_files import check_input_file
 from harness.core.errors import HarnessError
+from harness.core.output_paths import make_parent
+from harness.core.package import __version__
+from harness.core.rules import Scorer
+from harness.core.safe_text import line
+from harness.engine.game import GameRecord, Turn
+from harness.isolation.handles.agent_handle import Fault
+
+from .db import now
 
 SCHEMA_VERSION = 1
 MARK = "pdharness-ladder"
@@ -131,8 +140,6 @@ class GameRow:
 def stored(text) -> str:
     """Text as the record can hold it: a name or path that was not UTF-8 (kept with
     surrogate escapes) is stored with those bytes shown as escapes."""
-    from harness.core.safe_text import line
-
     text = str(text)
     try:
         text.encode("utf-8")
@@ -152,8 +159,6 @@ class LadderRecord:
         """The ladder recorded at PATH, made with IDENTITY if the file is new; a one-line
         HarnessError for a file that is no ladder, or another ladder (folder, seed, rules,
         games per pair). Without `seed_given`, the record's own seed is taken."""
-        from harness.core.output_paths import make_parent
-
         if not os.path.lexists(path):
             make_parent(path, str(path))
             connection = _connect(path)
@@ -165,7 +170,6 @@ class LadderRecord:
                      _seed_value(identity.seed), json.dumps(identity.rules, sort_keys=True),
                      identity.games_per_pair, _now()))
             return cls(connection, path)
-        from harness.agents.agent_files import check_input_file
 
         check_input_file(path, "a ladder record")   # no link, FIFO or device opened
         connection = _connect(path, journal=False)   # another file is not changed
@@ -332,10 +336,6 @@ class LadderRecord:
     def game(self, game_id: int, name_a: str, name_b: str, moves_per_turn: int, payoffs):
         """The game's turns as a GameRecord (harness/engine/game.py), for its page; None
         when the record's moves are not moves (an edited record)."""
-        from harness.core.rules import Scorer
-        from harness.engine.game import GameRecord, Turn
-        from harness.isolation.handles.agent_handle import Fault
-
         row = self.connection.execute(
             "SELECT number, length, seed, score_a, score_b, intended_a, played_a, "
             "intended_b, played_b, faults FROM game WHERE id = ?", (game_id,)).fetchone()
@@ -393,8 +393,6 @@ def _json_list(text) -> list:
 
 
 def _shown(value) -> str:
-    from harness.core.safe_text import line
-
     text = line(json.dumps(value) if not isinstance(value, str) else value)
     return text if len(text) <= 60 else text[:57] + "..."
 
@@ -404,12 +402,8 @@ def _seed_value(seed: int):
 
 
 def _now() -> str:
-    from .db import now
-
     return now()
 
 
 def _version() -> str:
-    from harness.core.package import __version__
-
     return __version__

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from harness.agents.llm.model_metrics import summary
 from harness.core.verdicts import FAULT_KINDS
 
 
@@ -97,8 +98,6 @@ def json_extras(result) -> dict:
     and, with --replicates, "replicates"."""
     extras = {"metrics": of_result(result).as_dict()}
     if any(game.talk for game in result.games):   # language-model agents played
-        from harness.agents.llm.model_metrics import summary
-
         extras["llm"] = summary(result.games) or {}
     replicates = getattr(result, "replicates", None)
     if replicates is not None:

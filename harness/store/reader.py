@@ -3,10 +3,13 @@ so every printer, the report and the metrics work on records too), single games 
 `show --game`, and the state a resumed run goes on from."""
 from __future__ import annotations
 
+import json
 from functools import lru_cache
 
 from harness.agents.llm.answer_schema import FORMS
+from harness.agents.llm.record_rows import add_talk
 from harness.agents.specs import ISOLATION_MODES, AgentSpec
+from harness.core.errors import HarnessError
 from harness.core.fault_policy import FAULT_POLICY
 from harness.core.rules import Scorer
 from harness.core.verdicts import FAULT_KINDS, STATUSES, FaultKind, Status
@@ -15,11 +18,12 @@ from harness.engine.results import Entrant, RoundResult, TournamentResult, rank,
 from harness.isolation.handles.agent_handle import Fault
 
 from . import db
+from .replicate_summary import summary_from_rows
 
 
 class Record:
     def __init__(self, path):
-        import sqlite3
+        import sqlite3  # heavy (sqlite3): loaded only where used
 
         self.path = path
         self.connection = db.connect(path)
@@ -102,7 +106,6 @@ class Record:
         turns = _turn_moves(moves)
         score = Scorer(self.settings.game.payoffs)
         games = [_game(row, turns.get(row["id"], {}), faults, score) for row in rows]
-        from harness.agents.llm.record_rows import add_talk
 
         add_talk(self.connection, ids, games)   # language-model agents' exchanges, if any
         return games
@@ -144,15 +147,12 @@ class Record:
         rows = self.query("SELECT * FROM replicate ORDER BY replicate, rank, agent")
         if not rows:
             return None
-        from .replicate_summary import summary_from_rows
 
         return summary_from_rows(rows)
 
 
 def _recorded_settings(row, path):
     """The run's parameters, or one line saying the record holds ones no run can have."""
-    from harness.core.errors import HarnessError
-
     try:
         return db.settings_of(row)
     except HarnessError as error:
@@ -162,8 +162,6 @@ def _recorded_settings(row, path):
 def _check_replicate_ranks(connection, path) -> None:
     """Each replicate ranks its agents from 1 to how many they are: a one-line HarnessError
     for a rank no tournament gives (the replicates' summary counts places by rank)."""
-    from harness.core.errors import HarnessError
-
     if not connection.execute("SELECT count(*) FROM sqlite_master WHERE type = 'table' "
                               "AND name = 'replicate'").fetchone()[0]:
         return   # an older record
@@ -184,10 +182,6 @@ def recorded_runtimes(text, path) -> dict[str, str | None] | None:
     """The run's `runtimes` column ({language: version}, as JSON): None for a record made
     before they were recorded; a one-line HarnessError for anything pdharness does not
     write (a record is a file anyone can edit)."""
-    import json
-
-    from harness.core.errors import HarnessError
-
     if text is None:
         return None
     try:
@@ -224,7 +218,7 @@ _SEED_DIGITS = 4000  # a longer integer is beyond what Python converts from text
 def _expected_columns(declared: str):
     """{table: [(column, declared type, may be null)]} and [(table, column, table, column)]
     references, as the schema `declared` says (read from an empty database made with it)."""
-    import sqlite3
+    import sqlite3  # heavy (sqlite3): loaded only where used
 
     schema = sqlite3.connect(":memory:")
     try:
@@ -270,9 +264,7 @@ def check_types(connection, path, schema: str = db.SCHEMA, words=None,
     A record is a file anyone can edit; what is read from it is printed, put in a web
     page and used to resume a run, so nothing in it is taken on trust. One scan per
     table, in SQLite: about a second for a million moves."""
-    import sqlite3
-
-    from harness.core.errors import HarnessError
+    import sqlite3  # heavy (sqlite3): loaded only where used
 
     columns, references = _expected_columns(schema)
     words = _WORDS if words is None else words

@@ -8,10 +8,19 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from harness.agents.llm.record_rows import (
+    CALL_COLUMNS,
+    add_call_columns,
+    agent_rows,
+    call_rows,
+    turn_rows,
+)
+from harness.agents.specs import runtime_versions
 from harness.core.verdicts import Status
 from harness.engine.tournament import Observer
 
 from . import db
+from .metrics import columns
 
 
 class Recorder(Observer):
@@ -25,8 +34,6 @@ class Recorder(Observer):
                command: str | None = None, outputs: str | None = None) -> "Recorder":
         """A new record holding the parameters, seed and agents, before anything is played,
         so bad paths fail fast and even a run killed while loading leaves its parameters."""
-        from harness.agents.specs import runtime_versions
-
         connection = db.create(path)
         row = db.run_row(seed, settings, replicates, command, outputs,
                          runtime_versions(specs))
@@ -40,7 +47,6 @@ class Recorder(Observer):
                   str(spec.path.resolve()) if spec.path else None,
                   spec.sha256() if spec.path else None, Status.OK)
                  for position, spec in enumerate(specs, 1)])
-            from harness.agents.llm.record_rows import agent_rows
 
             connection.executemany("INSERT INTO llm_agent VALUES (?, ?)", agent_rows(specs))
         return cls(connection, path)
@@ -48,7 +54,6 @@ class Recorder(Observer):
     @classmethod
     def reopen(cls, path) -> "Recorder":
         connection = db.connect(path, write=True)
-        from harness.agents.llm.record_rows import add_call_columns
 
         add_call_columns(connection)   # a record made before tokens were counted
         return cls(connection, path)
@@ -94,8 +99,6 @@ class Recorder(Observer):
                                    (row for game_id, game in zip(ids, games, strict=True)
                                     for row in _move_rows(game_id, game)))
             if any(game.talk for game in games):   # language-model agents' exchanges
-                from harness.agents.llm.record_rows import CALL_COLUMNS, call_rows, turn_rows
-
                 connection.executemany(
                     f"INSERT INTO llm_call ({', '.join(CALL_COLUMNS)}) "
                     f"VALUES ({', '.join('?' * len(CALL_COLUMNS))})",
@@ -145,8 +148,6 @@ def _fault_rows(game_id, game):
 
 
 def _move_rows(game_id, game):
-    from .metrics import columns
-
     for number, turn in enumerate(zip(*columns(game), strict=False), 1):
         for index, moves in enumerate(zip(*turn, strict=False), 1):
             yield (game_id, number, index, *moves)

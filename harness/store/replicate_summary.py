@@ -6,6 +6,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+from harness.core.safe_text import line
+
 # Student's t, two-sided 95%, by degrees of freedom (1..30); beyond, a series in 1/df.
 _T95 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179,
         2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064,
@@ -63,8 +65,6 @@ class Summary:
                             "mean_score": round(a.mean_score, 2)} for a in self.agents]}
 
     def as_table(self) -> str:
-        from harness.core.safe_text import line
-
         count = len(self.runs)
         names = {a.agent: line(a.agent) for a in self.agents}
         width = max([len("agent")] + [len(name) for name in names.values()])

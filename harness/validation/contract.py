@@ -10,8 +10,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
+from harness.agents.lang import PYTHON
+from harness.agents.specs import builtin_spec
+from harness.core.errors import LoadError
 from harness.core.fault_policy import FAULT_POLICY, FaultCode
 from harness.core.rules import GameParams
+from harness.core.seeds import derive, fresh_seed, sides
+from harness.engine.game import play_game
 
 from .problems import Problem
 
@@ -42,13 +47,9 @@ class ContractParams:
         return (("random", self.longest), ("defect", short), ("titfortat", short))
 
     def seeded(self) -> "ContractParams":
-        from harness.core.seeds import fresh_seed
-
         return self if self.seed is not None else replace(self, seed=fresh_seed())
 
     def game_seed(self, number: int) -> int:
-        from harness.core.seeds import derive
-
         return derive(self.seed, "validate", number)
 
     def game_params(self) -> GameParams:
@@ -62,9 +63,7 @@ def against_builtins(agent, opponents, params, seed_of):
     name, the game, the agent's side). `seed_of(number, a, b)` is the seed of game
     `number` (from 0) between agents named a and b. The caller closes `agent`. Validation
     plays its contract games so, and the autograder its practice games."""
-    from harness.agents.specs import builtin_spec
-    from harness.core.seeds import sides
-    from harness.engine.game import play_game
+    # heavy (concurrent, ctypes, email): loaded only where used
     from harness.isolation.handles.opening import Isolation, open_handle
 
     for number, (name, turns) in enumerate(opponents):
@@ -78,7 +77,7 @@ def against_builtins(agent, opponents, params, seed_of):
 def play_contract(spec, isolation, params: ContractParams | None = None
                   ) -> tuple[list[Problem], list[str]]:
     """Problems and warnings from playing the agent, through the tournament's own code."""
-    from harness.core.errors import LoadError
+    # heavy (concurrent, ctypes, email): loaded only where used
     from harness.isolation.handles.opening import open_handle
 
     params = (params or ContractParams()).seeded()
@@ -114,8 +113,6 @@ def _note(game, side, spec, opponent, problems, warnings) -> None:
 
 def quote_call(spec, game, side: str, turn: int) -> str:
     """The call as the agent's language writes it, e.g. (ChenDiaz '((C C) (D C)) '(3 8))."""
-    from harness.agents.lang import PYTHON
-
     played_mine = game.played_a if side == "a" else game.played_b
     played_theirs = game.played_b if side == "a" else game.played_a
     pairs = [(m, t)

@@ -21,9 +21,10 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from harness.agents.population import read_bounded
 from harness.core.errors import HarnessError
 
-from .naming import name_for, plain
+from .naming import name_for, plain, split_capitals
 
 MAX_ROSTER_BYTES = 8 << 20   # a class of thousands is well under a megabyte
 TEAM_WORDS = {"team", "group", "groupname", "teamname"}
@@ -65,8 +66,6 @@ class Roster:
 
     @classmethod
     def read(cls, path: Path) -> "Roster":
-        from harness.agents.population import read_bounded
-
         path = Path(path)
         try:
             data = read_bounded(path, MAX_ROSTER_BYTES, "a roster")
@@ -109,8 +108,6 @@ class Roster:
     def team_of(self, agent_name: str) -> Team | None:
         """The team that wrote AGENT_NAME: the one it spells, or the one whose members its
         capitals name in another order (a name validate reports, still that team's)."""
-        from .naming import split_capitals
-
         team = self.team_for(agent_name)
         if team is None:
             parts = split_capitals(agent_name)

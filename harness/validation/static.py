@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from harness.agents.lang import LANGUAGES
 from harness.agents.lang.definitions import Definitions, Function, NotReadHere, Unreadable
 from harness.agents.uploaded_names import looks_like_agent, renamed_agent, renamed_warning
 
@@ -24,8 +25,6 @@ from .problems import Problem
 
 def read_definitions(path: Path, language: str, source: str) -> Definitions:
     """What SOURCE defines; Unreadable, NotReadHere, or a result: never anything else."""
-    from harness.agents.lang import LANGUAGES
-
     reader = LANGUAGES[language]
     limit = reader.static_read_limit
     if len(source) > limit:
@@ -57,7 +56,6 @@ def check_file(path: Path, language: str, source: str,
                         "definitions were checked only by loading it")
         return [], None
     warnings += found.notes
-    from harness.agents.lang import LANGUAGES
 
     fold = LANGUAGES[language].fold_name  # Lisp's reader upcases names
     expected = _meant(path, found, warnings)

@@ -12,10 +12,19 @@ from dataclasses import dataclass, field
 from itertools import permutations
 from pathlib import Path
 
-from harness.agents.lang import SUFFIXES, listed_suffixes, meant_suffix
+from harness.agents.agent_files import read_agent_file, unusable_path
+from harness.agents.builtins import BUILTINS
+from harness.agents.bundles import is_bundle
+from harness.agents.lang import LANGUAGES, SUFFIXES, listed_suffixes, meant_suffix
+from harness.agents.specs import defined_spec, file_spec
+from harness.core.errors import HarnessError, LoadError
 from harness.core.fault_policy import FaultCode
 
+from .contract import ContractParams, play_contract
+from .naming import agent_name_of, check_name as rule, declared_team, plain
 from .problems import Problem
+from .roster import Roster, Team
+from .static import check_file
 
 
 @dataclass
@@ -43,9 +52,6 @@ def submission_files(arguments, recursive: bool = False) -> list[Path]:
     """Files named on the command line, and the submissions in folders named there (agent
     files, and files meant as agents under a suffix the harness does not load). The same
     file named twice counts once."""
-    from harness.agents.bundles import is_bundle
-    from harness.core.errors import HarnessError
-
     files: list[Path] = []
     for argument in arguments:
         path = Path(argument)
@@ -57,8 +63,6 @@ def submission_files(arguments, recursive: bool = False) -> list[Path]:
                                 or path.suffix in SUFFIXES):
             files.append(path)  # a link, FIFO or device: a load error says it is refused
         else:
-            from harness.agents.agent_files import unusable_path
-
             raise HarnessError(unusable_path(argument))
     unique, seen = [], set()
     for path in files:
@@ -77,8 +81,6 @@ def submission_files(arguments, recursive: bool = False) -> list[Path]:
 
 
 def _in_folder(folder: Path, recursive: bool) -> list[Path]:
-    from harness.agents.bundles import is_bundle
-
     found = []
     for path in sorted(folder.iterdir()):
         if path.name.startswith(("_", ".")):
@@ -110,13 +112,6 @@ def _meant_as(path: Path) -> str | None:
 # -- one file -----------------------------------------------------------------------------
 def read_submission(path: Path, roster=None) -> Verdict:
     """Everything that can be found without running the file."""
-    from harness.agents.bundles import is_bundle
-    from harness.agents.specs import file_spec
-    from harness.core.errors import LoadError
-
-    from .naming import declared_team
-    from .static import check_file
-
     bundled = is_bundle(path)
     if path.suffix not in SUFFIXES and not bundled:
         return _not_an_agent_file(path, roster)
@@ -147,10 +142,6 @@ def read_text(path: Path, language: str, warnings: list[str]) -> str:
     loader requires UTF-8 refuses other bytes; one whose runtime reads a file as UTF-8
     whatever it holds (Language.utf8_only False: Lisp) reads it the same way, with a
     warning, and playing it shows whether its runtime loads it."""
-    from harness.agents.agent_files import read_agent_file
-    from harness.agents.lang import LANGUAGES
-    from harness.core.errors import LoadError
-
     data = read_agent_file(path)
     try:
         text = data.decode("utf-8")
@@ -192,10 +183,6 @@ def play_submission(verdict: Verdict, isolation, params) -> None:
     """Add what playing the file shows to its verdict: a file not named after the one
     function it defines (`KhosmoodLevinson (1).py`, as an LMS renames uploads) is played by
     that function, so its other checks mean what they say."""
-    from harness.agents.specs import defined_spec
-
-    from .contract import play_contract
-
     played, warnings = play_contract(defined_spec(verdict.path, verdict.agent), isolation,
                                      params)
     verdict.problems += [p for p in played if not _already_said(verdict, p)]
@@ -213,8 +200,6 @@ def _already_said(verdict: Verdict, problem: Problem) -> bool:
 def check_name(verdict: Verdict, roster=None, declared: list[str] | None = None) -> None:
     """The naming rule, against the roster when there is one, else against the team the
     file declares (`Team: ...`), else by the capitals alone."""
-    from .naming import check_name as rule
-
     name = verdict.agent
     assert name is not None  # both callers name the agent (by the file name at least)
     naming = rule(name, _roster_spelling(roster, name))
@@ -241,8 +226,6 @@ def _roster_spelling(roster, name: str) -> str | None:
 
 def _against_declared(verdict: Verdict, name: str, declared: list[str]) -> bool:
     """Whether the file's own `Team:` line settled the name (a problem or nothing)."""
-    from .roster import Roster, Team
-
     team = Team(tuple(declared))
     if Roster([team]).team_for(name) is not None:
         return True
@@ -274,8 +257,6 @@ def _against_roster(verdict: Verdict, name: str, roster) -> None:
 
 
 def _same_team_other_order(roster, name: str):
-    from .naming import agent_name_of, plain
-
     wanted = plain(name)
     for team in roster.teams:
         if len(team.members) > 6:
@@ -292,9 +273,7 @@ def validate_all(paths: list[Path], isolation, roster=None, jobs: int | None = N
                  params=None) -> list[Verdict]:
     """Every submission: read one at a time, played in parallel (each in processes of its
     own), then the names two submissions share."""
-    from concurrent.futures import ThreadPoolExecutor
-
-    from .contract import ContractParams
+    from concurrent.futures import ThreadPoolExecutor  # heavy (concurrent): loaded only where used
 
     isolation.environment()   # a declared agent package not installed: one line, first
     params = (params or ContractParams()).seeded()
@@ -323,10 +302,6 @@ BUILTIN_NAME_FIX = ("A name shared with a built-in agent (pavlov, random, ...) c
 def mark_duplicates(verdicts: list[Verdict]) -> None:
     """Two submissions with one agent name, or one named like a built-in agent: either way
     a tournament could not tell them apart."""
-    from harness.agents.builtins import BUILTINS
-
-    from .naming import plain
-
     by_name: dict[str, list[Verdict]] = {}
     for verdict in verdicts:
         if verdict.agent:

@@ -4,7 +4,10 @@ reads the harness cache. A Hy agent's hist holds Hy symbols; a Hy caller of the 
 quoted forms and expects its result to print as a Lisp list."""
 from __future__ import annotations
 
+import os
 import sys
+
+# imports inside functions here are deferred (the host's image stays lean)
 
 TYPE_CHECKING = False  # a host's zygote imports this: not pathlib (see language.py)
 if TYPE_CHECKING:
@@ -70,7 +73,6 @@ class Hy(Language):
     def sandbox_roots(self) -> list[str]:
         """The folders hy, hyrule and their reader's library are installed in."""
         import importlib.util
-        import os
 
         roots = []
         for module in ("hy", "hyrule", "funcparserlib"):

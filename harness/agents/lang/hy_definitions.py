@@ -5,14 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from .definitions import Definitions, Function, NotReadHere, Unreadable
+from .hy_loading import static_reader, unclosed_form
 
 
 def hy_definitions(source: str, path: Path) -> Definitions:
-    import hy
-    from hy.errors import HyError
-    from hy.reader import read_many
-
-    from .hy_loading import static_reader, unclosed_form
+    import hy  # heavy (hy): loaded only where used
+    from hy.errors import HyError  # heavy (hy): loaded only where used
+    from hy.reader import read_many  # heavy (hy): loaded only where used
 
     found = Definitions()
     reader = static_reader()  # runs no reader macro; names unclosed brackets' lines

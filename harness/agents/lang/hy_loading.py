@@ -34,6 +34,8 @@ from harness.core.errors import LoadError
 
 from ..pyload import code_factory, read_source
 
+# imports inside functions here are deferred (the host's image stays lean)
+
 _writes_cache = True   # False in a host process (Hy.preload_in_host): read the cache only
 
 

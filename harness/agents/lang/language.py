@@ -79,7 +79,7 @@ class Language(ABC):
     # -- running ---------------------------------------------------------------------------
     def load(self, path: Path, name: str):
         """factory(rng, moves_per_turn) -> the agent's function, loaded in this process."""
-        from harness.core.errors import LoadError
+        from harness.core.errors import LoadError  # the host's image stays lean
 
         raise LoadError(f"{path}: {self.name} agents cannot run inside the monitor")
 
@@ -164,7 +164,7 @@ class Language(ABC):
 
     def template(self) -> str:
         """The text `pdharness new` fills in ({name}, {team})."""
-        from importlib import resources
+        from importlib import resources  # the host's image stays lean
 
         return (resources.files("harness") / "templates" / f"agent.{self.new_choice}.txt"
                 ).read_text(encoding="utf-8")

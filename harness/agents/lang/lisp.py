@@ -4,7 +4,10 @@ a course share one image in the original harness, so a file's every name must st
 the agent's."""
 from __future__ import annotations
 
+import os
 import re
+
+# imports inside functions here are deferred (the host's image stays lean)
 
 TYPE_CHECKING = False  # a Python host's zygote imports this: not pathlib (see language.py)
 if TYPE_CHECKING:
@@ -48,8 +51,6 @@ class Lisp(Language):
 
     def host_environment(self) -> dict[str, str]:
         """Where SBCL finds its core and contribs, when the monitor was told."""
-        import os
-
         return {"SBCL_HOME": os.environ["SBCL_HOME"]} if "SBCL_HOME" in os.environ else {}
 
     def last_words(self, output: str) -> str | None:
@@ -74,8 +75,6 @@ class Lisp(Language):
     def sandbox_roots(self) -> list[str]:
         """SBCL lives under /usr when installed from Debian; elsewhere bind its runtime
         and its home (the folder with sbcl.core and contribs)."""
-        import os
-
         from lisp_bridge import sbcl
 
         roots = []

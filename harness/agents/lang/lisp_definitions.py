@@ -4,6 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from lisp_bridge.sbcl_features import sbcl_features
+from lisp_bridge.sexpr import LispSyntaxError, read_all_with_lines
+from lisp_bridge.sexpr_data import Symbol
+
+from ..cache import cache_dir
 from .definitions import Definitions, Function, Unreadable
 
 # Top-level Lisp forms that name something global, besides defun and define-...
@@ -23,11 +28,6 @@ STANDARD_GENERICS = frozenset({
 
 
 def lisp_definitions(source: str, path: Path) -> Definitions:
-    from lisp_bridge.sbcl_features import sbcl_features
-    from lisp_bridge.sexpr import LispSyntaxError, read_all_with_lines
-
-    from ..cache import cache_dir
-
     features = sbcl_features(cache_dir)
     try:
         located = read_all_with_lines(source, features.names)
@@ -49,8 +49,6 @@ def lisp_definitions(source: str, path: Path) -> Definitions:
 
 def _lisp_definitions_in(form, nested):
     """(kind, NAME, written name, lambda list, nested) for every definition in FORM."""
-    from lisp_bridge.sexpr_data import Symbol
-
     if not (isinstance(form, list) and form):
         return
     head = form[0]
@@ -64,8 +62,6 @@ def _lisp_definitions_in(form, nested):
 
 
 def _lisp_definition(head: str, form: list, nested: bool):
-    from lisp_bridge.sexpr_data import Symbol
-
     target = form[1]
     if isinstance(target, list) and target and isinstance(target[0], Symbol):
         # (defun (setf name) ...), (defstruct (name options...)), (defmethod (setf name) ...)
@@ -87,8 +83,6 @@ def _lisp_definition(head: str, form: list, nested: bool):
 
 def _designated_name(target):
     """(NAME, written) of a symbol or string designator, else None."""
-    from lisp_bridge.sexpr_data import Symbol
-
     if isinstance(target, Symbol):
         return target.name, target.text
     if isinstance(target, str):
@@ -99,8 +93,6 @@ def _designated_name(target):
 def _slot_functions(slots: list):
     """The :accessor, :reader and :writer names of a defclass's slots: generic functions as
     global as any defun."""
-    from lisp_bridge.sexpr_data import Symbol
-
     for slot in slots:
         if not isinstance(slot, list):
             continue
@@ -115,8 +107,6 @@ def _slot_functions(slots: list):
 
 
 def _lisp_takes_two(params) -> bool:
-    from lisp_bridge.sexpr_data import Symbol
-
     if not isinstance(params, list):
         return False
     required = optional = 0

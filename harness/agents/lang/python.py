@@ -1,6 +1,8 @@
 """Python agents: `.py` files defining `Name(hist, score)`, served by harness.isolation.host."""
 from __future__ import annotations
 
+# imports inside functions here are deferred (the host's image stays lean)
+
 TYPE_CHECKING = False  # a host's zygote imports this: not pathlib (see language.py)
 if TYPE_CHECKING:
     from pathlib import Path

@@ -5,6 +5,7 @@ runs from (see _BOOT), with only the environment it needs (host_environment).
 from __future__ import annotations
 
 import os
+import site
 import sys
 from pathlib import Path
 
@@ -82,8 +83,6 @@ def site_folders() -> list[str]:
     site.getsitepackages() names the base interpreter's folders (a venv is known only to
     site.py's start-up, which -S skips), so hy and whatever an agent imports from the venv
     would not be found. The monitor tells it (SITE_FOLDERS), and the sandbox binds them."""
-    import site
-
     if sys.flags.no_site and SITE_FOLDERS in os.environ:  # a monitor started by a host
         folders = os.environ[SITE_FOLDERS].split(os.pathsep)
     else:

@@ -12,11 +12,16 @@ plays the same agent whatever the files say by then.
 """
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
+from harness.agents.agent_files import read_input_file
 from harness.core.errors import HarnessError
+
+from .answer_schema import SETTINGS
+from .prompts import SHIPPED, check_template, shipped_text
 
 PREFIX = "llm:"
 NAME = re.compile(r"[A-Za-z][A-Za-z0-9_.-]{0,39}")
@@ -43,18 +48,13 @@ class LlmConfig:
     structured: str = "auto"          # answers under a JSON schema: auto, a form, off (forms.py)
 
     def as_json(self) -> str:
-        import json
-
         return json.dumps(asdict(self), sort_keys=True)
 
     @classmethod
     def from_json(cls, text: str) -> LlmConfig:
-        import json
-
         data = json.loads(text)
         # a record made before structured answers asked in prose: resumed, it still does
         data.setdefault("structured", "off")
-        from .answer_schema import SETTINGS
 
         if data["structured"] not in SETTINGS:
             raise ValueError("structured")
@@ -144,8 +144,6 @@ def _one(name, entry, base: Path, where: str, keys: bool) -> LlmConfig:
             raise HarnessError(f"{where}: chat is true or false")
         changes["chat"] = entry["chat"]
     if "structured" in entry:
-        from .answer_schema import SETTINGS
-
         if not isinstance(entry["structured"], str) or entry["structured"] not in SETTINGS:
             raise HarnessError(f"{where}: structured is one of {', '.join(SETTINGS)}")
         changes["structured"] = entry["structured"]
@@ -177,12 +175,9 @@ def _number(value, kind, low, high, where):
 
 
 def _framing(framing: str, base: Path, where: str) -> tuple[str, str]:
-    from .prompts import SHIPPED, check_template, shipped_text
-
     if framing in SHIPPED:
         return framing, shipped_text(framing)
     path = Path(framing) if Path(framing).is_absolute() else base / framing
-    from harness.agents.agent_files import read_input_file
 
     try:
         data = read_input_file(path, MAX_TEMPLATE_BYTES, "a framing template")

@@ -18,6 +18,8 @@ import os
 import threading
 from typing import NamedTuple
 
+from .server_answers import completion_usage
+
 _LOCK = threading.Lock()
 _STATE: dict = {"path": None, "pid": None, "connection": None}
 _INHERITED: list = []   # a parent's connections, never closed in a forked worker (SQLite)
@@ -51,9 +53,7 @@ def lookup(entry: str, longest: int) -> Recorded | None:
     edited: at most `longest` characters of the response are read, a row whose values are
     not of their kinds is no answer (the model is asked), and a token count out of range
     is no count."""
-    import sqlite3
-
-    from .server_answers import completion_usage
+    import sqlite3  # heavy: sqlite3, sqlite3, loaded only where used
 
     with _LOCK:
         connection = _connection()
@@ -74,7 +74,7 @@ def lookup(entry: str, longest: int) -> Recorded | None:
 
 def store(entry: str, response: str, latency: float, tries: int,
           prompt_tokens: int | None = None, completion_tokens: int | None = None) -> None:
-    import sqlite3
+    import sqlite3  # heavy: sqlite3, sqlite3, loaded only where used
 
     with _LOCK:
         connection = _connection()
@@ -91,7 +91,7 @@ def store(entry: str, response: str, latency: float, tries: int,
 
 
 def _connection():
-    import sqlite3
+    import sqlite3  # heavy: sqlite3, sqlite3, loaded only where used
 
     path = _STATE["path"]
     if path is None:

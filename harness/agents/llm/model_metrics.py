@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from harness.core.safe_text import line
+
 
 @dataclass
 class LlmTally:
@@ -106,8 +108,6 @@ def summary(games) -> dict | None:
 
 
 def table_lines(games) -> list[str]:
-    from harness.core.safe_text import line
-
     found = summary(games)
     if found is None:
         return []

@@ -7,6 +7,9 @@ from __future__ import annotations
 
 import json
 
+from .config import LlmConfig
+from .server_answers import completion_usage
+
 
 def agent_rows(specs):
     """Only a language model's spec carries its declaration (`AgentSpec.llm`)."""
@@ -57,8 +60,6 @@ def has_tables(connection) -> bool:
 
 def recorded_config(connection, name: str):
     """The LlmConfig an agent of the record was run with, or None."""
-    from .config import LlmConfig
-
     if not has_tables(connection):
         return None
     row = connection.execute("SELECT config FROM llm_agent WHERE name = ?", (name,)).fetchone()
@@ -102,8 +103,6 @@ def game_talk(connection, game_id: int) -> dict:
 def _tokens(prompt_tokens, completion_tokens) -> dict:
     """A call's token counts as the record holds them, believed only in range (a record is
     a file anyone may have edited)."""
-    from .server_answers import completion_usage
-
     usage = completion_usage({"usage": {"prompt_tokens": prompt_tokens,
                                         "completion_tokens": completion_tokens}})
     return {"prompt_tokens": usage.prompt_tokens, "completion_tokens": usage.completion_tokens}

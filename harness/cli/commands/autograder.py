@@ -1,7 +1,11 @@
 """`pdharness autograder DIR`: write a Gradescope autograder bundle."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import click
+
+from harness.core.safe_text import echo  # paths and type names are the user's
 
 from .options import FiniteFloat, agent_run_options
 
@@ -29,14 +33,11 @@ def command(folder, roster, points, visibility, leaderboard, **limits):
     `pdharness validate` does (name, file, the contract played in the sandbox), a few
     practice games are played against built-ins, and Gradescope shows the score per check
     with the same hints."""
-    from pathlib import Path
-
-    from harness.autograder.bundle import write_bundle
+    from harness.autograder.bundle import write_bundle  # `pdharness` starts light
 
     settings = {"points": points, **limits, "visibility": visibility,
                 "leaderboard": leaderboard}
     archive = write_bundle(Path(folder), settings, Path(roster) if roster else None)
-    from harness.core.safe_text import echo  # paths and type names are the user's
 
     echo(f"wrote the autograder in {folder}\n"
                f"  upload:   {archive} (Gradescope: the assignment's Configure Autograder,"

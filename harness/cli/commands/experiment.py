@@ -1,7 +1,17 @@
 """`pdharness experiment FILE`: conditions x replicates of the tournament, compared."""
 from __future__ import annotations
 
+import json
+import sys
+
 import click
+
+from harness.core.safe_text import (
+    block,  # our two lines, quoting the record's path
+    echo,
+    line,
+)
+from harness.core.seeds import fresh_seed
 
 from .options import (
     PLAIN_FORMATS,
@@ -12,6 +22,8 @@ from .options import (
     unless_given,
 )
 from .output_options import quiet_option
+
+# imports inside functions here are deferred (`pdharness` starts light)
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
@@ -34,14 +46,12 @@ def command(file, db, report, format, seed, jobs, isolation, timeout, memory_lim
             quiet):
     """Run the experiment in FILE (JSON or TOML): its agent types, in every condition, as
     many times as its replicates say, and compare the conditions."""
-    from harness.core.seeds import fresh_seed
     from harness.present.outputs import command_line
     from harness.run.experiment import experiment_session as session, plan
 
     experiment = plan.load(file, isolation, {"timeout": timeout, "memory_limit": memory_limit})
     _check_report_path(report)
     from harness.agents.agent_types import retrain_notes
-    from harness.core.safe_text import line
 
     notes = {note: None for c in experiment.conditions for note in retrain_notes(c.specs())}
     for note in notes:   # once each, in order
@@ -57,9 +67,6 @@ def command(file, db, report, format, seed, jobs, isolation, timeout, memory_lim
 
 
 def deliver(experiment, seed, units, format, report) -> None:
-    import json
-
-    from harness.core.safe_text import echo
     from harness.run.experiment.summary import as_json, as_table, summarize
 
     summaries = summarize(experiment, units)
@@ -86,8 +93,6 @@ def resume(record, jobs, format, report, quiet, isolation="sandbox",
     except session.ExperimentInterrupted as stopped:
         _exit_interrupted(stopped)
     if note:
-        from harness.core.safe_text import line
-
         click.echo(f"pdharness: {line(note)}", err=True)
     deliver(experiment, seed, units, format if format in PLAIN_FORMATS else PLAIN_FORMATS[0], report)
 
@@ -100,10 +105,7 @@ def _check_report_path(report) -> None:
 
 
 def _exit_interrupted(stopped) -> None:
-    import sys
-
     from harness.core.interrupts import exit_status
-    from harness.core.safe_text import block  # our two lines, quoting the record's path
 
     click.echo(f"pdharness: {block(stopped)}", err=True)
     sys.exit(exit_status())

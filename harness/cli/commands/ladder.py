@@ -2,17 +2,23 @@
 cron), or one every MINUTES (`--every`) until stopped."""
 from __future__ import annotations
 
+import json
 import sys
+from pathlib import Path
 
 import click
 
-from .options import bounded, format_option, game_options, options
+from harness.agents.builtins import BUILTINS
+from harness.core.errors import HarnessError
+from harness.core.safe_text import block, echo, line
+
+from .options import bounded, format_option, game_options, options, settings
+
+# imports inside functions here are deferred (`pdharness` starts light)
 
 
 def _references(ctx, param, value):
     """`--reference titfortat,grudger`: built-in agents' names, each one checked."""
-    from harness.agents.builtins import BUILTINS
-
     names: list[str] = []
     for text in value or ():
         for name in filter(None, (part.strip() for part in text.split(","))):
@@ -57,14 +63,9 @@ def command(submissions, db, site, games_per_pair, every, references, names, pse
     plays --games-per-pair games once under the course's rules, ratings (openskill's
     Plackett-Luce) from every recorded game. The tournament stays the grade: the ladder
     is practice."""
-    from pathlib import Path
-
-    from harness.core.errors import HarnessError
     from harness.run.ladder import ratings
     from harness.run.ladder.loop import Outputs, every as keep_passing, one_pass
     from harness.run.ladder.passes import LadderOptions
-
-    from .options import settings
 
     ratings.model()   # no openskill: one line now, before anything is read or played
     chosen = settings(values)
@@ -97,16 +98,11 @@ def command(submissions, db, site, games_per_pair, every, references, names, pse
 
 
 def _say(text: str) -> None:
-    from harness.core.safe_text import line
-
     click.echo(f"pdharness: ladder: {line(text)}", err=True)
 
 
 def _reporter(format: str, names: str):
     def report(result, board) -> None:
-        import json
-
-        from harness.core.safe_text import block, echo
         from harness.run.ladder.board import as_json
 
         _say(f"pass {result.number}: {result.played} game"
@@ -120,7 +116,6 @@ def _reporter(format: str, names: str):
 
 
 def _table(board, names: str) -> str:
-    from harness.core.safe_text import line
     from harness.run.ladder.board import shown_name
 
     rows = [("#", "agent", "rating", "±", "W/D/L", "games", "status")]

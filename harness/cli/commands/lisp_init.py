@@ -11,6 +11,6 @@ def command():
     game-length agents &key seed moves-per-turn max-rounds timeout decay isolation print)
     as in the course: the REPL's own functions play as themselves, other names as
     pdharness's built-ins, and it returns ((agent score) ...), best first."""
-    from lisp_bridge.repl_monitor_file import repl_monitor_file
+    from lisp_bridge.repl_monitor_file import repl_monitor_file  # `pdharness` starts light
 
     click.echo(str(repl_monitor_file()))

@@ -7,6 +7,8 @@ import json
 
 import click
 
+from harness.core.safe_text import echo
+
 from .options import format_option
 
 
@@ -20,8 +22,8 @@ def command(format, short_run_only):
     many past moves it looks at; inf: all), whether it is stochastic, and whether it is of
     long run time (refused unless --allow-long-run). Those Axelrod classifies as cheating
     are listed as refused."""
+    # `pdharness` starts light
     from harness.agents.axelrod_strategies import AXELROD_VERSION, catalogue
-    from harness.core.safe_text import echo
 
     strategies = [strategy for strategy in catalogue().values()
                   if not (short_run_only and strategy.long_run_time)]

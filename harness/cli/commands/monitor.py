@@ -2,11 +2,17 @@
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 import click
+from click.core import ParameterSource
 
-from .options import game_options, replicates_option, tournament_options
+from harness.agents.specs import bundled_agents_dir, resolve
+from harness.core.errors import HarnessError
+
+from .options import MAX_GAME_LENGTH, game_options, replicates_option, tournament_options
 from .output_options import output_options, quiet_option
+from .tournament import run_and_print, say_found
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
@@ -26,14 +32,8 @@ def command(form, agents_dir, **options):
     #'titfortat #'KhosmoodLevinson))" (or - to read it from stdin), and print the result as
     a Lisp list on one line. The seed goes to stderr. The call's flipParams and gameLength
     replace --flip and --length; the other options of `tournament` apply."""
-    from pathlib import Path
-
-    from harness.agents.specs import bundled_agents_dir, resolve
-    from harness.core.errors import HarnessError
+    # `pdharness` starts light
     from lisp_bridge.monitor_call import MonitorFormError, parse_monitor_call
-
-    from .options import MAX_GAME_LENGTH
-    from .tournament import run_and_print, say_found
 
     if agents_dir and not Path(agents_dir).is_dir():
         raise HarnessError(f"--agents {agents_dir}: no such folder")
@@ -53,8 +53,6 @@ def command(form, agents_dir, **options):
 def _note_replaced(call) -> None:
     """--flip or --length given (on the command line or in the course file) lose to the
     form's own flipParams and gameLength: say so rather than ignore them silently."""
-    from click.core import ParameterSource
-
     ctx = click.get_current_context()
     given = {"flip": ("flipParams", call.flip), "length": ("gameLength", call.length)}
     for option, (name, value) in given.items():
@@ -68,8 +66,6 @@ MAX_FORM_BYTES = 1 << 20   # a monitor call names a few dozen agents: a megabyte
 
 
 def _form_from_stdin() -> str:
-    from harness.core.errors import HarnessError
-
     data = sys.stdin.buffer.read(MAX_FORM_BYTES + 1)
     if len(data) > MAX_FORM_BYTES:
         raise HarnessError(f"the form on stdin is longer than {MAX_FORM_BYTES >> 20} MiB; "

@@ -5,8 +5,12 @@ import json
 
 import click
 
+from harness.agents.specs import resolve
+from harness.core.errors import HarnessError
+from harness.core.safe_text import echo, line
+
 from ..completion import complete_agents
-from .options import bounded, format_option, game_options, option
+from .options import bounded, format_option, game_options, option, seed_of, settings
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
@@ -28,12 +32,7 @@ def command(agents, size, mutation, max_generations, format, **options):
     reproduces in proportion to its points per move and a random other dies. Prints the
     record of each generation and the type that fixed, if one did. The same --seed gives
     the same process."""
-    from harness.agents.specs import resolve
-    from harness.core.errors import HarnessError
-    from harness.core.safe_text import echo, line
-    from harness.run.moran import run_moran
-
-    from .options import seed_of, settings
+    from harness.run.moran import run_moran  # `pdharness` starts light
 
     specs = resolve(agents)
     if len(specs) < 2:

@@ -2,9 +2,13 @@
 (each language of harness/agents/lang gives its choice, suffix and template)."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import click
 
 from harness.agents.lang import LANGUAGES
+from harness.core.errors import HarnessError
+from harness.core.safe_text import echo  # paths and type names are the user's
 
 BY_CHOICE = {language.new_choice: language for language in LANGUAGES.values()}
 
@@ -22,10 +26,8 @@ def command(last_names, lang, folder):
 
     \b
     pdharness new Levinson Khosmood --lang lisp   # writes KhosmoodLevinson.lisp"""
-    from pathlib import Path
 
-    from harness.core.errors import HarnessError
-    from harness.validation.naming import sort_key
+    from harness.validation.naming import sort_key  # `pdharness` starts light
 
     name = agent_name(last_names)
     language = BY_CHOICE[lang]
@@ -42,7 +44,6 @@ def command(last_names, lang, folder):
         raise HarnessError(f"{target} already exists; not overwriting it") from None
     except OSError as error:
         raise HarnessError(f"cannot write {target}: {error.strerror}") from error
-    from harness.core.safe_text import echo  # paths and type names are the user's
 
     echo(f"wrote {target}\n"
                f"  try it:    pdharness play {target} titfortat\n"
@@ -51,8 +52,7 @@ def command(last_names, lang, folder):
 
 def agent_name(last_names) -> str:
     """The team's agent name, or a one-line error about the names given."""
-    from harness.core.errors import HarnessError
-    from harness.validation.naming import agent_name_of, name_for
+    from harness.validation.naming import agent_name_of, name_for  # `pdharness` starts light
 
     for last_name in last_names:
         written = agent_name_of(last_name)

@@ -11,6 +11,8 @@ from functools import lru_cache
 
 import click
 
+from harness.agents.bundles import use_max_mib
+from harness.core.seeds import fresh_seed, known_seed_note
 from harness.engine import parameters
 from harness.engine.parameters import MAX_GAME_LENGTH as MAX_GAME_LENGTH
 from harness.present.formats import FORMATS
@@ -112,8 +114,6 @@ def options(*names: str):
 
 
 def _use_bundle_limit(ctx, param, value):
-    from harness.agents.bundles import use_max_mib
-
     use_max_mib(value)   # before any agent is opened, from the command line or course file
     return value
 
@@ -123,7 +123,7 @@ def _use_bundle_limit(ctx, param, value):
 bundle_limit_option = option("max_bundle_mib", callback=_use_bundle_limit, expose_value=False)
 
 def _use_long_run(ctx, param, value):
-    from harness.agents.axelrod_strategies import allow_long_run
+    from harness.agents.axelrod_strategies import allow_long_run  # `pdharness` starts light
 
     allow_long_run(value)   # before any agent is resolved, as --max-bundle-mib
     return value
@@ -170,8 +170,6 @@ def file_limit_options(function):
     an experiment or population file (experiment, train): tournament's own options (the
     same bounds), given for the whole run; the file may lower them per condition, never
     raise them (harness/run/experiment/plan.py, LIMITS). None when not given: the default."""
-    from harness.engine import parameters
-
     for name in reversed(("timeout", "memory_limit")):
         declared = parameters.BY_NAME[name]
         function = option(name, default=None, show_default=False, help=(
@@ -228,8 +226,6 @@ def settings(values):
 def seed_of(options, graded: bool = False) -> int:
     """The run's seed: --seed, else a fresh one. A graded run (tournament, monitor) given
     one by hand says on stderr that agents who know it can predict their noise."""
-    from harness.core.seeds import fresh_seed, known_seed_note
-
     if options["seed"] is None:
         return fresh_seed()
     if graded:

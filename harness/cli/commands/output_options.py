@@ -4,7 +4,10 @@ and --quiet. What they do is harness/present/outputs.py's, which takes their val
 typed value (`outputs_of`: present.outputs.Outputs), never click's option dict."""
 from __future__ import annotations
 
+from dataclasses import fields
+
 import click
+from click.core import ParameterSource
 
 from harness.present.gradebook import GRADE_COLUMN
 
@@ -47,9 +50,7 @@ quiet_option = click.option("--quiet", "-q", is_flag=True,
 def outputs_of(options: dict):
     """The outputs a command's option values ask for (present.outputs.Outputs; those it
     does not take at their defaults)."""
-    from dataclasses import fields
-
-    from harness.present.outputs import Outputs
+    from harness.present.outputs import Outputs  # `pdharness` starts light
 
     return Outputs(**{field.name: options[field.name] for field in fields(Outputs)
                       if options.get(field.name) is not None})
@@ -57,8 +58,6 @@ def outputs_of(options: dict):
 
 def given_here(name: str) -> bool:
     """Whether this command line (not a default, nor the course file) gives option `name`."""
-    from click.core import ParameterSource
-
     context = click.get_current_context(silent=True)
     return context is not None and context.get_parameter_source(name) not in (
         ParameterSource.DEFAULT, ParameterSource.DEFAULT_MAP, None)

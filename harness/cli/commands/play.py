@@ -2,21 +2,40 @@
 from __future__ import annotations
 
 import json
+from pathlib import PurePath
 from typing import TYPE_CHECKING
 
 import click
 
+from harness.agents.specs import resolve_one
+from harness.core import seeds
 from harness.core.counts import counted
+from harness.core.errors import HarnessError, LoadError
+from harness.core.rules import GameLength
+from harness.core.safe_text import echo, line
+from harness.engine.game import play_game
+from harness.engine.rounds import draw_length
 
 from ..completion import complete_agents
-from .options import MAX_GAME_LENGTH, bounded, format_option, game_options, option
+from .options import (
+    MAX_GAME_LENGTH,
+    bounded,
+    format_option,
+    game_options,
+    game_params,
+    isolation,
+    option,
+    seed_of,
+)
+from .tournament import say_found, warn_renamed
+
+# imports inside functions here are deferred (`pdharness` starts light)
 
 if TYPE_CHECKING:
     from harness.present.trace import TraceRows
 
 
 def _open(spec, isolation):
-    from harness.core.errors import HarnessError, LoadError
     from harness.isolation.handles.opening import open_handle
 
     try:
@@ -29,13 +48,6 @@ def play_once(spec_a, spec_b, options, on_start=None, on_turn=None):
     """The game, as round 1 of a tournament with the same seed would play it.
     `on_start(handles, turns, seed, params)` and `on_turn(record)` let the caller print the
     game while it is played."""
-    from harness.core import seeds
-    from harness.core.rules import GameLength
-    from harness.engine.game import play_game
-    from harness.engine.rounds import draw_length
-
-    from .options import game_params, isolation, seed_of
-
     params = game_params(options)
     seed = seed_of(options)
     turns = options["turns"] or draw_length(seed, 1, GameLength(*options["length"]))
@@ -68,12 +80,8 @@ def command(agent_a, agent_b, agent_output, **options):
     turn as it is played: intended and played moves (flips marked), the running score, and
     what each agent printed. With the same --seed it is the game round 1 of a tournament
     would play between them."""
-    from harness.agents.specs import resolve_one
     from harness.agents.wording import found_by_name
-    from harness.core.safe_text import echo
     from harness.present.trace import trace_dict
-
-    from .tournament import say_found, warn_renamed
 
     spec_a, spec_b = (_single(resolve_one(name)) for name in (agent_a, agent_b))
     say_found(filter(None, (found_by_name(name, spec) for name, spec in
@@ -106,7 +114,6 @@ class _Stream:
         self.seen: dict[int, int] = {}   # by side: two agents may share a name
 
     def start(self, handles, turns, seed, params) -> None:
-        from harness.core.safe_text import echo, line
         from harness.present.trace import TraceRows
 
         a, b = handles
@@ -125,8 +132,6 @@ class _Stream:
         echo(rows.head())
 
     def turn(self, record) -> None:
-        from harness.core.safe_text import echo
-
         assert self.rows is not None  # start() came first
         echo(self.rows.row(len(record.played_a), record.turns[-1]))
         for text in self.rows.talk(record, len(record.played_a) - 1):
@@ -136,8 +141,6 @@ class _Stream:
                 self._printed(side, echo)
 
     def _printed(self, side: int, echo) -> None:
-        from harness.core.safe_text import line
-
         text = self.handles[side].captured_output()
         new, self.seen[side] = text[self.seen.get(side, 0):], len(text)
         for printed in new.splitlines():
@@ -145,8 +148,6 @@ class _Stream:
                 echo(f"{self.INDENT}{line(self.names[side])}: {line(printed)}")
 
     def finish(self, game) -> None:
-        from harness.core.safe_text import echo
-
         if self.with_output:   # what arrived after the last turn's answer
             for side in range(2):
                 self._printed(side, echo)
@@ -157,8 +158,6 @@ class _Stream:
 def _labels(spec_a, spec_b) -> tuple[str, str]:
     """What to call each side when both agents have one name: their files' names where
     those differ (KhosmoodLevinson.py, KhosmoodLevinson.hy), else the name and a number."""
-    from pathlib import PurePath
-
     files = (PurePath(spec_a.source).name, PurePath(spec_b.source).name)
     if files[0] != files[1]:
         return files
@@ -166,8 +165,6 @@ def _labels(spec_a, spec_b) -> tuple[str, str]:
 
 
 def _single(specs):
-    from harness.core.errors import HarnessError
-
     if len(specs) != 1:
         raise HarnessError(f"play takes one agent on each side, not a folder of {len(specs)}")
     return specs[0]

@@ -3,9 +3,19 @@ REPL (lisp_bridge/repl_monitor.lisp). Not for users: the REPL hands it the pipes
 its functions on (harness/isolation/handles/repl.py) and reads the result from --result."""
 from __future__ import annotations
 
+import os
+
 import click
 
-from .options import game_options, tournament_options
+from harness.agents.builtins import BUILTINS
+from harness.agents.specs import AgentSpec, Kind, builtin_spec, check_unique, strategy_spec
+from harness.agents.strategy_specs import is_strategy
+from harness.core.errors import AgentNotFound, HarnessError
+from harness.core.safe_text import line
+from harness.present import outputs
+from harness.run import tournament_session as session
+
+from .options import game_options, seed_of, settings, tournament_options
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]}, hidden=True)
@@ -21,15 +31,8 @@ from .options import game_options, tournament_options
 def command(builtins, requests_fd, served, result, **options):
     """Run the tournament among the REPL's agents (--served) and BUILTINS, one game at a
     time, print its table and write the result for the REPL."""
-    import os
-
-    from harness.agents.specs import AgentSpec, Kind, check_unique
-    from harness.core.errors import HarnessError
+    # heavy (concurrent): loaded only where used
     from harness.isolation.handles.repl import ReplChannels, serve_from
-    from harness.present import outputs
-    from harness.run import tournament_session as session
-
-    from .options import seed_of, settings
 
     token = os.environ.pop("PDH_REPL_TOKEN", "")
     if not token.isalnum():
@@ -63,12 +66,6 @@ def command(builtins, requests_fd, served, result, **options):
 def _builtin(name: str):
     """A name the REPL does not define: a built-in of that name (or a memory:/qtable: spec
     given as a string), never a file found somewhere."""
-    from harness.agents.builtins import BUILTINS
-    from harness.agents.specs import builtin_spec, strategy_spec
-    from harness.agents.strategy_specs import is_strategy
-    from harness.core.errors import AgentNotFound
-    from harness.core.safe_text import line
-
     if is_strategy(name):
         return strategy_spec(name)
     if name.lower() in BUILTINS:

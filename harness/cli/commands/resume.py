@@ -3,8 +3,20 @@ from __future__ import annotations
 
 import click
 
-from .options import cluster_option, isolation_options, option
-from .output_options import output_options, quiet_option, result_format_option
+from harness.core.safe_text import line
+
+from .experiment import resume
+from .options import cluster_option, isolation, isolation_options, option
+from .output_options import (
+    given_here,
+    output_options,
+    outputs_of,
+    quiet_option,
+    result_format_option,
+)
+from .tournament import warn_renamed
+
+# imports inside functions here are deferred (`pdharness` starts light)
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
@@ -32,8 +44,6 @@ def command(record, jobs, allow_weaker_isolation, cluster, **options):
     from harness.run.experiment.record import is_experiment_record
 
     if is_experiment_record(record):
-        from .experiment import resume
-
         return resume(record, jobs, options.get("format"), options.get("report"),
                       options["quiet"], options["isolation"], allow_weaker_isolation,
                       cluster, {"timeout": options["timeout"],
@@ -41,9 +51,6 @@ def command(record, jobs, allow_weaker_isolation, cluster, **options):
     from harness.present import outputs
     from harness.run import tournament_session as session
     from harness.store.reader import Record
-
-    from .options import isolation
-    from .output_options import given_here, outputs_of
 
     with Record(record) as opened:
         asked = outputs.recorded_outputs(opened, outputs_of(options), given_here)
@@ -55,12 +62,9 @@ def command(record, jobs, allow_weaker_isolation, cluster, **options):
                                       cluster=cluster)
     except session.RecordInterrupted as stopped:
         outputs.exit_interrupted(stopped)
-    from .tournament import warn_renamed
 
     warn_renamed([entrant.spec for entrant in result.entrants])
     if note:
-        from harness.core.safe_text import line
-
         click.echo(f"pdharness: {line(note)}", err=True)
     with Record(record) as opened:
         command_line = opened.run["command"]

@@ -5,12 +5,14 @@ from __future__ import annotations
 import json
 
 import click
+from click.core import ParameterSource
 
 from harness.core.counts import counted, noun_for
+from harness.core.errors import HarnessError
 from harness.core.safe_text import block, echo, line
 
 from .options import bounded
-from .output_options import output_options, result_format_option
+from .output_options import output_options, outputs_of, result_format_option
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
@@ -32,7 +34,7 @@ def command(record, game_id, agent_name, all_faults, **options):
     """Show the run recorded in RECORD (made by `tournament --db`): its standings; with
     --agent an agent's games and faults; with --game one game turn by turn. --report,
     --grades and --format work as for `tournament`, from the record."""
-    from harness.store.reader import Record
+    from harness.store.reader import Record  # `pdharness` starts light
 
     with Record(record) as opened:
         if game_id is not None:
@@ -58,8 +60,6 @@ def _not_from_the_course_file(options) -> None:
     """The course file's report and grades are its tournament's outputs: `show` of some
     record must not silently replace them. It writes them only when its own command line
     asks (--report, --grades), and says what it left alone."""
-    from click.core import ParameterSource
-
     context = click.get_current_context(silent=True)
     if context is None:
         return
@@ -76,8 +76,7 @@ def _not_from_the_course_file(options) -> None:
 
 
 def _show_run(opened, options) -> None:
-    from harness.core.errors import HarnessError
-    from harness.present import outputs
+    from harness.present import outputs  # `pdharness` starts light
 
     _not_from_the_course_file(options)
     note = _incomplete_note(opened)
@@ -88,7 +87,6 @@ def _show_run(opened, options) -> None:
                            "such")
     if not note:
         options["provisional"] = False  # a finished record's grades are final
-    from .output_options import outputs_of
 
     asked = outputs_of(options)
     roster = outputs.check_outputs(asked)
@@ -104,8 +102,6 @@ def _show_run(opened, options) -> None:
 
 
 def _find_agent(opened, name):
-    from harness.core.errors import HarnessError
-
     row = opened.find_agent(name)
     if row is None:
         names = ", ".join(r["name"] for r in opened.agent_rows())
@@ -114,8 +110,7 @@ def _find_agent(opened, name):
 
 
 def _show_game(opened, game_id, agent_name, chosen) -> None:
-    from harness.core.errors import HarnessError
-    from harness.present.trace import trace_dict, trace_table
+    from harness.present.trace import trace_dict, trace_table  # `pdharness` starts light
 
     game = opened.game(game_id)
     if game is None:

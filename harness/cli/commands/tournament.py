@@ -3,16 +3,26 @@ from __future__ import annotations
 
 import click
 
+from harness.agents.specs import bundled_agents_dir, check_unique, resolve
+from harness.core.safe_text import line
+
 from ..completion import complete_agents
-from .options import bounded, game_options, replicates_option, tournament_options
-from .output_options import output_options, quiet_option, result_format_option
+from .options import bounded, game_options, replicates_option, seed_of, settings, tournament_options
+from .output_options import (
+    given_here,
+    output_options,
+    outputs_of,
+    quiet_option,
+    result_format_option,
+)
+
+# imports inside functions here are deferred (`pdharness` starts light)
 
 
 def warn_renamed(specs) -> None:
     """One warning on stderr per agent file an LMS renamed, played as the agent it defines
     (harness/agents/uploaded_names.py): every command that plays agent files says it."""
     from harness.agents.uploaded_names import renamed_warnings
-    from harness.core.safe_text import line
 
     for warning in renamed_warnings(specs):
         click.echo(f"pdharness: warning: {line(warning)}", err=True)
@@ -20,8 +30,6 @@ def warn_renamed(specs) -> None:
 
 def say_found(notes) -> None:
     """Which agent file each bare name played (harness/agents/wording.py, found_by_name)."""
-    from harness.core.safe_text import line
-
     for note in notes:
         click.echo(f"pdharness: note: {line(note)}", err=True)
 
@@ -31,8 +39,6 @@ def run_and_print(specs, options) -> None:
     from harness.run import tournament_session as session
 
     from ..course import as_options
-    from .options import seed_of, settings
-    from .output_options import outputs_of
 
     warn_renamed(specs)
     chosen = settings(options)
@@ -75,8 +81,6 @@ def run_and_print(specs, options) -> None:
 def command(agents, population, **options):
     """Run the Levinson tournament among AGENTS: agent files, folders of them or built-in
     names (none given: the bundled student_agents/, unless --population gives them)."""
-    from harness.agents.specs import bundled_agents_dir, check_unique, resolve
-
     specs = []
     if population:
         specs = _population(population, options)
@@ -93,11 +97,9 @@ def _population(path, options: dict) -> list:
     """The population's copies; the file's parameters (`length`, `flip`, ...) go into
     OPTIONS as `train` and `experiment` apply them (harness/run/experiment/plan.py), said on
     stderr; an option given on this command line wins over the file."""
-    from harness.core.safe_text import line
     from harness.run.experiment import plan
 
     from ..course import toml_text
-    from .output_options import given_here
 
     chosen, given = plan.population(path, None, {"timeout": options.get("timeout"),
                                                  "memory_limit": options.get("memory_limit")})
@@ -119,7 +121,6 @@ def _population(path, options: dict) -> list:
 def _note_retraining(specs) -> None:
     """A Q-table agent trained against other types than the ones it meets: say so."""
     from harness.agents.agent_types import retrain_notes
-    from harness.core.safe_text import line
 
     for note in retrain_notes(specs):
         click.echo(f"pdharness: note: {line(note)}", err=True)

@@ -1,15 +1,20 @@
 """`pdharness train FILE --out MODEL.json`: a Q-table agent trained on a file's types."""
 from __future__ import annotations
 
+from dataclasses import fields
 from typing import Any
 
 import click
 
 from harness.agents.memory_agents import MAX_MEMORY
 from harness.core.counts import counted
+from harness.core.errors import HarnessError
+from harness.core.safe_text import line
 
 from .options import file_limit_options, unless_given
 from .output_options import quiet_option
+
+# imports inside functions here are deferred (`pdharness` starts light)
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
@@ -50,7 +55,6 @@ def command(file, out, condition, memory, games, seed, isolation, timeout, memor
         if bar:
             bar.close()
     save_model(model, out)
-    from harness.core.safe_text import line
 
     click.echo(f"trained a memory-{model.memory} Q-table per type in {counted(training.games, 'game')} "
                f"against {line(', '.join(model.types))} ({line(chosen.name)}); wrote "
@@ -65,10 +69,7 @@ def command(file, out, condition, memory, games, seed, isolation, timeout, memor
 
 def _training(experiment, file, **given):
     """The file's "training" table, overridden by the command line."""
-    from dataclasses import fields
-
     from harness.agents.population import read_file
-    from harness.core.errors import HarnessError
     from harness.run.qlearning import Training
 
     table = read_file(file).get("training", {})

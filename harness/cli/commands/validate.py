@@ -2,11 +2,16 @@
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 import click
 
+from harness.core.safe_text import block, echo
+
 from . import options
 from .options import agent_run_options, format_option, option
+
+# imports inside functions here are deferred (`pdharness` starts light)
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
@@ -33,8 +38,6 @@ def command(paths, roster, format, jobs, seed, recursive, **limits):
 
     Exit status: 0 when every submission passes (warnings allowed), 1 when any fails,
     2 on bad usage."""
-    from pathlib import Path
-
     from harness.validation.contract import ContractParams
     from harness.validation.report import as_json, as_table
     from harness.validation.roster import Roster
@@ -45,7 +48,6 @@ def command(paths, roster, format, jobs, seed, recursive, **limits):
     chosen = options.settings(limits)
     verdicts = validate_all(files, chosen.isolation, chosen_roster, jobs,
                             ContractParams.of(chosen, seed))
-    from harness.core.safe_text import block, echo
     from harness.present import colour
 
     if format == "json":

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from harness.agents.agent_files import AGENT_FOLDER, check_agent_file, hand_over
 from harness.agents.agent_imports import PREIMPORT, declare_in_monitor
+from harness.agents.axelrod_strategies import class_name
 from harness.agents.lang import LANGUAGES, language_of_function
 from harness.agents.lang.python_process import host_environment, python_host_command
 from harness.agents.specs import AgentSpec, Kind
@@ -18,6 +19,7 @@ from harness.isolation.handles.llm import LlmHandle
 from ..sandbox import launcher
 from ..world import mounts_environment
 from .agent_handle import PollableHandle
+from .axelrod_agent import AxelrodHandle
 from .inprocess import BuiltinHandle, InProcessHandle, Printed
 from .isolation_settings import Isolation
 from .process import ProcessHandle, load_too_long
@@ -36,10 +38,6 @@ def open_handle(spec: AgentSpec, isolation: Isolation) -> PollableHandle:
     if kind is Kind.LLM:   # trusted code of ours that needs the network: the monitor
         return LlmHandle(spec.name, spec.llm)
     if kind is Kind.AXELROD:   # trusted library code: the run's one Axelrod host plays it
-        from harness.agents.axelrod_strategies import class_name
-
-        from .axelrod_agent import AxelrodHandle
-
         return AxelrodHandle(spec.name, class_name(spec.source))
     if kind is Kind.UNKNOWN:
         raise LoadError(f"no language or kind of agent is called {spec.language!r}")

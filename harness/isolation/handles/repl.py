@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import os
 import select
+import time
 from collections import deque
 
 from harness.core import protocol
@@ -139,8 +140,6 @@ class ReplHandle(ProcessHandle):
         super().__init__(name, [], {}, 2 * timeout + BACKSTOP_SLACK)
 
     def _launch(self, start_timeout: float | None = None) -> HostProcess:
-        import time
-
         if self.channels.replies.get(self.name) is None:
             raise LoadError("the REPL no longer serves it (a call did not return in time, "
                             "or its replies broke the protocol)")

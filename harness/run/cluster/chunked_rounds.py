@@ -10,7 +10,14 @@ chunks are started first.
 """
 from __future__ import annotations
 
+import uuid
+
 from harness.core.errors import HarnessError
+
+from . import wire
+from .connection import open_cluster, worker_name
+from .shipment import pack
+from .worker import play_games, release
 
 CHUNKS_PER_THREAD = 3
 
@@ -37,11 +44,6 @@ class ClusterRunner:
     a local run); it closes them, and workers open their own copies."""
 
     def __init__(self, pool, settings):
-        import uuid
-
-        from .connection import open_cluster
-        from .shipment import pack
-
         self.pool, self.settings = pool, settings
         self.run = uuid.uuid4().hex   # names this tournament's processes on the workers
         playable = [spec for name, spec in pool.specs.items() if name not in pool.broken]
@@ -56,8 +58,6 @@ class ClusterRunner:
                 del pool.outputs[name]
 
     def play(self, jobs, on_game=None):
-        from .worker import play_games
-
         parts = chunks(jobs, CHUNKS_PER_THREAD * self.cluster.threads)
         worker_settings = self.settings
         tasks = []
@@ -81,9 +81,6 @@ class ClusterRunner:
         return [records[index] for index in range(len(jobs))]
 
     def _checked(self, answer, part):
-        from . import wire
-        from .connection import worker_name
-
         try:
             data = answer.get("games")
             if not isinstance(data, list) or len(data) != len(part):
@@ -102,9 +99,6 @@ class ClusterRunner:
 
     def close(self) -> None:
         """Close the agents' processes on every worker, keeping what they printed."""
-        from . import wire
-        from .worker import release
-
         try:
             answers = self.cluster.client.run(release, self.run)
         except Exception:  # workers gone: their processes went with them

@@ -7,8 +7,10 @@ by itself, so the answer is the same wherever and however often a task runs.
 from __future__ import annotations
 
 from harness.core.errors import HarnessError
+from harness.core.safe_text import line
 
 from . import wire
+from .worker import check, needs
 
 CONNECT_SECONDS = 30
 WORKERS_SECONDS = 60
@@ -16,7 +18,7 @@ WORKERS_SECONDS = 60
 
 def _distributed():
     try:
-        import distributed
+        import distributed  # optional: distributed may not be installed
     except ImportError:
         raise HarnessError("--cluster needs Dask's distributed: pip install "
                            "'pdharness[cluster]'") from None
@@ -51,8 +53,6 @@ class Cluster:
         self.client.close()
 
     def _check_workers(self) -> None:
-        from .worker import check
-
         try:
             self.client.wait_for_workers(1, timeout=WORKERS_SECONDS)
         except (TimeoutError, OSError):
@@ -114,12 +114,8 @@ def _checked(text, where) -> dict:
 
 
 def _short(value) -> str:
-    from harness.core.safe_text import line
-
     return line(str(value))[:300]
 
 
 def open_cluster(address: str, specs, isolation_mode: str) -> Cluster:
-    from .worker import needs
-
     return Cluster(address, needs(isolation_mode, specs))

@@ -10,13 +10,19 @@ monitor recorded.
 """
 from __future__ import annotations
 
+import atexit
 import hashlib
 import os
+import shutil
 import tempfile
 import threading
 from dataclasses import dataclass
 from pathlib import Path
 
+from harness.agents.agent_files import read_agent_file
+from harness.agents.bundles import bundle_files, digest_of, max_bytes, use_max_bytes
+from harness.agents.specs import AgentSpec, Kind
+from harness.agents.strategy_specs import QTABLE_PREFIX
 from harness.core.errors import HarnessError
 
 
@@ -55,9 +61,6 @@ def _contents(parcel: Parcel) -> list[str]:
 def pack(specs) -> Shipment:
     """The shipment of `specs`; HarnessError for an agent that cannot travel (a Python
     function given to the API lives only in this process)."""
-    from harness.agents.agent_files import read_agent_file
-    from harness.agents.specs import Kind
-
     parcels: list[Parcel] = []
     files: dict[str, bytes] = {}
     for spec in specs:
@@ -78,7 +81,6 @@ def pack(specs) -> Shipment:
         digest = hashlib.sha256(content).hexdigest()
         files[digest] = content
         parcels.append(Parcel(spec.name, spec.language, spec.source, path.name, digest))
-    from harness.agents.bundles import max_bytes
 
     return Shipment(tuple(parcels), files, max_bytes())
 
@@ -86,8 +88,6 @@ def pack(specs) -> Shipment:
 def _bundle_parcel(spec, files: dict[str, bytes]) -> Parcel:
     """A bundle's parcel: the files of its snapshot (already read once under the limit),
     each added to FILES by its SHA-256; LoadError if the bundle is refused."""
-    from harness.agents.bundles import bundle_files
-
     bundle = spec.bundle()
     listing = []
     for relative, path in bundle_files(bundle):
@@ -112,9 +112,6 @@ def _worker_folder() -> str:
     global _folder
     with _lock:
         if _folder is None:
-            import atexit
-            import shutil
-
             _folder = tempfile.mkdtemp(prefix="pdh-cluster-")
             atexit.register(shutil.rmtree, _folder, True)
         return _folder
@@ -124,16 +121,11 @@ def unpack(shipment: Shipment) -> list:
     """The AgentSpecs of the shipment on this worker, their files written (once per
     content) under the worker's folder; DamagedParcel when bytes and hash differ."""
     if any(parcel.bundle for parcel in shipment.agents):
-        from harness.agents.bundles import use_max_bytes
-
         use_max_bytes(shipment.bundle_bytes)   # the run's limit, as the monitor opened them
     return [_spec(parcel, shipment.files) for parcel in shipment.agents]
 
 
 def _spec(parcel: Parcel, files):
-    from harness.agents.specs import AgentSpec, Kind
-    from harness.agents.strategy_specs import QTABLE_PREFIX
-
     if parcel.bundle:
         return AgentSpec(parcel.name, parcel.language, _bundle_copy(parcel, files))
     if parcel.sha256 is None:
@@ -154,8 +146,6 @@ def _spec(parcel: Parcel, files):
 def _bundle_copy(parcel: Parcel, files) -> str:
     """The folder, named after the agent, holding a bundle's files as they arrived; the
     same digest as the monitor's snapshot, or DamagedParcel."""
-    from harness.agents.bundles import digest_of
-
     hashes = dict(parcel.bundle)
     if len(hashes) != len(parcel.bundle) or digest_of(hashes) != parcel.sha256 \
             or not _plain_name(parcel.file_name):

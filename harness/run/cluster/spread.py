@@ -2,20 +2,21 @@
 long enough to be worth shipping, and independent of every other)."""
 from __future__ import annotations
 
+from harness.agents.population import type_of
+from harness.agents.specs import ISOLATION_MODES
 from harness.core.errors import HarnessError
+from harness.core.seeds import replicate_seed
+from harness.store.replicate_summary import Placing, ReplicateRun
 
+from ..cells import UnitResult, unit_seed
 from . import wire
+from .connection import open_cluster, worker_name
+from .shipment import pack
+from .worker import play_tournament
 
 
 def play_replicates(specs, seed: int, settings, count: int, on_done=None) -> list:
     """The ReplicateRuns 1..count of harness.run.replicates, played on the cluster."""
-    from harness.core.seeds import replicate_seed
-    from harness.store.replicate_summary import Placing, ReplicateRun
-
-    from .connection import open_cluster
-    from .shipment import pack
-    from .worker import play_tournament
-
     names = [spec.name for spec in specs]
     shipment = pack(specs)
     runs = []
@@ -36,13 +37,6 @@ def play_replicates(specs, seed: int, settings, count: int, on_done=None) -> lis
 def play_units(experiment, seed: int, units, address: str, finished) -> None:
     """The experiment's (condition, replicate) cells `units`, one task each; `finished`
     gets each UnitResult as it comes back."""
-    from harness.agents.population import type_of
-
-    from ..cells import UnitResult, unit_seed
-    from .connection import open_cluster
-    from .shipment import pack
-    from .worker import play_tournament
-
     if not units:
         return
     conditions = experiment.conditions
@@ -66,8 +60,6 @@ def play_units(experiment, seed: int, units, address: str, finished) -> None:
 
 
 def _strongest(modes) -> str:
-    from harness.agents.specs import ISOLATION_MODES
-
     return min(modes, key=ISOLATION_MODES.index)
 
 
@@ -87,6 +79,4 @@ def _counts(answer) -> tuple[int, int]:
 
 
 def _bad(answer, bad) -> HarnessError:
-    from .connection import worker_name
-
     return HarnessError(f"worker {worker_name(answer)}: an answer that is {bad}")

@@ -11,7 +11,9 @@ import json
 
 from harness.core.counts import counted
 from harness.core.verdicts import FAULT_KINDS, FaultKind
+from harness.engine.replay import NotMoves, check_turns, replay
 from harness.isolation.handles.agent_handle import Fault
+from harness.isolation.handles.captured_output import OUTPUT_CAP
 
 MAX_TEXT = 8192                 # a fault's or warning's message (host lines are 4096 bytes)
 MAX_ANSWER = 256 * 1024 * 1024  # one task's JSON text
@@ -53,8 +55,6 @@ def loads(text) -> dict:
 def game_in(data, job, params):
     """The GameRecord of `job` from a worker's `data`, played again here; BadAnswer
     unless it is that game, with moves that are moves and the score the worker found."""
-    from harness.engine.replay import NotMoves, check_turns, replay
-
     fields = _fields(data, ("round", "a", "b", "length", "seed", "score", "intended_a",
                             "intended_b", "faults", "warnings"), "a game")
     if [fields[key] for key in ("round", "a", "b", "length", "seed")] != \
@@ -143,8 +143,6 @@ def standings_in(rows, names, extra: int = 0) -> list[list]:
 
 def outputs_in(data, names) -> dict[str, str]:
     """What the worker's processes of each agent of `names` printed (captured, capped)."""
-    from harness.isolation.handles.captured_output import OUTPUT_CAP
-
     if not isinstance(data, dict) or not set(data) <= set(names):
         raise BadAnswer("output of other agents")
     return {name: text(output, "captured output", 2 * OUTPUT_CAP)

@@ -9,13 +9,24 @@ Agents run as in a local run: the same handles, sandbox, limits and time limit.
 from __future__ import annotations
 
 import hashlib
+import socket
 import threading
 from dataclasses import replace
 from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import lisp_bridge
+from harness.agents.lang import LANGUAGES
+from harness.agents.specs import runtime_versions
+from harness.core.package import __version__, harness_folder
+from harness.core.safe_text import line
+from harness.engine.runners import HandlePool, PipelinedRunner, SerialRunner
+from harness.engine.tournament import run_tournament
+
+from ..cells import placings
 from . import wire
+from .shipment import unpack
 
 if TYPE_CHECKING:
     from harness.engine.runners import HandlePool
@@ -25,9 +36,6 @@ if TYPE_CHECKING:
 def fingerprint() -> str:
     """The pdharness version and a hash of its code; with the runtimes of the languages
     that play (`needs`), what two machines must share to play every game the same way."""
-    import lisp_bridge
-    from harness.core.package import __version__, harness_folder
-
     digest = hashlib.sha256()
     for root in (harness_folder(), Path(str(lisp_bridge.__file__)).resolve().parent):
         for path in sorted(root.rglob("*")):
@@ -41,8 +49,6 @@ def needs(isolation_mode: str, specs) -> dict:
     """What a worker must have for a run of SPECS' agents: the monitor's code, the sandbox
     if asked, and the runtime of every language that plays, at the monitor's version
     (a version None: missing at the monitor, so any will do)."""
-    from harness.agents.specs import runtime_versions
-
     return {"fingerprint": fingerprint(), "sandbox": isolation_mode == "sandbox",
             "runtimes": runtime_versions(specs)}
 
@@ -53,12 +59,11 @@ def refusal(needed: dict) -> str | None:
         return (f"it runs pdharness {fingerprint()}, the monitor {needed['fingerprint']}: "
                 "install the same pdharness on every worker")
     if needed["sandbox"]:
-        from harness.isolation.sandbox import support
+        from harness.isolation.sandbox import support  # heavy (ctypes): loaded only where used
 
         found = support()
         if found.flavor is None:
             return f"no sandbox there ({found.reason}); --isolation sandbox needs it"
-    from harness.agents.lang import LANGUAGES
 
     for name, version in needed["runtimes"].items():
         language = LANGUAGES[name]
@@ -74,12 +79,10 @@ def refusal(needed: dict) -> str | None:
 
 def address() -> str:
     try:
-        from distributed import get_worker
+        from distributed import get_worker  # optional: distributed may not be installed
 
         return get_worker().address
     except (ImportError, ValueError):
-        import socket
-
         return socket.gethostname()
 
 
@@ -98,8 +101,6 @@ def _answer(needed: dict, work) -> str:
     try:
         return wire.dumps({"worker": where, **work()})
     except Exception as error:  # the monitor says it in one line, naming the worker
-        from harness.core.safe_text import line
-
         return wire.dumps({"worker": where, "error": line(f"{type(error).__name__}: {error}")})
 
 
@@ -119,10 +120,6 @@ _pools_lock = threading.Lock()
 
 
 def _pool(run: str, shipment, isolation, known_broken):
-    from harness.engine.runners import HandlePool
-
-    from .shipment import unpack
-
     thread = threading.get_ident()
     with _pools_lock:
         held = _pools.get(thread)
@@ -171,8 +168,6 @@ def release(run: str, dask_worker=None) -> str:
 
 
 def _games(shipment, settings, jobs, known_broken, run) -> dict:
-    from harness.engine.runners import PipelinedRunner, SerialRunner
-
     pool = _pool(run, shipment, settings.isolation, known_broken)
     # agents in processes: many games at once on this thread, as a local run plays them;
     # in the worker's own process (`none`): one at a time (the cluster is the parallelism)
@@ -194,14 +189,8 @@ def play_tournament(shipment, seed: int, settings, needed: dict,
 
 
 def _tournament(shipment, seed, settings, with_counts) -> dict:
-    from harness.engine.tournament import run_tournament
-
-    from .shipment import unpack
-
     result = run_tournament(unpack(shipment), seed, replace(settings, jobs=1, cluster=None))
     if with_counts:
-        from ..cells import placings
-
         rows = [[agent, rank, score, dropped_in, *counts]
                 for agent, _type, rank, score, dropped_in, *counts in placings(result)]
     else:

@@ -2,8 +2,15 @@
 finished tournament), with a progress bar on a terminal; and its resume."""
 from __future__ import annotations
 
+from harness.agents.agent_types import definition
 from harness.core.counts import counted
 from harness.core.errors import HarnessError
+from harness.engine.parameters import MIB
+from harness.run import progress
+from harness.run.tournament_session import check_isolation
+
+from . import plan
+from .run import play
 
 
 class ExperimentInterrupted(Exception):
@@ -15,7 +22,7 @@ class ExperimentInterrupted(Exception):
 
 def run(experiment, seed: int, *, db=None, jobs=None, quiet=False, isolation=None,
         command=None, cluster=None) -> list:
-    from .record import ExperimentRecord
+    from .record import ExperimentRecord  # heavy (sqlite3): loaded only where used
 
     record = (ExperimentRecord.create(db, experiment, seed, isolation, command)
               if db else None)
@@ -33,11 +40,7 @@ def resume(path, *, jobs=None, quiet=False, isolation="sandbox", allow_weaker=Fa
     MiB}, resume's options), never the record's (see harness.run.tournament_session.resume); the
     file's conditions may only lower those limits, as when it was started, and limits other
     than the recorded ones are refused (they change results)."""
-    from harness.agents.agent_types import definition
-    from harness.run.tournament_session import check_isolation
-
-    from . import plan
-    from .record import ExperimentRecord
+    from .record import ExperimentRecord  # heavy (sqlite3): loaded only where used
 
     record = ExperimentRecord.reopen(path)
     try:
@@ -69,8 +72,6 @@ def resume(path, *, jobs=None, quiet=False, isolation="sandbox", allow_weaker=Fa
 def _check_limits(path, experiment, recorded: dict) -> None:
     """HarnessError when a condition would play under other limits than it was recorded
     with (a value the record lacks, or not a number, is not compared)."""
-    from harness.engine.parameters import MIB
-
     for number, condition in enumerate(experiment.conditions, 1):
         then = recorded.get(number, (None, None))
         now = (condition.settings.isolation.timeout,
@@ -86,10 +87,6 @@ def _check_limits(path, experiment, recorded: dict) -> None:
 
 
 def _play(experiment, seed, record, jobs, quiet, cluster=None) -> list:
-    from harness.run import progress
-
-    from .run import play
-
     bar = progress.CountProgress("tournaments") if progress.wanted(quiet) else None
     try:
         units = play(experiment, seed, record, jobs, bar, cluster)

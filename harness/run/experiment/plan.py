@@ -14,12 +14,15 @@ keep the defaults of `pdharness tournament`.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from harness.agents.llm.config import declared
+from harness.agents.population import MAX_FILE_BYTES, parse_file, population_types, read_bounded
+from harness.agents.specs import Kind
 from harness.core.errors import HarnessError
-from harness.engine.parameters import REPLICATES, SEED, TABLE
+from harness.engine.parameters import BY_NAME, REPLICATES, SEED, TABLE, BadValue, invalid, settings
 
 if TYPE_CHECKING:
     from harness.engine.tournament import Settings
@@ -64,8 +67,6 @@ class Experiment:
 def load(path, isolation: str | None = None, limits: dict | None = None) -> Experiment:
     """The experiment in the file at `path`; `isolation` and `limits` ({"timeout": s,
     "memory_limit": MiB}, None for the default) as the command line gives them."""
-    from harness.agents.population import MAX_FILE_BYTES, read_bounded
-
     path = Path(path)
     return from_record(read_bounded(path, MAX_FILE_BYTES, "an experiment file"), path,
                        isolation, limits)
@@ -74,8 +75,6 @@ def load(path, isolation: str | None = None, limits: dict | None = None) -> Expe
 def from_record(content: bytes, path, isolation: str | None,
                 limits: dict | None = None) -> Experiment:
     """From the file's contents (as read, or as an experiment's record keeps them)."""
-    from harness.agents.population import parse_file
-
     path = Path(path)
     return plan(parse_file(content, path), content, path, isolation, limits)
 
@@ -127,15 +126,11 @@ def given_parameters(chosen: Condition, limits: dict | None = None) -> dict:
 
 
 def _top_level(experiment: Experiment) -> dict:
-    from harness.agents.population import parse_file
-
     return parse_file(experiment.content, experiment.path)
 
 
 def ceiling(limits: dict | None) -> dict:
     """Each limit as the command line gives it, else its default: the most a file may ask."""
-    from harness.engine.parameters import BY_NAME
-
     given = limits or {}
     return {name: given[name] if given.get(name) is not None else BY_NAME[name].default
             for name in LIMITS}
@@ -164,7 +159,6 @@ def plan(data: dict, content: bytes, path: Path, isolation: str | None,
     entries = data.get("conditions", [{"name": "base"}])
     if not isinstance(entries, list) or not entries:
         raise HarnessError(f"{where}: conditions must be a non-empty list")
-    from harness.agents.llm.config import declared
 
     models = declared(data, path.parent, where)   # the file's `llm` table, for every condition
     conditions, seen = [], set()
@@ -180,8 +174,6 @@ def plan(data: dict, content: bytes, path: Path, isolation: str | None,
 
 
 def _condition(entry, data, base, path, where, models, most) -> Condition:
-    from harness.agents.population import population_types
-
     if not isinstance(entry, dict):
         raise HarnessError(f"{where}: expected an object with a name and parameters")
     name = entry.get("name")
@@ -202,10 +194,6 @@ def _condition(entry, data, base, path, where, models, most) -> Condition:
 
 def _chatting(types, chat, where) -> list:
     """`"chat": true/false` on a condition: its language models chat (or not) there."""
-    from dataclasses import replace
-
-    from harness.agents.specs import Kind
-
     if not isinstance(chat, bool):
         raise HarnessError(f"{where}: chat is true or false")
     return [replace(t, template=replace(t.template, llm=replace(t.template.llm, chat=chat)))
@@ -214,8 +202,6 @@ def _chatting(types, chat, where) -> list:
 
 def default_options() -> dict:
     """Every tournament option at its command-line default (the declared parameters')."""
-    from harness.engine.parameters import BY_NAME
-
     return {name: BY_NAME[name].default
             for name in (*PARAMETERS, "isolation", "seed", "jobs")}
 
@@ -224,8 +210,6 @@ def _overrides(given, where, most: dict) -> dict:
     """{"moves-per-turn": 1, ...} -> {"moves_per_turn": 1, ...}, each value checked as the
     command line checks it (the declared parameter's type and bounds), and each limit at
     most `most` (the command line's)."""
-    from harness.engine.parameters import BY_NAME, BadValue, invalid
-
     if not isinstance(given, dict):
         raise HarnessError(f"{where}: expected an object of parameters")
     options = {}
@@ -281,8 +265,6 @@ def _converted(parameter, value):
 
 
 def _settings(options, where):
-    from harness.engine.parameters import settings
-
     full = dict(default_options(), **options)
     try:
         return settings(dict(full, jobs=1))

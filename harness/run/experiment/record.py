@@ -12,9 +12,17 @@ import json
 import sqlite3
 from pathlib import Path
 
+from harness.agents.agent_types import definition
 from harness.agents.llm.record_rows import CALL_COLUMNS, add_call_columns
 from harness.core.errors import HarnessError
+from harness.core.package import __version__
+from harness.engine.parameters import MIB
+from harness.present.formats import params_dict
+from harness.store import db
 from harness.store.db import is_experiment_record
+from harness.store.reader import check_types
+
+from ..cells import UnitResult
 
 SCHEMA_VERSION = 1
 
@@ -114,9 +122,6 @@ class ExperimentRecord:
     @classmethod
     def create(cls, path, experiment, seed: int, isolation: str | None,
                command: str | None) -> "ExperimentRecord":
-        from harness.agents.agent_types import definition
-        from harness.store import db
-
         connection = db.create(path, SCHEMA)
         connection.row_factory = sqlite3.Row
         with connection:
@@ -138,7 +143,6 @@ class ExperimentRecord:
     def reopen(cls, path) -> "ExperimentRecord":
         if not is_experiment_record(path):
             raise HarnessError(f"{path}: not an experiment record")
-        from harness.store.reader import check_types
 
         connection = sqlite3.connect(str(path), timeout=30)
         try:  # a hand-edited record is one line naming what is wrong, as for a tournament's
@@ -156,8 +160,6 @@ class ExperimentRecord:
 
     def add(self, unit) -> None:
         """One finished tournament, in one transaction."""
-        from harness.store import db
-
         with self.connection:
             self.connection.execute("INSERT INTO tournament VALUES (?, ?, ?, ?, ?, ?)",
                                     (unit.condition, unit.replicate, db.seed_value(unit.seed),
@@ -175,8 +177,6 @@ class ExperimentRecord:
                     [(unit.condition, unit.replicate, *row) for row in unit.llm_turns])
 
     def complete(self) -> None:
-        from harness.store import db
-
         with self.connection:
             self.connection.execute("UPDATE experiment SET finished_at = ?", (db.now(),))
 
@@ -189,8 +189,6 @@ class ExperimentRecord:
                 self.connection.execute("SELECT condition, replicate FROM tournament")}
 
     def units(self) -> list:
-        from ..cells import UnitResult
-
         tournaments = self.connection.execute(
             "SELECT * FROM tournament ORDER BY condition, replicate").fetchall()
         placings: dict[tuple[int, int], list[tuple]] = {}
@@ -223,19 +221,13 @@ class ExperimentRecord:
 def recorded_params(condition) -> dict:
     """What the record keeps of a condition's parameters: its JSON ones and its memory limit
     (which the JSON leaves out), so resume can tell a run with other limits apart."""
-    from harness.engine.parameters import MIB
-
     return dict(params_of(condition),
                 memory_limit=condition.settings.isolation.memory_limit // MIB)
 
 
 def params_of(condition) -> dict:
-    from harness.present.formats import params_dict
-
     return params_dict(condition.settings)
 
 
 def _version() -> str:
-    from harness.core.package import __version__
-
     return __version__

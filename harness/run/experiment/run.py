@@ -6,17 +6,21 @@ one, so the cores go to whole tournaments), and each is recorded as soon as it i
 """
 from __future__ import annotations
 
+import os
 from dataclasses import replace
 
+from harness.agents.llm.record_rows import call_rows, turn_rows
+from harness.engine.forked import Workers
+from harness.engine.tournament import run_tournament
+from harness.run.round_runner import round_runner
+
 from ..cells import UnitResult, placings, unit_seed
+from ..cluster.spread import play_units
 
 _WORK: dict = {}
 
 
 def play_unit(unit: tuple[int, int]) -> UnitResult:
-    from harness.engine.tournament import run_tournament
-    from harness.run.round_runner import round_runner
-
     number, replicate = unit
     condition = _WORK["experiment"].conditions[number - 1]
     seed = unit_seed(_WORK["seed"], condition.name, replicate)
@@ -24,8 +28,6 @@ def play_unit(unit: tuple[int, int]) -> UnitResult:
                             runner_for=round_runner)
     calls, turns = [], []
     if any(game.talk for game in result.games):
-        from harness.agents.llm.record_rows import call_rows, turn_rows
-
         for number_played, game in enumerate(result.games, 1):
             calls += call_rows(number_played, game)
             turns += turn_rows(number_played, game)
@@ -38,8 +40,6 @@ def play(experiment, seed: int, record=None, jobs: int | None = None, on_done=No
     """Every tournament of the experiment not in `record` yet, here or on the Dask
     scheduler `cluster`; returns all of them (those recorded before included), in
     (condition, replicate) order."""
-    import os
-
     done = record.done() if record else set()
     units = [(number, replicate)
              for number in range(1, len(experiment.conditions) + 1)
@@ -58,15 +58,11 @@ def play(experiment, seed: int, record=None, jobs: int | None = None, on_done=No
 
     workers = max(1, min(jobs or os.cpu_count() or 1, len(units) or 1))
     if cluster:   # one task per tournament
-        from ..cluster.spread import play_units
-
         play_units(experiment, seed, units, cluster, finished)
     elif workers == 1:
         for unit in units:
             finished(play_unit(unit))
     else:
-        from harness.engine.forked import Workers
-
         # forked: the workers inherit the experiment as read here
         with Workers(workers) as pool:
             for played in pool.map(play_unit, units, ordered=False):

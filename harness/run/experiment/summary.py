@@ -6,6 +6,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from harness.core.safe_text import line
+from harness.store.replicate_summary import t95
+
 
 @dataclass
 class Stat:
@@ -38,8 +41,6 @@ class ConditionSummary:
 
 
 def stat(values: list[float]) -> Stat:
-    from harness.store.replicate_summary import t95
-
     n = len(values)
     mean = sum(values) / n if n else 0.0
     if n < 2:
@@ -50,7 +51,7 @@ def stat(values: list[float]) -> Stat:
 
 
 def summarize(experiment, units) -> list[ConditionSummary]:
-    from .record import params_of
+    from .record import params_of  # heavy (sqlite3): loaded only where used
 
     summaries = []
     for number, condition in enumerate(experiment.conditions, 1):
@@ -95,8 +96,6 @@ def as_json(experiment, seed, summaries) -> dict:
 
 def as_table(experiment, seed, summaries) -> str:
     """For a terminal: names from the file or the record escaped (safe_text.line)."""
-    from harness.core.safe_text import line
-
     lines = [f"Experiment {line(experiment.path.name)}  seed {seed}  {experiment.replicates} "
              f"replicate{'s' * (experiment.replicates != 1)} per condition  "
              "(95% intervals over replicates)"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from harness.core.seeds import name_order
+from harness.core.seeds import canonical_name, name_order
 from harness.store.ladder_record import LadderRecord
 
 from .ratings import Rating, rate
@@ -102,7 +102,6 @@ def _notices(record: LadderRecord, last_pass: int | None, entries: dict[str, Ent
         last_pass = passes[-1][0] if passes else None
     if last_pass is None:
         return []
-    from harness.core.seeds import canonical_name
 
     by_canonical = {canonical_name(name): entry for name, entry in entries.items()}
     extra = []

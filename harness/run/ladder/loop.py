@@ -5,10 +5,18 @@ passes at once; during one, the games finished so far are kept and the next pass
 the rest."""
 from __future__ import annotations
 
+import fcntl
+import json
+import os
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+
+from harness.core.errors import HarnessError
+from harness.core.output_paths import make_parent
+from harness.present.ladder_site import pseudonym_csv, write_atomically, write_site
+from harness.store.settings_columns import settings_from
 
 from .board import Board, board
 from .passes import LadderOptions, PassResult, open_record, run_pass
@@ -38,12 +46,6 @@ def pass_lock(db: Path):
     """One pass of a ladder at a time (cron may start the next before the last ends): an
     exclusive lock on FILE.sqlite.lock, held for the pass; another pass is refused in one
     line. The kernel drops the lock with its process, so a killed pass leaves none."""
-    import fcntl
-    import os
-
-    from harness.core.errors import HarnessError
-    from harness.core.output_paths import make_parent
-
     lock = db.with_name(db.name + ".lock")
     make_parent(lock, str(lock))
     fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW, 0o600)
@@ -59,8 +61,6 @@ def pass_lock(db: Path):
 
 
 def write_outputs(record, found: Board, outputs: Outputs) -> None:
-    from harness.present.ladder_site import pseudonym_csv, write_atomically, write_site
-
     if outputs.pseudonyms is not None:
         write_atomically(outputs.pseudonyms, pseudonym_csv(found))
     if outputs.site is not None:
@@ -71,10 +71,6 @@ def write_outputs(record, found: Board, outputs: Outputs) -> None:
 
 def _game_reading(record):
     """The moves per turn and payoffs the record's games were played with."""
-    import json
-
-    from harness.store.settings_columns import settings_from
-
     rules = json.loads(record.connection.execute("SELECT rules FROM ladder").fetchone()[0])
     return settings_from(rules).game
 

@@ -17,12 +17,19 @@ from __future__ import annotations
 import hashlib
 import shutil
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from itertools import combinations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from harness.agents.specs import Kind, builtin_spec, file_spec
 from harness.core.safe_text import line
+from harness.core.seeds import canonical_name, derive, fresh_seed, ladder_game_seed, name_order
+from harness.engine.rounds import GameJob, game_length
+from harness.engine.runners import HandlePool
+from harness.run.round_runner import round_runner
 from harness.store.ladder_record import Identity, LadderRecord
+from harness.store.settings_columns import columns
 
 from . import submissions
 from .submissions import COLLISION, FAILED, OK, REFERENCE, UNREADABLE, WITHDRAWN, Found
@@ -58,14 +65,10 @@ class PassResult:
 
 def rules_of(settings) -> dict:
     """The settings that shape a game, as the record's `run` columns spell them."""
-    from harness.store.settings_columns import columns
-
     return {key: value for key, value in columns(settings).items() if key not in _NOT_RULES}
 
 
 def open_record(options: LadderOptions) -> LadderRecord:
-    from harness.core.seeds import fresh_seed
-
     identity = Identity(str(options.folder.resolve()),
                         options.seed if options.seed is not None else fresh_seed(),
                         rules_of(options.settings), options.games_per_pair)
@@ -112,8 +115,6 @@ class Playing:
 def _accept(record: LadderRecord, options: LadderOptions, found: list[Found],
             number: int) -> list[Playing]:
     """Register what is new, validate new versions, and say who plays this pass."""
-    from harness.core.seeds import canonical_name
-
     agents = record.agents()
     fresh = []
     for entry in found:
@@ -152,16 +153,12 @@ def _accept(record: LadderRecord, options: LadderOptions, found: list[Found],
 
 
 def _register(record: LadderRecord, name: str, reference: bool, number: int) -> None:
-    from harness.core.seeds import canonical_name
-
     record.add_agent(name, canonical_name(name), _pseudonym(record, name), reference, number)
 
 
 def _pseudonym(record: LadderRecord, name: str) -> str:
     """A name for the public board that says nothing of the team: drawn from the ladder's
     seed (no student knows it) and the agent's name, fixed once it is given."""
-    from harness.core.seeds import canonical_name, derive
-
     taken = {agent.pseudonym for agent in record.agents().values()}
     draw = derive(record.seed, "pseudonym", canonical_name(name))
     base = f"{_ADJECTIVES[draw % len(_ADJECTIVES)]}{_ANIMALS[draw // 97 % len(_ANIMALS)]}"
@@ -175,8 +172,6 @@ def _pseudonym(record: LadderRecord, name: str) -> str:
 def kept_place(store: Path, name: str, digest: str) -> Path:
     """Where the store keeps an agent's version: by agent and version (two agents' files
     may hold the same bytes)."""
-    from harness.core.seeds import canonical_name
-
     return store / hashlib.sha256(f"{canonical_name(name)}\0{digest}".encode()).hexdigest()
 
 
@@ -198,9 +193,6 @@ def _keep(entry: Found, store: Path) -> None:
 
 
 def _reference(record: LadderRecord, name: str, number: int) -> None:
-    from harness.agents.specs import Kind
-    from harness.core.seeds import canonical_name
-
     agents = record.agents()
     agent = agents.get(canonical_name(name))
     if agent is None:
@@ -220,9 +212,6 @@ def _playing(record: LadderRecord, found: list[Found], store: Path,
              references: tuple[str, ...]) -> list[Playing]:
     """Every agent whose current version plays this pass: each reference named this pass,
     and each agent with a submission in the folder (withdrawn otherwise)."""
-    from harness.agents.specs import builtin_spec, file_spec
-    from harness.core.seeds import canonical_name, name_order
-
     present = {canonical_name(entry.name) for entry in found if entry.name}
     playing = []
     for agent in record.agents().values():
@@ -253,8 +242,6 @@ def _playing(record: LadderRecord, found: list[Found], store: Path,
 def _as_named(spec, name: str):
     """SPEC playing under the record's NAME: a version uploaded as `Adamsbrown.py` is still
     agent AdamsBrown (names are one agent in any case), its function found by its own."""
-    from dataclasses import replace
-
     return spec if spec.name == name else replace(spec, name=name, defines=spec.entry)
 
 
@@ -262,11 +249,6 @@ def _as_named(spec, name: str):
 def _owed(record: LadderRecord, options: LadderOptions, playing: list[Playing]):
     """The games of every pair of playing versions not yet in the record, as the engine's
     GameJobs (their `round` is the game's number within its pair)."""
-    from itertools import combinations
-
-    from harness.core.seeds import ladder_game_seed
-    from harness.engine.rounds import GameJob, game_length
-
     done = record.played_keys()
     seed, length = record.seed, options.settings.length
     jobs, versions = [], {}
@@ -284,9 +266,6 @@ def _owed(record: LadderRecord, options: LadderOptions, playing: list[Playing]):
 
 def _play(record: LadderRecord, options: LadderOptions, jobs, versions, playing,
           number: int) -> int:
-    from harness.engine.runners import HandlePool
-    from harness.run.round_runner import round_runner
-
     names = {name for job in jobs for name in (job.a, job.b)}
     specs = [p.spec for p in playing if p.name in names]
     settings = options.settings

@@ -37,7 +37,7 @@ class Rated:
 
 def model():
     try:
-        from openskill.models import PlackettLuce
+        from openskill.models import PlackettLuce  # optional: openskill may not be installed
     except ImportError:
         raise HarnessError("the ladder's ratings need openskill: pip install "
                            "'pdharness[ladder]'") from None

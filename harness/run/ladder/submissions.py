@@ -18,8 +18,15 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from harness.agents import agent_files
+from harness.agents.bundles import bundle_name, folder_as_bundle, is_bundle, is_zip_name
+from harness.agents.specs import file_spec
+from harness.agents.wording import same_name
 from harness.core.errors import HarnessError, LoadError
 from harness.core.safe_text import line
+from harness.core.seeds import canonical_name, derive
+from harness.validation.contract import ContractParams
+from harness.validation.submission import submission_files, validate_all
 
 # the statuses a submission gets in a pass (also the JSON's "status" words)
 OK = "ok"                    # its version plays
@@ -78,8 +85,6 @@ def _place() -> str:
 def listed(folder: Path) -> list[Path]:
     """The submissions in FOLDER as validate finds them (files and bundles, not in
     subfolders); none is no error for a ladder (a new term starts empty)."""
-    from harness.validation.submission import submission_files
-
     if not folder.is_dir():
         raise HarnessError(f"{line(folder)}: not a folder of submissions")
     try:
@@ -96,8 +101,6 @@ def read_all(paths: list[Path], snapshots: Snapshots) -> list[Found]:
 
 
 def read_one(path: Path, snapshots: Snapshots) -> Found:
-    from harness.agents.bundles import is_bundle
-
     source = str(path)
     try:
         if is_bundle(path):
@@ -111,8 +114,6 @@ def read_one(path: Path, snapshots: Snapshots) -> Found:
 
 
 def _name_of(path: Path) -> str | None:
-    from harness.agents.bundles import bundle_name
-
     name = bundle_name(path) if path.suffix in ("", ".zip") else path.stem
     return name or None
 
@@ -123,12 +124,9 @@ def _signature(path: Path) -> tuple:
 
 
 def _read_file(path: Path, snapshots: Snapshots) -> Found:
-    from harness.agents.agent_files import read_agent_file
-    from harness.agents.specs import file_spec
-
     source = str(path)
     before = _signature(path)
-    content = read_agent_file(path)       # a regular file, at most 1 MiB, or a LoadError
+    content = agent_files.read_agent_file(path)  # a regular file, at most 1 MiB, or a LoadError
     if _signature(path) != before:
         return _edited(path)
     copy = snapshots.folder() / path.name
@@ -138,8 +136,6 @@ def _read_file(path: Path, snapshots: Snapshots) -> Found:
 
 
 def _read_bundle(path: Path, snapshots: Snapshots) -> Found:
-    from harness.agents.bundles import bundle_name, folder_as_bundle, is_zip_name
-
     source, name = str(path), bundle_name(path)
     before = _signature(path)
     bundle = folder_as_bundle(path, name)
@@ -165,9 +161,6 @@ def _edited(path: Path) -> Found:
 def _mark_collisions(found: list[Found]) -> None:
     """Two readable submissions of one agent name (the same rule as every command's:
     names are one agent whatever their case): neither is taken this pass."""
-    from harness.agents.wording import same_name
-    from harness.core.seeds import canonical_name
-
     by_name: dict[str, list[Found]] = {}
     for entry in found:
         if entry.name and entry.status != UNREADABLE:
@@ -183,10 +176,6 @@ def validate(found: list[Found], settings, seed: int, roster=None, jobs=None) ->
     """Validate the submissions in FOUND exactly as `validate` does (the same checks, under
     the course's limits and rules), the contract games seeded from the ladder's seed (no
     agent knows it); a failing one gets status FAILED and its problems."""
-    from harness.core.seeds import derive
-    from harness.validation.contract import ContractParams
-    from harness.validation.submission import validate_all
-
     if not found:
         return
     params = ContractParams.of(settings, derive(seed, "ladder-validate"))
