@@ -4,6 +4,7 @@
     python benchmarks/class.py --agents 20 --isolation process
     python benchmarks/class.py --repo /tmp/before --repo . --runs 3   # two checkouts, interleaved
     python benchmarks/class.py --round360 --max-seconds 600           # the 360-agent round
+    python benchmarks/class.py --references                          # beside Axelrod and the floor
 
 N renamed copies of the bundled students (student_agents/: Python, Hy and Common Lisp in
 turn; each copy a valid agent file whose file name and function name match, its helpers
@@ -362,8 +363,10 @@ class References:
     """`--references`: what issue 36's targets compare the class with, measured in the same
     run as it: Axelrod's `Tournament.play` on its own workload (throughput.py's reference,
     serial, in a process of its own, before the first run and after the last) and the floor
-    of a game (floor.py: two empty game processes of a Python host, and the turns' calls at
-    a one-CPU pipe round trip each)."""
+    of a game: the same tournament's CPU a game under `--isolation none` (the agents' own
+    code and the monitor's game, no process; its Lisp agents keep theirs), plus what the
+    least isolation adds (floor.py): two empty game processes of a Python host, and the
+    turns' calls at a one-CPU pipe round trip each."""
 
     def __init__(self):
         from floor import game_process_ms, round_trip_us
@@ -383,9 +386,18 @@ class References:
         print(f"references: Axelrod's Tournament again {self.axelrod_seconds[1]:.2f} s; "
               f"{load()}")
 
+    def measure_unisolated(self, options, repo: Path, python: str, folder: Path) -> None:
+        unisolated = argparse.Namespace(**{**vars(options), "isolation": "none",
+                                           "max_seconds": None})
+        figures = run_once(unisolated, repo, python, folder)
+        self.none_ms = (figures["cgroup_cpu"] or (figures["wait4_cpu"],))[0] / max(
+            figures["games"], 1) * 1000
+        print(f"references: --isolation none {self.none_ms:.2f} ms of CPU a game "
+              f"({figures['games']} games, wall {figures['wall']:.1f} s); {load()}", flush=True)
+
     def game_floor_ms(self, figures: dict) -> float:
         calls = 2 * figures["turns"] / figures["games"]
-        return 2 * self.process_ms + calls * self.round_trip_us / 1000
+        return self.none_ms + 2 * self.process_ms + calls * self.round_trip_us / 1000
 
     def beside(self, figures: dict) -> str:
         if figures["timed_out"] or not figures["games"]:
@@ -396,7 +408,9 @@ class References:
         axelrod = statistics.median(self.axelrod_seconds)
         return (f"  {figures['wall'] / axelrod:.1f}x Axelrod's Tournament ({axelrod:.2f} s, "
                 f"median of the runs before and after: target 25x); a game's floor "
-                f"{floor:.2f} ms, CPU per game {per_game / floor:.1f}x it (target 2x)")
+                f"{floor:.2f} ms (none {self.none_ms:.2f} + processes and calls "
+                f"{floor - self.none_ms:.2f}), CPU per game {per_game / floor:.1f}x it "
+                "(target 2x)")
 
 
 def main() -> None:
@@ -434,6 +448,8 @@ def main() -> None:
     references = References() if options.references else None
     with tempfile.TemporaryDirectory(prefix="pdbench-class-") as folder:
         write_copies(Path(folder), options.agents)
+        if references is not None:
+            references.measure_unisolated(options, order[-1], options.python, Path(folder))
         for number, repo in enumerate(order, 1):
             figures = run_once(options, repo, options.python, Path(folder))
             results[repo].append(figures)

@@ -37,7 +37,10 @@ MAX_MEMORY_MIB = 1 << 20    # 1 TiB of address space
 MAX_JOBS = 1024
 MAX_REPLICATES = 10_000
 SQLITE_INTEGER = 2 ** 63 - 1  # seeds, ids and counts are stored in SQLite integers
-ON_FAULT = {"cooperate": "C", "defect": "D"}   # --on-fault -> the default answer's move
+# One value, two spellings the interface fixes: the option `--on-fault` (course key and API
+# `on_fault`) says it as a word, the game, the JSON and the record (`default_answer`) as the
+# move the word means; this table is the one translation between them
+DEFAULT_ANSWER_OF = {"cooperate": "C", "defect": "D"}
 
 
 class BadValue(ValueError):
@@ -304,10 +307,10 @@ TABLE = (
               "Payoff table; must keep T>R>P>S and 2R>T+S.",
               lambda s: s.game.payoffs.as_tuple(), nargs=4, metavar="T R P S",
               json="payoffs", to_json=lambda v: dict(zip("TRPS", v, strict=True)), plays=True),
-    Parameter("on_fault", Choice(tuple(ON_FAULT)),
+    Parameter("on_fault", Choice(tuple(DEFAULT_ANSWER_OF)),
               "The answer played for an agent's faulty turn.",
-              lambda s: next(k for k, v in ON_FAULT.items() if v == s.game.default_answer),
-              json="default_answer", to_json=ON_FAULT.get, plays=False),
+              lambda s: next(k for k, v in DEFAULT_ANSWER_OF.items() if v == s.game.default_answer),
+              json="default_answer", to_json=DEFAULT_ANSWER_OF.get, plays=False),
     Parameter("isolation", Choice(ISOLATION_MODES),
               "sandbox: own process in bubblewrap; process: own process; "
               "none: inside the monitor (trusted code only).",
@@ -386,7 +389,7 @@ def settings(values: dict):
         game=GameParams(flip=FlipParams(flip_start, flip_decay, values["decay"]),
                         moves_per_turn=values["moves_per_turn"],
                         payoffs=Payoffs(*values["payoffs"]),
-                        default_answer=ON_FAULT[values["on_fault"]]),
+                        default_answer=DEFAULT_ANSWER_OF[values["on_fault"]]),
         length=GameLength(low, high, values["horizon"], values["stop_prob"]),
         isolation=Isolation(values["isolation"], values["timeout"],
                             values["memory_limit"] * MIB, values["load_timeout"],

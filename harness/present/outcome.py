@@ -63,8 +63,7 @@ def ending(result, incomplete: bool = False) -> Ending:
 def default_answer_notes(result) -> dict[str, str]:
     """Agent -> a note, for agents that faulted on the first call of every game they
     played (or on every call): their turns were the default answer, not their play."""
-    answer = " ".join(getattr(result.settings.game, "default_answer", "C")
-                      * getattr(result.settings.game, "moves_per_turn", 3))
+    answer = " ".join(result.settings.game.default_moves)
     games: dict[str, list] = {}
     for game in result.games:
         for side, name in (("a", game.a), ("b", game.b)):
