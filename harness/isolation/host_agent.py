@@ -14,8 +14,11 @@ from harness.core import protocol
 
 _WARN = protocol.WARN   # bound once: see host.py on the protocol's words in a game's process
 
-# Agent.rehearse's stand-in: our own code, shaped like a student's (it reads hist)
-_STAND_IN = "def %s(hist, score):\n    return [theirs for _, theirs in hist[-3:]] or ['C'] * 3\n"
+# Agent.rehearse's stand-in: our own code, shaped like a student's (it reads hist), under a
+# name of its own: nothing from outside (the agent's name is the upload's) goes into it
+_STAND_IN_NAME = "stand_in"
+_STAND_IN = (f"def {_STAND_IN_NAME}(hist, score):\n"
+             "    return [theirs for _, theirs in hist[-3:]] or ['C'] * 3\n")
 _REHEARSED_GAMES, _REHEARSED_TURNS = 8, 12   # past CPython 3.11's warm-up of a function
 
 
@@ -62,18 +65,7 @@ class Agent:
         the zygote's pages (some 20 a Python game, a fifth of its calls' page faults:
         benchmarks/game_process_cost.py). The stand-in's runtime is its own and is dropped:
         the game's (`ready`) has never played, and its generator is still unused."""
-        from harness.agents.pyload import code_factory
-        from harness.agents.runtime import AgentRuntime
-
-        factory = code_factory(compile(_STAND_IN % self.name, "<rehearsal>", "exec"),
-                               "<rehearsal>", self.name, check=False,
-                               namespaces=lambda module, path, rng: {"__name__": module})
-        runtime = AgentRuntime(factory, language.pairs(), language.lisp_syntax)
-        for game in range(_REHEARSED_GAMES):
-            runtime.start_game(game, 3, self.usual_payoffs)
-            for _ in range(_REHEARSED_TURNS):
-                reply_line(*runtime.call())
-                runtime.record("CCD", "DCC")
+        rehearse(language, self.usual_payoffs)
 
     def prepare(self) -> bytes:
         """The compiled code (marshal), after loading it once; LoadError if it does not."""
@@ -122,6 +114,27 @@ class Agent:
         from harness.core.rules import Payoffs
 
         return Payoffs(t, r, p, s)
+
+
+def rehearse(language, payoffs) -> set[protocol.Verb]:
+    """Agent.rehearse's games: the kinds of reply the stand-in's calls made (MOVES alone,
+    unless the harness's call path is broken)."""
+    from harness.agents.pyload import code_factory
+    from harness.agents.runtime import AgentRuntime
+
+    factory = code_factory(compile(_STAND_IN, "<rehearsal>", "exec"), "<rehearsal>",
+                           _STAND_IN_NAME, check=False,
+                           namespaces=lambda module, path, rng: {"__name__": module})
+    runtime = AgentRuntime(factory, language.pairs(), language.lisp_syntax)
+    kinds = set()
+    for game in range(_REHEARSED_GAMES):
+        runtime.start_game(game, 3, payoffs)
+        for _ in range(_REHEARSED_TURNS):
+            kind, text, warning = runtime.call()
+            reply_line(kind, text, warning)
+            kinds.add(kind)
+            runtime.record("CCD", "DCC")
+    return kinds
 
 
 def reply_line(kind: protocol.Verb, text: str, warning: str | None) -> bytes:
