@@ -374,6 +374,7 @@ class References:
 
         self.axelrod = Axelrod()
         self.axelrod_seconds = [self.axelrod.seconds("tournament", 200)]
+        self.none_ms: dict[Path, float] = {}   # per checkout: its own code's floor
         self.process_ms = game_process_ms()
         self.round_trip_us = round_trip_us()
         print(f"references: Axelrod's Tournament {self.axelrod_seconds[0]:.2f} s; an empty game "
@@ -390,26 +391,29 @@ class References:
         unisolated = argparse.Namespace(**{**vars(options), "isolation": "none",
                                            "max_seconds": None})
         figures = run_once(unisolated, repo, python, folder)
-        self.none_ms = (figures["cgroup_cpu"] or (figures["wait4_cpu"],))[0] / max(
+        self.none_ms[repo] = (figures["cgroup_cpu"] or (figures["wait4_cpu"],))[0] / max(
             figures["games"], 1) * 1000
-        print(f"references: --isolation none {self.none_ms:.2f} ms of CPU a game "
+        print(f"references: {repo} --isolation none {self.none_ms[repo]:.2f} ms of CPU a game "
               f"({figures['games']} games, wall {figures['wall']:.1f} s); {load()}", flush=True)
 
-    def game_floor_ms(self, figures: dict) -> float:
+    def game_floor_ms(self, figures: dict, repo: Path) -> float:
         calls = 2 * figures["turns"] / figures["games"]
-        return self.none_ms + 2 * self.process_ms + calls * self.round_trip_us / 1000
+        return self.none_ms[repo] + 2 * self.process_ms + calls * self.round_trip_us / 1000
 
-    def beside(self, figures: dict) -> str:
+    def beside(self, figures: dict, repo: Path) -> str:
+        """The run's wall beside Axelrod's, its CPU a game beside its floor; "" for a run
+        stopped before its end."""
         if figures["timed_out"] or not figures["games"]:
             return ""
         cpu = (figures["cgroup_cpu"] or (figures["wait4_cpu"],))[0]
-        floor = self.game_floor_ms(figures)
+        floor = self.game_floor_ms(figures, repo)
+        unisolated = self.none_ms[repo]
         per_game = cpu / figures["games"] * 1000
         axelrod = statistics.median(self.axelrod_seconds)
         return (f"  {figures['wall'] / axelrod:.1f}x Axelrod's Tournament ({axelrod:.2f} s, "
                 f"median of the runs before and after: target 25x); a game's floor "
-                f"{floor:.2f} ms (none {self.none_ms:.2f} + processes and calls "
-                f"{floor - self.none_ms:.2f}), CPU per game {per_game / floor:.1f}x it "
+                f"{floor:.2f} ms (none {unisolated:.2f} + processes and calls "
+                f"{floor - unisolated:.2f}), CPU per game {per_game / floor:.1f}x it "
                 "(target 2x)")
 
 
@@ -449,7 +453,8 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="pdbench-class-") as folder:
         write_copies(Path(folder), options.agents)
         if references is not None:
-            references.measure_unisolated(options, order[-1], options.python, Path(folder))
+            for repo in repos:
+                references.measure_unisolated(options, repo, options.python, Path(folder))
         for number, repo in enumerate(order, 1):
             figures = run_once(options, repo, options.python, Path(folder))
             results[repo].append(figures)
@@ -458,7 +463,8 @@ def main() -> None:
         references.finish()
         for repo, runs in results.items():
             for figures in runs:
-                print(f"{repo}:" + references.beside(figures).removeprefix(" "))
+                if line := references.beside(figures, repo):
+                    print(f"{repo}:" + line.removeprefix(" "))
     if len(order) > 1:
         print("medians:")
         for repo, runs in results.items():

@@ -73,7 +73,7 @@ class _Named:
 def parse_requirement(text: str):
     """packaging's Requirement of one declared line; HarnessError if it is none."""
     try:
-        # optional: packaging may not be installed
+        # packaging is a dependency, but a harness copied in without them may lack it
         from packaging.requirements import InvalidRequirement, Requirement
     except ImportError:   # not installed with its dependencies: names are enough
         named = _NAME.match(str(text))

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import stat
 
-from harness.core.errors import LoadError
+from harness.core.errors import HarnessError, LoadError
 
 MAX_AGENT_BYTES = 1024 * 1024   # an agent file larger than this is refused as a load error
 
@@ -108,8 +108,6 @@ def _read_capped(fd: int, limit: int) -> bytes:
 def check_input_file(path, what: str) -> None:
     """HarnessError (one line) unless `path` is a regular file, not a symbolic link: for an
     input file read by a library that opens it itself (SQLite, a record)."""
-    from harness.core.errors import HarnessError  # the host's image stays lean
-
     try:
         mode = os.lstat(path).st_mode
     except OSError as error:
@@ -122,8 +120,6 @@ def read_input_file(path, limit: int, what: str) -> bytes:
     """The bytes of an input file (`what`: "a population file", ...): a regular file, no
     link followed, no FIFO or device opened, at most `limit` bytes; else HarnessError, one
     line naming the file."""
-    from harness.core.errors import HarnessError  # the host's image stays lean
-
     check_input_file(path, what)
     flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
     try:

@@ -50,7 +50,7 @@ def _known_text(value, lisp: bool = False) -> str | None:
         return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
     if type(value) in (str, int, float, bool, type(None)):
         return repr(value)
-    from .lang import LANGUAGES  # the host's image stays lean
+    from .lang import LANGUAGES  # the languages (50 modules), only for a value they spell
 
     return next((text for language in LANGUAGES.values()
                  if (text := language.describe_value(value)) is not None), None)
@@ -74,7 +74,7 @@ def _move(item, lisp: bool = False) -> tuple[str, bool]:
 
 def _other_spelling(item):
     """A move only a language's values spell (a Hy keyword `:C`), or None."""
-    from .lang import LANGUAGES  # the host's image stays lean
+    from .lang import LANGUAGES  # the languages (50 modules), only for a value they spell
 
     return next((move for language in LANGUAGES.values()
                  if (move := language.spelled_move(item)) is not None), None)

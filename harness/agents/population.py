@@ -70,7 +70,7 @@ def toml_loads(text: str) -> dict:
     if sys.version_info >= (3, 11):
         import tomllib  # in the standard library from Python 3.11 on, tomli before
     else:
-        import tomli as tomllib  # optional: tomli may not be installed
+        import tomli as tomllib  # before Python 3.11: tomli, a dependency there (setup.cfg)
     return tomllib.loads(text)
 
 

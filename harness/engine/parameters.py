@@ -153,7 +153,7 @@ class Requirement:
 
     def convert(self, value) -> str:
         try:
-            # optional: packaging may not be installed
+            # packaging is a dependency, but a harness copied in without them may lack it
             from packaging.requirements import InvalidRequirement, Requirement as Parsed
         except ImportError:   # the harness copied in, not installed: taken as written
             return str(value).strip()

@@ -16,6 +16,8 @@ import _thread
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 
+from harness.core.errors import LoadError
+
 # A host's zygote imports the languages (harness/isolation/host.py): neither typing nor
 # pathlib, which only annotate here, is imported, so that every game's fork copies less
 TYPE_CHECKING = False
@@ -79,8 +81,6 @@ class Language(ABC):
     # -- running ---------------------------------------------------------------------------
     def load(self, path: Path, name: str):
         """factory(rng, moves_per_turn) -> the agent's function, loaded in this process."""
-        from harness.core.errors import LoadError  # the host's image stays lean
-
         raise LoadError(f"{path}: {self.name} agents cannot run inside the monitor")
 
     def pairs(self):

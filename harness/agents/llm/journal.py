@@ -53,7 +53,7 @@ def lookup(entry: str, longest: int) -> Recorded | None:
     edited: at most `longest` characters of the response are read, a row whose values are
     not of their kinds is no answer (the model is asked), and a token count out of range
     is no count."""
-    import sqlite3  # heavy: sqlite3, sqlite3, loaded only where used
+    import sqlite3  # heavy: loaded only where a journal is read or written
 
     with _LOCK:
         connection = _connection()
@@ -74,7 +74,7 @@ def lookup(entry: str, longest: int) -> Recorded | None:
 
 def store(entry: str, response: str, latency: float, tries: int,
           prompt_tokens: int | None = None, completion_tokens: int | None = None) -> None:
-    import sqlite3  # heavy: sqlite3, sqlite3, loaded only where used
+    import sqlite3  # heavy: loaded only where a journal is read or written
 
     with _LOCK:
         connection = _connection()
@@ -91,7 +91,7 @@ def store(entry: str, response: str, latency: float, tries: int,
 
 
 def _connection():
-    import sqlite3  # heavy: sqlite3, sqlite3, loaded only where used
+    import sqlite3  # heavy: loaded only where a journal is read or written
 
     path = _STATE["path"]
     if path is None:
