@@ -14,7 +14,7 @@ from harness.core import protocol
 
 _WARN = protocol.WARN   # bound once: see host.py on the protocol's words in a game's process
 
-# Agent.rehearse's stand-in: our own code, shaped like a student's (it reads hist), under a
+# rehearse's stand-in: our own code, shaped like a student's (it reads hist), under a
 # name of its own: nothing from outside (the agent's name is the upload's) goes into it
 _STAND_IN_NAME = "stand_in"
 _STAND_IN = (f"def {_STAND_IN_NAME}(hist, score):\n"
@@ -46,7 +46,8 @@ class Agent:
             from harness.agents.runtime import AgentRuntime
 
             self.language.preload_in_host(source)
-            self.rehearse(self.language)   # first: what it frees, what is made ahead fills
+            # first: what it frees, what is made ahead below fills
+            rehearse(self.language, self.usual_payoffs)
             # What each game's process would make alike is made once here (no agent code
             # runs): made there, it would write to (and so copy) pages of this process's
             # objects. The game's process gives the factory the agent's code (`runtime`).
@@ -56,16 +57,6 @@ class Agent:
                                         namespaces=ahead.namespace)
             self.ready = AgentRuntime(self.factory, self.language.pairs(),
                                       self.language.lisp_syntax, ahead.seeded)
-
-    def rehearse(self, language) -> None:
-        """Play the harness's side of a few games here, with a stand-in agent of our own
-        (no agent code runs in a zygote), so that what a game's process runs of ours has
-        been run before the fork: CPython specializes a function's bytecode, and fills its
-        caches, the first times it runs, and done in each game's process those writes copy
-        the zygote's pages (some 20 a Python game, a fifth of its calls' page faults:
-        benchmarks/game_process_cost.py). The stand-in's runtime is its own and is dropped:
-        the game's (`ready`) has never played, and its generator is still unused."""
-        rehearse(language, self.usual_payoffs)
 
     def prepare(self) -> bytes:
         """The compiled code (marshal), after loading it once; LoadError if it does not."""
@@ -117,8 +108,14 @@ class Agent:
 
 
 def rehearse(language, payoffs) -> set[protocol.Verb]:
-    """Agent.rehearse's games: the kinds of reply the stand-in's calls made (MOVES alone,
-    unless the harness's call path is broken)."""
+    """Play the harness's side of a few games in the zygote, with a stand-in agent of our
+    own (no agent code runs in a zygote), so that what a game's process runs of ours has
+    been run before the fork: CPython specializes a function's bytecode, and fills its
+    caches, the first times it runs, and done in each game's process those writes copy
+    the zygote's pages (some 20 a Python game, a fifth of its calls' page faults:
+    benchmarks/game_process_cost.py). The stand-in's runtime is its own and is dropped:
+    the game's (`Agent.ready`) has never played, and its generator is still unused.
+    Returns the kinds of reply the calls made: MOVES alone, unless the call path broke."""
     from harness.agents.pyload import code_factory
     from harness.agents.runtime import AgentRuntime
 
