@@ -360,7 +360,7 @@ def report(label: str, figures: dict) -> None:
 
 
 class References:
-    """`--references`: what issue 36's targets compare the class with, measured in the same
+    """`--references`: what the class's speed targets compare it with, measured in the same
     run as it: Axelrod's `Tournament.play` on its own workload (throughput.py's reference,
     serial, in a process of its own, before the first run and after the last) and the floor
     of a game: the same tournament's CPU a game under `--isolation none` (the agents' own
