@@ -47,7 +47,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(1, str(ROOT / "benchmarks"))   # floor.py, when run by compare_commits.py
 
-from floor import ratio, round_trip_us  # noqa: E402 - beside this script
+from floor import idle_policy, ratio, round_trip_us  # noqa: E402 - beside this script
 
 from harness.agents.specs import file_spec  # noqa: E402
 from harness.core.rules import GameParams  # noqa: E402
@@ -209,7 +209,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--timeout", type=float, default=10.0, help="seconds a call")
     options = parser.parse_args()
-    print(f"load average before: {load()}", flush=True)
+    print(f"load average before: {load()}; {os.cpu_count()} cores ({idle_policy()})", flush=True)
     floor = round_trip_us()   # before the cgroup: its CPU is no host's
     print(f"the floor: a request and its reply over pipes, both on one CPU, {floor:.1f} us "
           f"CPU; load average: {load()}", flush=True)

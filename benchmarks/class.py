@@ -53,6 +53,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "benchmarks"))   # floor.py and throughput.py, beside this one
+
+from floor import idle_policy  # noqa: E402 - beside this script
+
 STUDENTS = ROOT / "student_agents"
 KINDS = (".py", ".hy", ".lisp")
 CPUACCT = Path("/sys/fs/cgroup/cpuacct")
@@ -410,11 +413,16 @@ class References:
         unisolated = self.none_ms[repo]
         per_game = cpu / figures["games"] * 1000
         axelrod = statistics.median(self.axelrod_seconds)
+        # the least wall the floor allows: every game at its floor, every core busy all along
+        cores = os.cpu_count() or 1
+        floor_wall = figures["games"] * floor / 1000 / cores
         return (f"  {figures['wall'] / axelrod:.1f}x Axelrod's Tournament ({axelrod:.2f} s, "
                 f"median of the runs before and after: target 25x); a game's floor "
                 f"{floor:.2f} ms (none {unisolated:.2f} + processes and calls "
                 f"{floor - unisolated:.2f}), CPU per game {per_game / floor:.1f}x it "
-                "(target 2x)")
+                f"(target 2x)\n  at its floor on {cores} cores, fully busy, the run would "
+                f"take at least {floor_wall:.1f} s: {floor_wall / axelrod:.1f}x Axelrod's "
+                "Tournament")
 
 
 def main() -> None:
@@ -447,7 +455,7 @@ def main() -> None:
     print(f"class.py: {options.agents} agents, --isolation {options.isolation} --jobs "
           f"{options.jobs} --seed {options.seed}"
           f"{', one round of one-turn games' if options.round360 else ''}; "
-          f"{os.cpu_count()} cores; load average {load()}", flush=True)
+          f"{os.cpu_count()} cores ({idle_policy()}); load average {load()}", flush=True)
     results: dict[Path, list[dict]] = {repo: [] for repo in repos}
     references = References() if options.references else None
     with tempfile.TemporaryDirectory(prefix="pdbench-class-") as folder:

@@ -143,6 +143,24 @@ def load() -> str:
     return " ".join(f"{value:.1f}" for value in os.getloadavg())
 
 
+def idle_policy() -> str:
+    """How this machine's idle CPUs wait, printed beside the figures: on a VM whose idle
+    vCPUs halt at once (cpuidle `haltpoll`, `guest_halt_poll_ns` 0), waking a process on
+    the other CPU costs tens of us more (benchmarks/README.md, "Wake-ups on a VM")."""
+    cpuidle = Path("/sys/devices/system/cpu/cpuidle/current_driver")
+    poll = Path("/sys/module/haltpoll/parameters/guest_halt_poll_ns")
+    try:
+        driver = cpuidle.read_text().strip()
+    except OSError:
+        return "cpuidle: not told"
+    if driver != "haltpoll":
+        return f"cpuidle {driver}"
+    try:
+        return f"cpuidle haltpoll, guest_halt_poll_ns {poll.read_text().strip()}"
+    except OSError:
+        return "cpuidle haltpoll"
+
+
 def figures(repeat: int, measure, scale: float, unit: str) -> str:
     """The median of `repeat` measures, and their range: where the kernel places two
     processes that wake each other, the same CPU or not, changes a round trip 8-fold."""
@@ -157,8 +175,8 @@ def main() -> None:
     parser.add_argument("--round-trips", type=int, default=20000)
     parser.add_argument("--repeat", type=int, default=3)
     options = parser.parse_args()
-    print(f"floor.py: {os.cpu_count()} cores; Python {sys.version.split()[0]}; "
-          f"load average {load()}")
+    print(f"floor.py: {os.cpu_count()} cores ({idle_policy()}); Python "
+          f"{sys.version.split()[0]}; load average {load()}")
     bare = figures(options.repeat, lambda: fork_exit_ms(options.forks), 1, "ms")
     host = figures(options.repeat, lambda: fork_exit_ms(options.forks, HOST_IMPORTS), 1, "ms")
     print(f"  a fresh process (fork, exit, wait), CPU: bare CPython {bare}; "

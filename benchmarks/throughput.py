@@ -51,6 +51,9 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(1, str(Path(__file__).resolve().parent))   # floor.py, beside this one
+
+from floor import idle_policy  # noqa: E402 - beside this script
 
 # ours -> the Axelrod library's class (and arguments)
 PAIRS = [
@@ -285,7 +288,8 @@ def report(samples: Samples, turns: int, repeat: int, cores: int) -> None:
                            for seconds in samples.seconds[label]) for label in ours_first}
     names = [name for name, label in REFERENCES.items() if label in rates]
     print(f"workload: 20 strategies, one round robin, {turns} turns, 1 move/turn, noise "
-          f"{NOISE}; median of {repeat} interleaved runs, {cores} cores; {load()} at the end")
+          f"{NOISE}; median of {repeat} interleaved runs, {cores} cores ({idle_policy()}); "
+          f"{load()} at the end")
     if names:
         print("ratios: the median of each run's rate over the Axelrod rates measured just "
               "before and after it")
