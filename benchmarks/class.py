@@ -54,7 +54,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "benchmarks"))   # floor.py and throughput.py, beside this one
 
-from floor import idle_policy  # noqa: E402 - beside this script
+from floor import game_process_ms, idle_policy, round_trip_us  # noqa: E402 - beside this script
 
 STUDENTS = ROOT / "student_agents"
 KINDS = (".py", ".hy", ".lisp")
@@ -372,8 +372,7 @@ class References:
     turns' calls at a one-CPU pipe round trip each."""
 
     def __init__(self):
-        from floor import game_process_ms, round_trip_us
-        from throughput import Axelrod
+        from throughput import Axelrod  # Axelrod's harness only with --references
 
         self.axelrod = Axelrod()
         self.axelrod_seconds = [self.axelrod.seconds("tournament", 200)]
