@@ -1,6 +1,6 @@
 """The rules of docs/rules.md, one by one."""
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given, settings, strategies as st
 
 from harness.core.errors import ParameterError
 from harness.core.rules import FlipParams, GameLength, GameParams, Payoffs
@@ -60,6 +60,47 @@ def test_fraction_per_move_is_the_literal_formula_clamped_at_zero():
     assert flip.chance(0, 0) == 0.25
     assert flip.chance(0, 2) == pytest.approx(0.05)
     assert flip.chance(1, 3) == 0.0
+
+
+def _flipped_move_by_move(params, seed, length, intended):
+    """The flips of one side as docs/rules.md draws them: from the side's own generator,
+    one draw a move, in order, each against that move's F; where F is one for the whole
+    turn (percent-per-turn, or no decay), a turn whose F is 0 draws nothing."""
+    import random
+
+    from harness.core.rules import FLIPPED
+    draw, flip, per_turn = random.Random(seed).random, params.flip, params.moves_per_turn
+    played = []
+    for turn in range(length):
+        if flip.per_turn_constant() and flip.chance(turn, turn * per_turn) <= 0:
+            played.append(intended)
+            continue
+        played.append("".join(
+            FLIPPED[m] if draw() < flip.chance(turn, turn * per_turn + k) else m
+            for k, m in enumerate(intended)))
+    return played
+
+
+@settings(max_examples=60, deadline=None, derandomize=True)
+@given(st.floats(0, 1), st.sampled_from([0.0, 0.05, 1.0, 10.0, 60.0]),
+       st.sampled_from(["percent-per-turn", "fraction-per-move"]), st.integers(1, 4),
+       st.integers(1, 40), st.integers(0, 2 ** 63 - 1))
+def test_each_move_is_flipped_by_its_own_draw_in_order(start, decay, mode, per_turn, length,
+                                                        seed):
+    """The draws stay in the order the rules give them, so a record played by any version
+    replays to the same flips (the game draws a whole game's flips up front)."""
+    from harness.agents.specs import builtin_spec
+    from harness.core import seeds
+    from harness.engine.game import play_game
+    from harness.isolation.handles.opening import open_handle
+
+    params = GameParams(flip=FlipParams(start, decay, mode), moves_per_turn=per_turn)
+    a, b = (open_handle(builtin_spec(name), Isolation("none")) for name in ("cooperate", "defect"))
+    game = play_game(a, b, length, seed, params)
+    assert game.played_a == _flipped_move_by_move(params, seeds.flip_seed(seed, "a"), length,
+                                                  "C" * per_turn)
+    assert game.played_b == _flipped_move_by_move(params, seeds.flip_seed(seed, "b"), length,
+                                                  "D" * per_turn)
 
 
 @pytest.mark.parametrize("start,decay", [(-0.1, 0), (1.5, 0), (0.2, -1)])

@@ -51,31 +51,43 @@ class Payoffs:
         return (self.T, self.R, self.P, self.S)
 
 
-class Scorer:
-    """The one place moves become points: `scorer(mine, theirs)` is (my points, theirs) for
-    moves played one at a time, move k of `mine` against move k of `theirs` (strings of C/D
-    of equal length: one turn, or one move). The game, the agent's own running score, the
-    record reader and the learner all score through it, so they cannot disagree."""
-
-    __slots__ = ("_known",)
+class _TurnPoints(dict):
+    """(mine, theirs) -> (my points, theirs) for turns of moves, each worked out once from
+    the payoff table, move k of `mine` against move k of `theirs`; a lookup that hits is
+    a plain dict lookup, the hot path of a game."""
 
     _REMEMBERED = 4          # turns of up to 4 moves are remembered: at most 4**4 * 4**4 keys
 
-    def __init__(self, payoffs: Payoffs = Payoffs()):
-        self._known = {pair: points for pair, points in payoffs.table().items()}
+    def __init__(self, payoffs: Payoffs):
+        super().__init__(payoffs.table())
+        self._per_move = payoffs.table()
 
-    def __call__(self, mine: str, theirs: str) -> tuple[int, int]:
-        known = self._known.get((mine, theirs))
-        if known is not None:
-            return known
+    def __missing__(self, pair: tuple[str, str]) -> tuple[int, int]:
+        mine, theirs = pair
         mine_total = theirs_total = 0
         for m, t in zip(mine, theirs, strict=False):
-            gained, given = self._known[m, t]
+            gained, given = self._per_move[m, t]
             mine_total += gained
             theirs_total += given
         if len(mine) <= self._REMEMBERED:
-            self._known[mine, theirs] = (mine_total, theirs_total)
+            self[pair] = (mine_total, theirs_total)
         return mine_total, theirs_total
+
+
+class Scorer:
+    """The one place moves become points: `scorer(mine, theirs)` is (my points, theirs) for
+    moves played one at a time, move k of `mine` against move k of `theirs` (strings of C/D
+    of equal length: one turn, or one move); `scorer.points[mine, theirs]` is the same
+    lookup without the call. The game, the agent's own running score, the record reader
+    and the learner all score through it, so they cannot disagree."""
+
+    __slots__ = ("points",)
+
+    def __init__(self, payoffs: Payoffs = Payoffs()):
+        self.points = _TurnPoints(payoffs)
+
+    def __call__(self, mine: str, theirs: str) -> tuple[int, int]:
+        return self.points[mine, theirs]
 
 
 # What a fault does to the game (the default answer, timeouts in a row) is

@@ -87,35 +87,35 @@ def _chances(flip, per_turn: int, length: int, per_move: bool) -> tuple[float, .
     return tuple(flip.chance(t, t * per_turn) for t in range(length))
 
 
-class _Noise:
-    """Flips one agent's moves: F decays as that agent plays (both modes of docs/rules.md)."""
+_NO_FLIP: tuple[int, ...] = ()
+_FIRST_MOVE = (0,)
 
-    def __init__(self, params: GameParams, seed: int, length: int):
-        flip, per_turn = params.flip, params.moves_per_turn
-        self.draw = random.Random(seed).random
-        self.per_turn = per_turn
-        # F for each turn (or each move), worked out once: the loop below is the hot path
-        self.chances: tuple[float, ...] | None
-        self.move_chances: tuple[float, ...] | None
-        if flip.per_turn_constant():
-            self.chances, self.move_chances = _chances(flip, per_turn, length, False), None
-        else:
-            self.chances, self.move_chances = None, _chances(flip, per_turn, length, True)
 
-    def apply(self, intended: str, turn: int) -> str:
-        draw = self.draw
-        if self.chances is not None:
-            chance = self.chances[turn]
-            if chance <= 0:
-                return intended
-            if self.per_turn == 1:
-                return FLIPPED[intended] if draw() < chance else intended
-            return "".join([FLIPPED[m] if draw() < chance else m for m in intended])
-        first = turn * self.per_turn
-        chances = self.move_chances
-        assert chances is not None  # one of the two is set
-        return "".join([FLIPPED[m] if draw() < chances[first + k] else m
-                        for k, m in enumerate(intended)])
+def _flips(params: GameParams, seed: int, length: int) -> list[tuple[int, ...]]:
+    """Which moves of each turn one agent's flips turn over: for each turn, the positions
+    flipped (most often none). A move's F depends only on how many moves the agent has
+    played, never on what they were, so the whole game is drawn up front from the agent's
+    own generator, in the order a move-by-move draw would take: one draw a move, and none
+    in a turn whose F (one for the whole turn) is 0."""
+    flip, per_turn = params.flip, params.moves_per_turn
+    draw = random.Random(seed).random
+    if not flip.per_turn_constant():
+        chances = _chances(flip, per_turn, length, True)
+        return [tuple([k for k in range(per_turn) if draw() < chances[turn * per_turn + k]])
+                for turn in range(length)]
+    turn_chances = _chances(flip, per_turn, length, False)
+    if per_turn == 1:   # the common case, and a long game's hot loop: one draw a turn
+        return [_FIRST_MOVE if chance > 0 and draw() < chance else _NO_FLIP
+                for chance in turn_chances]
+    return [tuple([k for k in range(per_turn) if draw() < chance]) if chance > 0 else _NO_FLIP
+            for chance in turn_chances]
+
+
+def _turned_over(moves: str, positions: tuple[int, ...]) -> str:
+    """`moves` with the moves at `positions` flipped."""
+    if len(moves) == 1:
+        return FLIPPED[moves]
+    return "".join([FLIPPED[m] if k in positions else m for k, m in enumerate(moves)])
 
 
 def play_game(handle_a: AgentHandle, handle_b: AgentHandle, length: int, seed: int,
@@ -140,10 +140,10 @@ def game_steps(handle_a: AgentHandle, handle_b: AgentHandle, length: int, seed: 
     asked again: its handle gets no request until the game ends."""
     record = GameRecord(round_number, handle_a.name, handle_b.name, length, seed)
     per_turn, payoffs = params.moves_per_turn, params.payoffs
-    score = Scorer(payoffs)
+    points = Scorer(payoffs).points
     default = params.default_moves
-    noise_a = _Noise(params, seeds.flip_seed(seed, "a"), length)
-    noise_b = _Noise(params, seeds.flip_seed(seed, "b"), length)
+    flips_a = _flips(params, seeds.flip_seed(seed, "a"), length)
+    flips_b = _flips(params, seeds.flip_seed(seed, "b"), length)
     intended_as, played_as = record.intended_a, record.played_a
     intended_bs, played_bs = record.intended_b, record.played_b
     running_a, running_b, fault_at = record.running_a, record.running_b, record.fault_at
@@ -189,9 +189,10 @@ def game_steps(handle_a: AgentHandle, handle_b: AgentHandle, length: int, seed: 
                 record.talk["b", turn] = reply_b.talk
         intended_a = reply_a.moves or default
         intended_b = reply_b.moves or default
-        played_a = noise_a.apply(intended_a, turn)
-        played_b = noise_b.apply(intended_b, turn)
-        gained_a, gained_b = score(played_a, played_b)
+        flipped_a, flipped_b = flips_a[turn], flips_b[turn]
+        played_a = _turned_over(intended_a, flipped_a) if flipped_a else intended_a
+        played_b = _turned_over(intended_b, flipped_b) if flipped_b else intended_b
+        gained_a, gained_b = points[played_a, played_b]
         score_a += gained_a
         score_b += gained_b
         intended_as.append(intended_a)
