@@ -72,11 +72,14 @@ def as_agent_function(strategy: Strategy):
 
 class Builtin:
     """A built-in agent: `strategy(rng, moves_per_turn)` starts one game of it, and calling
-    it like any other agent factory gives its `(hist, score)` function."""
+    it like any other agent factory gives its `(hist, score)` function. `draws`: whether
+    it uses its random generator (one that never does is started without one: seeding a
+    generator costs more than most built-ins' whole turn)."""
 
-    def __init__(self, choose, doc: str):
+    def __init__(self, choose, doc: str, draws: bool = True):
         self.choose = choose
         self.__doc__ = doc
+        self.draws = draws
 
     def strategy(self, rng, moves_per_turn: int) -> Strategy:
         return Strategy(self.choose, rng, moves_per_turn)
@@ -85,16 +88,16 @@ class Builtin:
         return as_agent_function(self.strategy(rng, moves_per_turn))
 
 
-def _per_move(choose):
+def _per_move(choose, draws: bool = False):
     """From `choose(seen, n, rng, k) -> move`, where n is the index of the move being chosen
-    (counting every move of the game) and k the moves per turn."""
-    return Builtin(choose, choose.__doc__)
+    (counting every move of the game) and k the moves per turn; `draws`: it uses rng."""
+    return Builtin(choose, choose.__doc__, draws)
 
 
 def _fixed(move):
     def choose(seen, n, rng, k):
         return move
-    return Builtin(choose, f"Always plays {move}.")
+    return Builtin(choose, f"Always plays {move}.", draws=False)
 
 
 def _lagged(hist_list, n, k, back=0):
@@ -209,7 +212,7 @@ def _forgiver(seen, n, rng, k):
 BUILTINS = {
     "cooperate": _fixed("C"),
     "defect": _fixed("D"),
-    "random": _per_move(_random),
+    "random": _per_move(_random, draws=True),
     "titfortat": _per_move(_titfortat),
     "grudger": _per_move(_grudger),
     "pavlov": _per_move(_pavlov),

@@ -60,7 +60,7 @@ class Policy:
     def builtin(self) -> Builtin:
         def choose(seen, n, rng, k):
             return self.move(seen.mine, seen.theirs, n - k)
-        return Builtin(choose, f"Memory-{self.memory} strategy table.")
+        return Builtin(choose, f"Memory-{self.memory} strategy table.", draws=False)
 
 
 def parse_memory(text: str) -> Policy:

@@ -161,8 +161,9 @@ class StrategyRuntime:
         self.strategy: Strategy | None = None
 
     def start_game(self, seed: int, moves_per_turn: int, payoffs: Payoffs) -> Strategy:
-        """The game's strategy, fresh, with its own seeded `random`."""
-        self.strategy = self.builtin.strategy(random.Random(seed), moves_per_turn)
+        """The game's strategy, fresh, with its own seeded `random` (if it draws at all)."""
+        rng = random.Random(seed) if self.builtin.draws else None
+        self.strategy = self.builtin.strategy(rng, moves_per_turn)
         return self.strategy
 
     def record(self, mine: str, theirs: str) -> None:
