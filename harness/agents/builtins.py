@@ -43,8 +43,16 @@ class Strategy:
     def __init__(self, choose, rng, moves_per_turn: int):
         self.choose, self.rng, self.per_turn = choose, rng, moves_per_turn
         self.seen = seen = _Seen()
-        self.observe = seen.observe
         mine, k = seen.mine, moves_per_turn
+        self.observe: Callable[[str, str], None] = seen.observe
+        if k == 1:   # one move each: appended, as extend would
+            mine_append, theirs_append = mine.append, seen.theirs.append
+
+            def observe_one_move(my_move: str, their_move: str) -> None:
+                mine_append(my_move)
+                theirs_append(their_move)
+
+            self.observe = observe_one_move
 
         def answer() -> str:
             start = len(mine)
