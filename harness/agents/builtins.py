@@ -108,10 +108,16 @@ def _fixed(move):
     return Builtin(choose, f"Always plays {move}.", draws=False)
 
 
-def _lagged(hist_list, n, k, back=0):
-    """The move `back` moves before the one a turn earlier than n, or None before the game."""
-    index = n - k - back
+def _lagged(hist_list, n, k):
+    """The move a turn earlier than n, or None before the game."""
+    index = n - k
     return hist_list[index] if index >= 0 else None
+
+
+def _window(hist_list, n, k, size):
+    """The (at most) `size` moves ending with the one a turn earlier than n."""
+    end = n - k + 1
+    return hist_list[max(0, end - size):max(0, end)]
 
 
 def _titfortat(seen, n, rng, k):
@@ -159,20 +165,17 @@ def _win_shift_lose_stay(seen, n, rng, k):
 
 def _titfortwotats(seen, n, rng, k):
     """Defects only when the opponent defected twice in a row, ending one turn earlier."""
-    last, before = _lagged(seen.theirs, n, k), _lagged(seen.theirs, n, k, back=1)
-    return "D" if last == "D" and before == "D" else "C"
+    return "D" if _window(seen.theirs, n, k, 2) == ["D", "D"] else "C"
 
 
 def _twotitsfortat(seen, n, rng, k):
     """Defects twice after each defection of the opponent (seen one turn earlier)."""
-    last, before = _lagged(seen.theirs, n, k), _lagged(seen.theirs, n, k, back=1)
-    return "D" if "D" in (last, before) else "C"
+    return "D" if "D" in _window(seen.theirs, n, k, 2) else "C"
 
 
 def _hardtitfortat(seen, n, rng, k):
     """Defects when the opponent defected in any of its three moves ending one turn earlier."""
-    window = [_lagged(seen.theirs, n, k, back=b) for b in range(3)]
-    return "D" if "D" in window else "C"
+    return "D" if "D" in _window(seen.theirs, n, k, 3) else "C"
 
 
 def _alternator(seen, n, rng, k):
