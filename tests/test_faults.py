@@ -55,6 +55,21 @@ def test_a_process_that_dies_is_one_crash_then_default_answers_then_a_new_proces
         defector.close()
 
 
+@pytest.mark.parametrize("mode", ["process", "sandbox"])
+def test_an_agent_that_breaks_its_hosts_pipes_is_a_crash_that_says_why(tmp_path, mode):
+    """The host's own code in the game's process fails (here: the agent closed every
+    descriptor past stderr, its reply pipe among them): the process exits with status 70
+    and says why on stderr, and the fault quotes it, not the status alone."""
+    agent = tmp_path / "PipeCloser.py"
+    agent.write_text("import os\n\n\ndef PipeCloser(hist, score):\n"
+                     "    os.closerange(3, 1024)\n    return ['C', 'C', 'C']\n")
+    record, side, _handle = play_one(file_spec(agent), "titfortat", 3, QUIET, mode, 1, 5.0)
+    faults = record.faults(side)
+    assert [fault.kind for _turn, fault in faults][:1] == ["crash"]
+    message = faults[0][1].message
+    assert "status 70" in message and "pdharness host: OSError" in message
+
+
 @pytest.mark.parametrize("mode", ["none", "process"])
 def test_an_exception_is_a_fault_with_its_message(mode):
     record, side = game("Raiser", mode=mode, turns=4)

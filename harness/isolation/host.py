@@ -225,7 +225,8 @@ class Zygote:
             if self.filter is not None:
                 self.filter()
             work()
-        except BaseException:  # the host's own code failed: the monitor sees it die
+        except BaseException as error:  # the host's own code failed: the monitor sees it die
+            _say_why(error)
             os._exit(70)
         os._exit(0)
 
@@ -264,6 +265,17 @@ class BuiltinGames:
                     _write_all(self.host.game_replies,
                                self.host.token + reply_line(kind, text, warning))
             line = self.reader.next_line() if self.reader.has_line() else None
+
+
+def _say_why(error: BaseException) -> None:
+    """One line on stderr naming the error that ends a child of the host (its world not
+    built, its pipes gone), which the monitor quotes with the death: status 70 alone says
+    nothing. Written to fd 2 itself, whatever agent code did to sys.stderr."""
+    try:
+        text = " ".join(f"pdharness host: {type(error).__name__}: {error}".split())
+        os.write(2, text[:300].encode("utf-8", "replace") + b"\n")
+    except BaseException:  # an error that cannot be told (or no stderr): the status stays
+        pass
 
 
 def _request(line: bytes, verbs: dict[str, protocol.Verb]):
