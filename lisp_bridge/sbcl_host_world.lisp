@@ -273,7 +273,19 @@ agent code runs) if the kernel refuses."
              (funcall work)
              (finish-output *agent-output*)
              (exit-now 0))
-    (serious-condition () (exit-now 70))))
+    (serious-condition (condition) (say-why condition) (exit-now 70))))
+
+(defun say-why (condition)
+  "One line on stderr naming the condition that ends a child of the zygote (its world not
+built, its pipes gone), which the monitor quotes with the death: status 70 alone says
+nothing. Written to fd 2 itself, whatever the agent did to its streams."
+  (handler-case
+      (let ((bytes (sb-ext:string-to-octets
+                    (format nil "pdharness host: ~A~%" (one-line (describe-condition condition)
+                                                                 300))
+                    :external-format :utf-8)))
+        (sb-unix:unix-write 2 bytes 0 (length bytes)))
+    (serious-condition () nil)))
 
 (defun enter-agent-folder ()
   "A bundle's agent runs in its folder: once its world is built (entered before, the folder

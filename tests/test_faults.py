@@ -55,19 +55,29 @@ def test_a_process_that_dies_is_one_crash_then_default_answers_then_a_new_proces
         defector.close()
 
 
+PIPE_CLOSERS = {   # each closes every descriptor past stderr, its reply pipe among them
+    ".py": ("import os\n\n\ndef PipeCloser(hist, score):\n"
+            "    os.closerange(3, 1024)\n    return ['C', 'C', 'C']\n", "OSError"),
+    ".lisp": ("(defun PipeCloser (hist score)\n  (declare (ignore hist score))\n"
+              "  (loop for fd from 3 below 1024 do (sb-unix:unix-close fd))\n  '(C C C))\n",
+              "STREAM-ERROR"),
+}
+
+
 @pytest.mark.parametrize("mode", ["process", "sandbox"])
-def test_an_agent_that_breaks_its_hosts_pipes_is_a_crash_that_says_why(tmp_path, mode):
-    """The host's own code in the game's process fails (here: the agent closed every
-    descriptor past stderr, its reply pipe among them): the process exits with status 70
-    and says why on stderr, and the fault quotes it, not the status alone."""
-    agent = tmp_path / "PipeCloser.py"
-    agent.write_text("import os\n\n\ndef PipeCloser(hist, score):\n"
-                     "    os.closerange(3, 1024)\n    return ['C', 'C', 'C']\n")
+@pytest.mark.parametrize("suffix", sorted(PIPE_CLOSERS))
+def test_an_agent_that_breaks_its_hosts_pipes_is_a_crash_that_says_why(tmp_path, mode, suffix):
+    """The host's own code in the game's process fails (here: the agent closed its pipes):
+    the process exits with status 70 and says why on stderr first, and the fault quotes
+    that line, not the status alone."""
+    source, error = PIPE_CLOSERS[suffix]
+    agent = tmp_path / f"PipeCloser{suffix}"
+    agent.write_text(source)
     record, side, _handle = play_one(file_spec(agent), "titfortat", 3, QUIET, mode, 1, 5.0)
     faults = record.faults(side)
     assert [fault.kind for _turn, fault in faults][:1] == ["crash"]
     message = faults[0][1].message
-    assert "status 70" in message and "pdharness host: OSError" in message
+    assert "status 70" in message and "pdharness host: " in message and error in message
 
 
 @pytest.mark.parametrize("mode", ["none", "process"])
