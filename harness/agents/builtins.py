@@ -41,8 +41,7 @@ class Strategy:
     the next turn's moves (`answer()`)."""
 
     def __init__(self, choose, rng, moves_per_turn: int):
-        self.choose, self.rng, self.per_turn = choose, rng, moves_per_turn
-        self.seen = seen = _Seen()
+        seen = _Seen()
         mine, k = seen.mine, moves_per_turn
         self.observe: Callable[[str, str], None] = seen.observe
         if k == 1:   # one move each: appended, as extend would

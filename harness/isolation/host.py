@@ -272,8 +272,10 @@ def _say_why(error: BaseException) -> None:
     built, its pipes gone), which the monitor quotes with the death: status 70 alone says
     nothing. Written to fd 2 itself, whatever agent code did to sys.stderr."""
     try:
-        text = " ".join(f"pdharness host: {type(error).__name__}: {error}".split())
-        os.write(2, text[:300].encode("utf-8", "replace") + b"\n")
+        # loaded already, by the Agent (host_agent.py), as in Zygote.prepare
+        from harness.agents.runtime import describe_exception
+
+        os.write(2, f"pdharness host: {describe_exception(error)}\n".encode("utf-8", "replace"))
     except BaseException:  # an error that cannot be told (or no stderr): the status stays
         pass
 
