@@ -88,3 +88,27 @@ def test_random_cooperates_about_half_the_time():
     moves = "".join(t.intended_a for seed in range(20)
                     for t in play_game(handle, other, 50, seed, QUIET).turns)
     assert abs(moves.count("C") / len(moves) - 0.5) < 4 * (0.25 / len(moves)) ** 0.5
+
+
+@pytest.mark.parametrize("name", sorted(CLASSIC))
+@settings(max_examples=25, deadline=None)
+@given(per_turn=st.integers(1, 3), data=st.data())
+def test_as_a_hist_function_a_built_in_answers_a_hist_grown_by_many_turns_as_turn_by_turn(
+        name, per_turn, data):
+    """Called as a `(hist, score)` function, a built-in may be handed several new turns at
+    once (its first call in a game joined late): it answers as one told every turn."""
+    import random
+
+    from harness.agents.builtins import BUILTINS
+
+    turns = data.draw(st.lists(st.tuples(st.text("CD", min_size=per_turn, max_size=per_turn),
+                                         st.text("CD", min_size=per_turn, max_size=per_turn)),
+                               max_size=12))
+    calls_at = sorted(data.draw(st.sets(st.integers(0, len(turns)), min_size=1)))
+    function = BUILTINS[name](random.Random(0), per_turn)
+    for turns_so_far in calls_at:
+        told = BUILTINS[name].strategy(None, per_turn)
+        for mine, theirs in turns[:turns_so_far]:
+            told.observe(mine, theirs)
+        hist = [pair for mine, theirs in turns[:turns_so_far] for pair in zip(mine, theirs, strict=True)]
+        assert "".join(function(hist, [0, 0])) == told.answer()

@@ -37,42 +37,57 @@ class _Seen:
 
 
 class Strategy:
-    """A built-in for one game: told what was played (`observe(mine, theirs)`), it answers
-    the next turn's moves (`answer()`)."""
+    """A built-in for one game: told what was played, in order (`observe(mine, theirs)`,
+    a turn's moves or fewer), it answers the next turn's moves (`answer()`); `step(last)`
+    does both, `last` being the last turn's (mine, theirs), None at the first."""
 
     def __init__(self, choose, rng, moves_per_turn: int):
         seen = _Seen()
         mine, k = seen.mine, moves_per_turn
-        self.observe: Callable[[str, str], None] = seen.observe
-        if k == 1:   # one move each: appended, as extend would
+        if k == 1:   # a --isolation none run's hot path: appends, and a turn in one frame
             mine_append, theirs_append = mine.append, seen.theirs.append
 
-            def observe_one_move(my_move: str, their_move: str) -> None:
-                mine_append(my_move)
-                theirs_append(their_move)
+            def observe(mine: str, theirs: str) -> None:
+                mine_append(mine)
+                theirs_append(theirs)
 
-            self.observe = observe_one_move
+            def answer() -> str:
+                return choose(seen, len(mine), rng, 1)
 
-        def answer() -> str:
-            start = len(mine)
-            return "".join([choose(seen, start + j, rng, k) for j in range(k)])
+            def step(last) -> str:
+                if last is not None:
+                    mine_append(last[0])
+                    theirs_append(last[1])
+                return choose(seen, len(mine), rng, 1)
+        else:
+            observe = seen.observe
 
-        def answer_one_move() -> str:   # a --isolation none run's hot path
-            return choose(seen, len(mine), rng, 1)
+            def answer() -> str:
+                start = len(mine)
+                return "".join([choose(seen, start + j, rng, k) for j in range(k)])
+
+            def step(last) -> str:
+                if last is not None:
+                    observe(last[0], last[1])
+                return answer()
 
         # closures, not methods: a built-in's turn is a few attribute loads fewer
-        self.answer: Callable[[], str] = answer_one_move if k == 1 else answer
+        self.observe: Callable[[str, str], None] = observe
+        self.answer: Callable[[], str] = answer
+        self.step: Callable[[tuple[str, str] | None], str] = step
 
 
 def as_agent_function(strategy: Strategy):
-    """The same strategy as an ordinary `(hist, score)` agent, for a host process."""
+    """The same strategy as an ordinary `(hist, score)` agent. Its hist is move by move and
+    may have grown by any number of moves since the last call: each is observed in turn."""
     fed = 0
 
     def agent(hist, score):
         nonlocal fed
-        new = hist[fed:]
+        observe = strategy.observe
+        for mine, theirs in hist[fed:]:
+            observe(mine, theirs)
         fed = len(hist)
-        strategy.observe("".join(pair[0] for pair in new), "".join(pair[1] for pair in new))
         return list(strategy.answer())
     return agent
 

@@ -177,10 +177,7 @@ class BuiltinHandle(_InMonitor):
     def start_game(self, start: GameStart) -> None:
         strategy = self.runtime.start_game(start.agent_seed, start.moves_per_turn,
                                            start.payoffs)
-        # bound once a game: a built-in's turn is the hot path of a --isolation none run
-        self._observe, self._answer = strategy.observe, strategy.answer
+        self.step = strategy.step
 
     def request(self, last: Last) -> None:
-        if last is not None:
-            self._observe(last[0], last[1])
-        self.reply = plain_reply(self._answer())
+        self.reply = plain_reply(self.step(last))
