@@ -22,9 +22,9 @@ class _Seen:
         self.mine, self.theirs = [], []
         self.their_defections = [0]  # their_defections[i]: D's among theirs[:i], as asked
 
-    def observe(self, mine: str, theirs: str) -> None:
-        self.mine.extend(mine)
-        self.theirs.extend(theirs)
+    def observe(self, my_moves: str, their_moves: str) -> None:
+        self.mine.extend(my_moves)
+        self.theirs.extend(their_moves)
 
     def defections_before(self, index):
         """D's among theirs[:index]; counted on the first ask (few built-ins count them),
@@ -47,9 +47,9 @@ class Strategy:
         if k == 1:   # a --isolation none run's hot path: appends, and a turn in one frame
             mine_append, theirs_append = mine.append, seen.theirs.append
 
-            def observe(mine: str, theirs: str) -> None:
-                mine_append(mine)
-                theirs_append(theirs)
+            def observe(my_moves: str, their_moves: str) -> None:
+                mine_append(my_moves)
+                theirs_append(their_moves)
 
             def answer() -> str:
                 return choose(seen, len(mine), rng, 1)
