@@ -17,6 +17,7 @@ import os
 import re
 import site
 import sys
+import threading
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -94,10 +95,20 @@ def check_requirements(requirements) -> tuple[str, ...]:
     return tuple(str(parse_requirement(text)) for text in requirements)
 
 
-@lru_cache(maxsize=16)
+_RESOLVING = threading.Lock()
+
+
 def resolve(requirements: tuple[str, ...]) -> Resolved:
     """The closure of ALWAYS and `requirements` over what is installed; HarnessError (one
     line) for a declared distribution that is not installed, or not in a declared version."""
+    # A round opens its agents on 8 threads at once: unlocked, each would read every
+    # installed distribution's metadata (0.2 s of CPU) before the first put it in the cache.
+    with _RESOLVING:
+        return _resolved(requirements)
+
+
+@lru_cache(maxsize=16)
+def _resolved(requirements: tuple[str, ...]) -> Resolved:
     from importlib import metadata  # `pdharness` starts light
 
     wanted = [(parse_requirement(text), True) for text in requirements]

@@ -234,12 +234,13 @@ class PipelinedRunner(SerialRunner):
         return [self.records[index] for index in range(len(jobs))]
 
     def _play_group(self, indices):
-        self.waiting: dict[str, deque[int]] = {}   # name -> its games not started, in order
+        # name -> its games not started, in order (a dict's keys: a game that starts leaves
+        # both its agents' queues at once, so a look for the next game never passes it)
+        self.waiting: dict[str, dict[int, None]] = {}
         for index in indices:
             job = self.jobs[index]
-            self.waiting.setdefault(job.a, deque()).append(index)
-            self.waiting.setdefault(job.b, deque()).append(index)
-        self.started = set()
+            self.waiting.setdefault(job.a, {})[index] = None
+            self.waiting.setdefault(job.b, {})[index] = None
         self.to_check = deque(sorted(self.waiting))  # agents that may start a game now
         self.waits = HandleWaits()
         self.asked: list[int] = []       # games that just asked their agents
@@ -263,18 +264,15 @@ class PipelinedRunner(SerialRunner):
 
     def _next_game(self, name):
         """Its first game not started whose opponent is free."""
-        waiting = self.waiting[name]
-        while waiting and waiting[0] in self.started:
-            waiting.popleft()
-        for index in waiting:
+        for index in self.waiting[name]:
             job = self.jobs[index]
-            if index not in self.started and (job.b if job.a == name else job.a) not in self.busy:
+            if (job.b if job.a == name else job.a) not in self.busy:
                 return index
         return None
 
     def _start(self, index):
         job = self.jobs[index]
-        self.started.add(index)
+        del self.waiting[job.a][index], self.waiting[job.b][index]
         self.busy.update((job.a, job.b))
         handles = (self.pool.handle(job.a), self.pool.handle(job.b))
         steps = game_steps(*handles, job.length, job.seed, self.params, job.round)

@@ -142,9 +142,10 @@ def _over_fault_limit(state, games, settings) -> list[str]:
     if settings.max_faults is None:
         return []
 
+    counts = fault_counts([*state.games, *games], state.remaining)
     out = []
     for name in state.remaining:
-        total = sum(fault_counts(state.games + list(games), name).values())
+        total = sum(counts[name].values())
         reason = FAULT_POLICY.over_fault_limit(total, settings.max_faults)
         if reason is not None:
             state.disqualified[name] = reason

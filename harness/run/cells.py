@@ -8,7 +8,6 @@ from dataclasses import dataclass, field
 
 from harness.agents.population import type_of
 from harness.core import seeds
-from harness.engine.results import fault_counts
 
 
 @dataclass(frozen=True)
@@ -39,5 +38,5 @@ def placings(result) -> list:
             moves[name] = moves.get(name, 0) + len(text)
     return [(s.agent, type_of(s.agent), s.rank, s.score, s.dropped_in,
              cooperated.get(s.agent, 0), moves.get(s.agent, 0),
-             sum(fault_counts(result.games, s.agent).values()))
+             sum(s.faults.values()))
             for s in result.standings]
