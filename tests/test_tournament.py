@@ -3,6 +3,7 @@ from hypothesis import given, settings, strategies as st
 
 from harness.agents.specs import resolve
 from harness.core.rules import FlipParams, GameLength, GameParams
+from harness.core.verdicts import FAULT_KINDS
 from harness.engine.results import rank
 from harness.engine.rounds import lowest_scorers, round_robin
 from harness.engine.tournament import Settings, run_tournament
@@ -116,3 +117,32 @@ def test_an_agent_that_does_not_load_leaves_or_plays_the_default_answer(tmp_path
     out = run_tournament(specs, 1, Settings(isolation=Isolation("none"), jobs=1))
     assert all("Broken" not in (g.a, g.b) for g in out.games)
     assert out.standings[-1].agent == "Broken" and out.standings[-1].dropped_in == 0
+
+
+_fault_games = st.lists(
+    st.tuples(st.sampled_from(["a", "b", "c", "d"]), st.sampled_from(["a", "b", "c", "d"]),
+              st.dictionaries(st.tuples(st.sampled_from("ab"), st.integers(0, 4)),
+                              st.sampled_from(FAULT_KINDS), max_size=6)),
+    max_size=12)
+
+
+@given(_fault_games)
+def test_a_standing_counts_every_fault_of_its_agent_and_no_other(drawn):
+    from harness.engine.game import GameRecord
+    from harness.isolation.handles.agent_handle import Fault
+
+    games = []
+    for a, b, faults in drawn:
+        game = GameRecord(1, a, b, 5, 0)
+        game.fault_at.update({where: Fault(kind, "x") for where, kind in faults.items()})
+        games.append(game)
+    names = ["a", "b", "c", "d"]
+    standings = rank(names, [], {name: None for name in names}, games)
+    for standing in standings:
+        expected = {kind: 0 for kind in FAULT_KINDS}
+        for game in games:
+            for side, player in (("a", game.a), ("b", game.b)):
+                if player == standing.agent:
+                    for _turn, fault in game.faults(side):
+                        expected[fault.kind] += 1
+        assert standing.faults == expected

@@ -102,11 +102,10 @@ def fault_counts(games, names) -> dict[str, dict[str, int]]:
     the games, however many names (a 360-agent round has 64,620 of them)."""
     counts = {name: {kind: 0 for kind in FAULT_KINDS} for name in names}
     for game in games:
-        for side, player in (("a", game.a), ("b", game.b)):
-            tally = counts.get(player)
+        for (side, _turn), fault in game.fault_at.items():
+            tally = counts.get(game.a if side == "a" else game.b)
             if tally is not None:
-                for _turn, fault in game.faults(side):
-                    tally[fault.kind] += 1
+                tally[fault.kind] += 1
     return counts
 
 
