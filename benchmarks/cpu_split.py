@@ -6,6 +6,7 @@ the file system, ...), from a `perf record` of the whole process tree.
     python benchmarks/cpu_split.py --agents 20 --isolation process
     python benchmarks/cpu_split.py --agents 20 --keep run.perf  # keeps run.perf, run.json
     python benchmarks/cpu_split.py --report run.perf --result run.json   # report it again
+    python benchmarks/cpu_split.py --agents 120 --isolation process --round360   # one-turn games
 
 The tournament is class.py's (renamed copies of the bundled students, default rules, `--jobs
 2`, `--seed 1`), run once to warm the caches (Hy's bytecode, SBCL's fasls), then once under
@@ -244,6 +245,9 @@ def main() -> None:
     parser.add_argument("--result", type=Path,
                         help="with --report: the run's --format json output (for the counts)")
     parser.add_argument("--keep", type=Path, help="keep the recording in this file")
+    parser.add_argument("--round360", action="store_true",
+                        help="class.py's --round360 rules: one round of one-turn games "
+                             "(give --agents and --isolation process as well)")
     options = parser.parse_args()
     if options.report:
         result = json.loads(options.result.read_text()) if options.result else None
@@ -256,6 +260,9 @@ def main() -> None:
         command = [sys.executable, "-m", "harness", "tournament", folder, "--seed",
                    str(options.seed), "--isolation", options.isolation, "--jobs",
                    str(options.jobs), "--format", "json"]
+        if options.round360:
+            command += ["--flip", "0.25", "0.1", "--length", "1", "1", "--moves-per-turn", "3",
+                        "--max-rounds", "1"]
         environment = dict(os.environ, PYTHONPATH=str(options.repo.resolve()))
         subprocess.run(command, cwd=options.repo, env=environment, check=True,
                        capture_output=True)  # warm-up: caches

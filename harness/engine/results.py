@@ -100,7 +100,8 @@ def first_faults(games, counted=lambda kind: True) -> dict:
 def fault_counts(games, names) -> dict[str, dict[str, int]]:
     """Each named agent's faults in `games`, by kind: {name: {kind: count}}. One pass over
     the games, however many names (a 360-agent round has 64,620 of them)."""
-    counts = {name: {kind: 0 for kind in FAULT_KINDS} for name in names}
+    counts: dict[str, dict[str, int]] = {name: {kind: 0 for kind in FAULT_KINDS}
+                                         for name in names}
     for game in games:
         for (side, _turn), fault in game.fault_at.items():
             tally = counts.get(game.a if side == "a" else game.b)

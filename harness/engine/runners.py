@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from harness.core.errors import LoadError, OutOfFiles
 from harness.isolation.handles.agent_handle import DefaultHandle, PollableHandle
 
+from .crowding import Crowding
 from .forked import Workers
 from .game import game_steps, play_game
 from .handle_waits import HandleWaits
@@ -212,7 +213,8 @@ class PipelinedRunner(SerialRunner):
     """Agents in processes: many games at once, on one thread.
 
     Each agent has one process, so it plays one game at a time and up to half the agents'
-    worth of games run together. While one game's agents think, other games' turns go on:
+    worth of games run together, as many as the machine has room for
+    (harness/engine/crowding.py). While one game's agents think, other games' turns go on:
     the monitor waits on every pipe at once instead of on one game's two. Games wait in a
     queue per agent; when an agent is free, it starts its first game whose opponent is
     free too. With more agents than processes fit under the open-file limit, the round is
@@ -243,6 +245,7 @@ class PipelinedRunner(SerialRunner):
             self.waiting.setdefault(job.b, {})[index] = None
         self.to_check = deque(sorted(self.waiting))  # agents that may start a game now
         self.waits = HandleWaits()
+        self.crowding = Crowding()
         self.asked: list[int] = []       # games that just asked their agents
         self.unanswered: dict[int, list] = {}   # game -> its handles not ready yet
         self.game_of: dict[int, int] = {}       # id(handle) -> the game it waits in
@@ -255,7 +258,7 @@ class PipelinedRunner(SerialRunner):
                 self._advance(index)
 
     def _start_games(self):
-        while self.to_check:
+        while self.to_check and self.crowding.room_for_another(len(self.running)):
             name = self.to_check.popleft()
             if name not in self.busy:
                 index = self._next_game(name)
