@@ -247,7 +247,9 @@ def main() -> None:
     parser.add_argument("--keep", type=Path, help="keep the recording in this file")
     parser.add_argument("--round360", action="store_true",
                         help="class.py's --round360 rules: one round of one-turn games "
-                             "(give --agents and --isolation process as well)")
+                             "(give --agents and --isolation process as well; past about "
+                             "120 agents raise ulimit -n, as class.py does, or the round "
+                             "is played in groups of agents)")
     options = parser.parse_args()
     if options.report:
         result = json.loads(options.result.read_text()) if options.result else None

@@ -34,6 +34,12 @@ def test_the_real_count_is_read_on_this_machine():
     assert runnable is not None and runnable >= 1
 
 
+def test_the_cpus_counted_are_those_this_process_may_run_on():
+    import os
+
+    assert Crowding().cpus == len(os.sched_getaffinity(0))
+
+
 def test_where_the_count_cannot_be_read_nothing_is_held_back(tmp_path, monkeypatch):
     monkeypatch.setattr(crowding, "_LOADAVG", str(tmp_path / "absent"))
     room = Crowding(cpus=1)
@@ -56,3 +62,37 @@ def test_any_loadavg_text_gives_a_count_or_no_limit(tmp_path_factory, text):
                                                or runnable <= RUNNABLE_PER_CPU)
     finally:
         crowding._LOADAVG = old
+
+
+def test_a_round_held_to_one_game_at_a_time_plays_the_games_of_an_unheld_one(monkeypatch):
+    from harness.agents.specs import resolve
+    from harness.core.rules import GameLength
+    from harness.engine.runners import PipelinedRunner
+    from harness.engine.tournament import Settings, run_tournament
+    from harness.isolation.handles.opening import Isolation
+
+    names = ["titfortat", "grudger", "defect", "cooperate", "alternator"]
+    settings = Settings(isolation=Isolation("process"), jobs=2, length=GameLength(4, 6))
+
+    def played(result):
+        return [(g.round, g.a, g.b, g.score, g.played_a, g.played_b) for g in result.games]
+
+    unheld = run_tournament(resolve(names), 7, settings)
+    asked, in_flight_at_start = [], []
+    start = PipelinedRunner._start
+
+    def counted_start(self, index):
+        in_flight_at_start.append(len(self.running))
+        start(self, index)
+
+    def one_at_a_time(self, in_flight):   # what a crowded machine says: no second game
+        asked.append(in_flight)
+        return in_flight == 0
+
+    monkeypatch.setattr(PipelinedRunner, "_start", counted_start)
+    monkeypatch.setattr(Crowding, "room_for_another", one_at_a_time)
+    held = run_tournament(resolve(names), 7, settings)
+    assert played(held) == played(unheld)
+    assert [s.agent for s in held.standings] == [s.agent for s in unheld.standings]
+    assert set(in_flight_at_start) == {0}       # never two games at once
+    assert any(n > 0 for n in asked)            # and it was asked while one ran: held back

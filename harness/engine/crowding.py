@@ -9,10 +9,11 @@ The runner must not crowd the machine past what the time limit forgives.
 
 So past a floor of games in flight (GAMES_PER_CPU: enough to keep every CPU busy while
 agents think), another game starts only while the tasks ready to run number at most
-RUNNABLE_PER_CPU per CPU. A game whose agents sleep, or wait on a model's server, holds no
-CPU and holds no other game back. The count is the kernel's at this instant
-(/proc/loadavg's fourth field), over the whole machine: other programs' load holds games
-back too, as it slows their calls. Where it cannot be read, nothing is held back.
+RUNNABLE_PER_CPU per CPU, counting the CPUs this process may run on. A game whose agents
+sleep, or wait on a model served by another machine, holds no CPU and holds no other game
+back. The count is the kernel's at this instant (/proc/loadavg's fourth field), over the
+whole machine: other programs' load holds games back too, a model served on this machine
+among them, as it slows the calls. Where it cannot be read, nothing is held back.
 """
 from __future__ import annotations
 
@@ -25,7 +26,7 @@ _LOADAVG = "/proc/loadavg"
 
 class Crowding:
     def __init__(self, cpus: int | None = None):
-        self.cpus = cpus or os.cpu_count() or 1
+        self.cpus = cpus or _usable_cpus()
         self.readable = True
 
     def room_for_another(self, in_flight: int) -> bool:
@@ -44,3 +45,11 @@ class Crowding:
         except (OSError, ValueError, IndexError):
             self.readable = False
             return None
+
+
+def _usable_cpus() -> int:
+    """The CPUs this process may run on (a container's or taskset's, not the machine's)."""
+    try:
+        return len(os.sched_getaffinity(0)) or 1
+    except OSError:
+        return os.cpu_count() or 1

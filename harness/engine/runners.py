@@ -258,12 +258,15 @@ class PipelinedRunner(SerialRunner):
                 self._advance(index)
 
     def _start_games(self):
-        while self.to_check and self.crowding.room_for_another(len(self.running)):
+        while self.to_check:
             name = self.to_check.popleft()
-            if name not in self.busy:
-                index = self._next_game(name)
-                if index is not None:
-                    self._start(index)
+            index = None if name in self.busy else self._next_game(name)
+            if index is None:
+                continue
+            if not self.crowding.room_for_another(len(self.running)):
+                self.to_check.appendleft(name)   # its game starts when there is room
+                return
+            self._start(index)
 
     def _next_game(self, name):
         """Its first game not started whose opponent is free."""
