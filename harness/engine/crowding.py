@@ -48,7 +48,8 @@ class Crowding:
 
 
 def _usable_cpus() -> int:
-    """The CPUs this process may run on (a container's or taskset's, not the machine's)."""
+    """The CPUs this process may run on: its affinity (a taskset's or a cpuset's), not the
+    machine's count. A CPU quota (cgroup cpu.max) is not counted."""
     try:
         return len(os.sched_getaffinity(0)) or 1
     except OSError:
