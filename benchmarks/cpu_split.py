@@ -256,15 +256,11 @@ def main() -> None:
         report(options.report, len(result["games"]) if result else None,
                agent_games(result) if result else None)
         return
-    write_copies = runpy.run_path(str(ROOT / "benchmarks" / "class.py"))["write_copies"]
+    class_py = runpy.run_path(str(ROOT / "benchmarks" / "class.py"))
+    write_copies, tournament_command = class_py["write_copies"], class_py["tournament_command"]
     with tempfile.TemporaryDirectory(prefix="pdbench-split-") as folder:
         write_copies(Path(folder), options.agents)
-        command = [sys.executable, "-m", "harness", "tournament", folder, "--seed",
-                   str(options.seed), "--isolation", options.isolation, "--jobs",
-                   str(options.jobs), "--format", "json"]
-        if options.round360:
-            command += ["--flip", "0.25", "0.1", "--length", "1", "1", "--moves-per-turn", "3",
-                        "--max-rounds", "1"]
+        command = tournament_command(options, sys.executable, Path(folder))
         environment = dict(os.environ, PYTHONPATH=str(options.repo.resolve()))
         subprocess.run(command, cwd=options.repo, env=environment, check=True,
                        capture_output=True)  # warm-up: caches
