@@ -94,6 +94,65 @@ def test_a_declared_library_and_what_it_requires_load_in_python_and_hy(
     assert result["params"]["agent_packages"] == ["answers-lib"]
 
 
+EXPERIMENT = """replicates = 2
+types = [{id = "ab", agent = "AdamsBrown.py", count = 2}, {id = "co", agent = "cooperate"}]
+[parameters]
+length = [3, 3]
+"""
+
+
+def _moves_of(record, type_id: str) -> dict:
+    """{replicate: moves the type's copies played} in an experiment's record."""
+    import sqlite3
+
+    with sqlite3.connect(record) as connection:
+        return dict(connection.execute(
+            "SELECT replicate, sum(moves) FROM placing WHERE type = ? GROUP BY replicate",
+            (type_id,)))
+
+
+def test_experiment_and_train_play_under_the_course_files_declaration_and_resume_keeps_it(
+        venv, tmp_path):
+    """The course file's agent-packages apply to experiment and train as to the
+    tournament: its agents load there too, and an experiment's record keeps the
+    declaration, so a resumed experiment plays under it with no course file."""
+    import sqlite3
+
+    (tmp_path / "AdamsBrown.py").write_text(DECLARED_PY)
+    (tmp_path / "exp.toml").write_text(EXPERIMENT)
+    common = ("--isolation", "process", "--seed", "3", "--quiet")
+    done = pdharness(venv, "experiment", "exp.toml", *common, "--db", "none.sqlite",
+                     cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert set(_moves_of(tmp_path / "none.sqlite", "ab").values()) == {0}   # did not load
+    [note] = [said for said in done.stderr.splitlines() if "did not load" in said]
+    assert note.startswith("pdharness: note: agent type ab (AdamsBrown.py) did not load: ")
+    assert "--agent-package answers-lib" in note   # advice the experiment now takes
+    (tmp_path / "pdharness.toml").write_text('agent-packages = ["answers-lib"]\n')
+    done = pdharness(venv, "experiment", "exp.toml", *common, "--db", "run.sqlite",
+                     cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    record = tmp_path / "run.sqlite"
+    played = _moves_of(record, "ab")
+    assert sorted(played) == [1, 2] and 0 not in played.values()
+    with sqlite3.connect(record) as connection:   # as if stopped after one tournament
+        assert connection.execute("SELECT agent_packages FROM experiment").fetchone() == (
+            '["answers-lib"]',)
+        connection.execute("DELETE FROM placing WHERE replicate = 2")
+        connection.execute("DELETE FROM tournament WHERE replicate = 2")
+        connection.execute("UPDATE experiment SET finished_at = NULL")
+    (tmp_path / "pdharness.toml").unlink()
+    done = pdharness(venv, "resume", "run.sqlite", "--isolation", "process", "--quiet",
+                     cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert _moves_of(record, "ab") == played
+    done = pdharness(venv, "train", "exp.toml", "--out", "model.json", "--games", "6",
+                     "--isolation", "process", "--quiet", "--agent-package", "answers-lib",
+                     cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "against ab" in done.stdout
+
+
 REACHING = """import importlib
 import os
 import sys

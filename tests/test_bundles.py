@@ -191,11 +191,16 @@ def test_jobs_resume_and_modes_give_the_same_result_with_bundles(tmp_path, sandb
     record = tmp_path / "run.sqlite"
     assert first == _json(course, "--db", record)
     cut_back(record, 1)   # as if stopped after round 1
-    status, out, err = run_cli("resume", record, "--format", "json")
+    assert _resumed(record) == first
+
+
+def _resumed(record, *options) -> dict:
+    """What `resume` prints as JSON, as `_json` gives a run's."""
+    status, out, err = run_cli("resume", record, *options, "--format", "json")
     assert status == 0, err
     resumed = json.loads(out)
     resumed["params"].pop("isolation")
-    assert resumed == first
+    return resumed
 
 
 def test_the_report_and_show_name_a_bundle_with_its_digest(tmp_path):
@@ -221,7 +226,7 @@ def test_a_tampered_bundle_is_refused_on_resume(tmp_path):
     assert len(err.strip().splitlines()) == 1
 
 
-def test_a_bundle_over_resumes_limit_says_so_not_that_it_changed(tmp_path):
+def test_resume_under_another_bundle_limit_is_refused_naming_the_runs(tmp_path):
     course = _course(tmp_path)
     (course / "JonesSmith" / "big.bin").write_bytes(b"\0" * (2 << 20))
     record = tmp_path / "run.sqlite"
@@ -230,8 +235,79 @@ def test_a_bundle_over_resumes_limit_says_so_not_that_it_changed(tmp_path):
     status, out, err = run_cli("resume", record, "--isolation", "process",
                                "--max-bundle-mib", "1")
     assert status == 2
+    assert "recorded with --max-bundle-mib 64" in err and "give --max-bundle-mib 64" in err
+    assert "changed" not in err and len(err.strip().splitlines()) == 1
+
+
+def test_a_bundle_over_resumes_limit_in_an_older_record_says_so_not_that_it_changed(
+        tmp_path):
+    course = _course(tmp_path)
+    (course / "JonesSmith" / "big.bin").write_bytes(b"\0" * (2 << 20))
+    record = tmp_path / "run.sqlite"
+    _json(course, "--db", record, "--isolation", "process")
+    cut_back(record, 1)
+    with sqlite3.connect(record) as connection:   # made before the limit was kept
+        connection.execute("UPDATE run SET max_bundle_mib = NULL")
+    status, out, err = run_cli("resume", record, "--isolation", "process",
+                               "--max-bundle-mib", "1")
+    assert status == 2
     assert "more than 1 MiB" in err and "changed" not in err
     assert len(err.strip().splitlines()) == 1
+
+
+def test_a_bundle_the_runs_limit_refused_stays_refused_when_resumed_under_it(tmp_path):
+    course = _course(tmp_path)
+    (course / "JonesSmith" / "big.bin").write_bytes(b"\0" * (2 << 20))
+    record = tmp_path / "run.sqlite"
+    whole = _json(course, "--db", record, "--isolation", "process", "--max-bundle-mib", "1")
+    (refused,) = [a for a in whole["agents"] if a["name"] == "JonesSmith"]
+    assert refused["status"] == "disqualified" and "more than 1 MiB" in refused["message"]
+    with sqlite3.connect(record) as connection:
+        assert connection.execute("SELECT max_bundle_mib FROM run").fetchone() == (1,)
+    cut_back(record, 1)
+    # under the default limit the bundle would open, and play: not the same tournament
+    status, out, err = run_cli("resume", record, "--isolation", "process")
+    assert status == 2 and "give --max-bundle-mib 1" in err
+    assert "changed" not in err and len(err.strip().splitlines()) == 1
+    assert _resumed(record, "--isolation", "process", "--max-bundle-mib", "1") == whole
+
+
+def test_an_experiment_keeps_its_bundle_limit_and_resume_holds_to_it(tmp_path):
+    bundle = python_bundle(tmp_path)
+    (bundle / "big.bin").write_bytes(b"\0" * (2 << 20))
+    (tmp_path / "exp.json").write_text(json.dumps({
+        "types": [{"id": "js", "agent": "JonesSmith", "count": 2},
+                  {"id": "tft", "agent": "titfortat"}],
+        "replicates": 2, "parameters": {"length": [3, 3]}}))
+    record = tmp_path / "exp.sqlite"
+    status, out, err = run_cli("experiment", tmp_path / "exp.json", "--isolation", "process",
+                               "--seed", "4", "--db", record, "--max-bundle-mib", "1",
+                               "--format", "json", "--quiet")
+    assert status == 0, err
+    assert "agent type js (JonesSmith) did not load" in err and "more than 1 MiB" in err
+    with sqlite3.connect(record) as connection:
+        assert connection.execute("SELECT max_bundle_mib FROM experiment").fetchone() == (1,)
+        connection.execute("DELETE FROM placing WHERE replicate = 2")
+        connection.execute("DELETE FROM tournament WHERE replicate = 2")
+        connection.execute("UPDATE experiment SET finished_at = NULL")
+    status, _, err = run_cli("resume", record, "--isolation", "process")
+    assert status == 2 and len(err.strip().splitlines()) == 1
+    assert "experiment was recorded with --max-bundle-mib 1" in err and "changed" not in err
+    status, resumed, err = run_cli("resume", record, "--isolation", "process",
+                                   "--max-bundle-mib", "1", "--format", "json", "--quiet")
+    assert status == 0, err
+    assert json.loads(resumed) == json.loads(out)
+
+
+def test_a_record_holding_a_bundle_limit_no_run_has_is_refused_in_one_line(tmp_path):
+    record = tmp_path / "run.sqlite"
+    _json("cooperate", "defect", "--db", record, "--isolation", "none")
+    for tampered in ("0", "-1", "1e9", "'x'", "2.5", "99999999"):
+        with sqlite3.connect(record) as connection:
+            connection.execute(f"UPDATE run SET max_bundle_mib = {tampered}")
+        status, out, err = run_cli("show", record)
+        assert status == 2, tampered
+        assert "run.max_bundle_mib" in err and len(err.strip().splitlines()) == 1, err
 
 
 def test_the_digest_covers_every_file_alike_from_a_folder_or_a_zip(tmp_path):
@@ -656,3 +732,19 @@ def test_the_monitor_reads_no_long_hy_file_for_its_imports():
     modules = frozenset({"hyrule"})
     assert _declared_imports("hy", "ChenDiaz.hy", short, modules) == "hyrule"
     assert _declared_imports("hy", "ChenDiaz.hy", long, modules) == ""
+
+
+@given(st.one_of(st.none(), st.booleans(), st.integers(), st.floats(), st.text(max_size=30),
+                 st.binary(max_size=30)))
+def test_a_recorded_bundle_limit_reads_as_one_run_can_have_or_a_one_line_error(value):
+    from harness.core.errors import HarnessError
+    from harness.engine.parameters import BUNDLE_MIB
+    from harness.store.reader import recorded_bundle_mib
+
+    try:
+        read = recorded_bundle_mib(value, "run.sqlite")
+    except HarnessError as refused:
+        assert "\n" not in str(refused) and "run.max_bundle_mib" in str(refused)
+        assert value is not None and not (type(value) is int and BUNDLE_MIB.holds(value))
+        return
+    assert read is None if value is None else (read == value and BUNDLE_MIB.holds(read))

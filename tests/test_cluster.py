@@ -127,6 +127,25 @@ def test_an_experiment_is_the_local_experiment(cluster):
     assert len(remote) == 8 and remote == local
 
 
+def test_an_experiment_tells_which_types_did_not_load_and_why_as_locally(cluster, tmp_path):
+    from harness.run.experiment import plan
+    from harness.run.experiment.run import play
+
+    (tmp_path / "BrokenAgent.py").write_text("def BrokenAgent(hist, score)\n")
+    (tmp_path / "exp.json").write_text(json.dumps({
+        "types": [{"id": "broken", "agent": "BrokenAgent.py", "count": 2},
+                  {"id": "tft", "agent": "titfortat"}, {"id": "alld", "agent": "defect"}],
+        "replicates": 2, "parameters": {"length": [3, 3]}}))
+    experiment = plan.load(tmp_path / "exp.json", "process", {"timeout": 30})
+    local = play(experiment, 5, jobs=1)
+    remote = play(experiment, 5, cluster=cluster.scheduler_address)
+    assert remote == local
+    for unit in remote:
+        assert list(unit.load_errors) == ["broken"]
+        # the file as the monitor names it, not the worker's copy of it
+        assert unit.load_errors["broken"].startswith(f"{tmp_path / 'BrokenAgent.py'}:1: ")
+
+
 def test_the_command_line_records_prints_and_resumes_as_a_local_run_does(cluster, tmp_path):
     args = ["tournament", "titfortat", "grudger", "random", AGENTS / "core" / "Gambler.py",
             "--seed", "5", "--isolation", "process", "--timeout", "30", "--length", "5", "9",

@@ -1,9 +1,9 @@
 """Populations: agent *types* and how many copies of each take part.
 
 An experiment file (JSON, or TOML: same shape) lists types, each with a unique id, the
-agent it is (a built-in name, `memory:BITS`, `qtable:MODEL.json` or an agent file, paths
-relative to the file, or `llm:NAME` with NAME declared in the file's `llm` table or the
-course file) and a count: `{"types": [{"id": "tft", "agent": "titfortat",
+agent it is (a built-in name, `memory:BITS`, `qtable:MODEL.json`, an agent file or a
+bundle, paths relative to the file, or `llm:NAME` with NAME declared in the file's `llm`
+table or the course file) and a count: `{"types": [{"id": "tft", "agent": "titfortat",
 "count": 3}, ...]}`. The copies are named `id#1`, `id#2`, ... in results.
 """
 from __future__ import annotations
@@ -21,6 +21,7 @@ from harness.core.errors import HarnessError
 
 from .agent_files import read_input_file
 from .builtins import BUILTINS
+from .bundles import is_bundle
 from .specs import AgentSpec, Kind, axelrod_spec, file_spec, find_builtin, llm_spec, strategy_spec
 from .strategy_specs import is_strategy
 
@@ -162,10 +163,10 @@ def _template(agent: str, type_id: str, base: Path, declarations: dict):
     # lexically normal (../ folded away): a sandbox shows the agent's file at this path
     # but not the folders a ../ would climb out of
     path = Path(os.path.normpath(Path(agent) if Path(agent).is_absolute() else base / agent))
-    if not path.is_file():
+    if not (path.is_file() or is_bundle(path)):   # a bundle's folder, as a tournament takes
         raise HarnessError(f"unknown agent {agent!r}: not a built-in "
                            f"({', '.join(sorted(BUILTINS))}), memory:BITS, qtable:FILE, "
-                           f"llm:NAME or an agent file (looked for {path})")
+                           f"llm:NAME, an agent file or a bundle (looked for {path})")
     spec = file_spec(path)
     return AgentSpec(type_id, spec.language, spec.source)
 

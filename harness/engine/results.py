@@ -58,6 +58,8 @@ class TournamentResult:
     runtimes: dict | None = None
     # `tournament --ecology`: Axelrod's ecological tournament of the run (harness/run/ecology.py)
     ecology: object | None = None
+    # {agent: why it did not load}, as its handle was opened (a live run's, not a record's)
+    load_errors: dict = field(default_factory=dict)
 
     def pairs(self) -> list[tuple[str, int]]:
         """The monitor's answer: (agent score) best first."""

@@ -73,7 +73,7 @@ def run_tournament(specs, seed: int, settings: Settings = Settings(),
     entrants = [Entrant(spec, Status.LOAD_ERROR, load_errors[spec.name])
                 if spec.name in load_errors
                 else Entrant(spec) for spec in specs]
-    result = TournamentResult(seed, settings, entrants)
+    result = TournamentResult(seed, settings, entrants, load_errors=load_errors)
 
     result.runtimes = runtime_versions(specs)   # on a cluster, every worker's are these
     state = state or _first_state(entrants, settings)

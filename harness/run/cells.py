@@ -22,10 +22,20 @@ class UnitResult:
     # language models' requests and turns: llm_call / llm_turn rows from the game column on
     llm_calls: list = field(default_factory=list)
     llm_turns: list = field(default_factory=list)
+    # {type: why a copy of it did not load}, for the experiment to say (not recorded)
+    load_errors: dict = field(default_factory=dict)
 
 
 def unit_seed(experiment_seed: int, condition_name: str, replicate: int) -> int:
     return seeds.derive(experiment_seed, "experiment", condition_name, replicate)
+
+
+def load_errors_by_type(load_errors: dict) -> dict:
+    """{agent: why it did not load} as {type: why} (its first copy's)."""
+    by_type: dict = {}
+    for agent, why in load_errors.items():
+        by_type.setdefault(type_of(agent), why)
+    return by_type
 
 
 def placings(result) -> list:

@@ -8,6 +8,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from harness.agents.agent_files import file_hash
+from harness.agents.bundles import MAX_BUNDLE_MIB, max_bytes
 from harness.agents.lang import LANGUAGES
 from harness.agents.llm import journal
 from harness.agents.llm.config import course_declares_key
@@ -55,6 +56,8 @@ def resume_command(path, isolation=None) -> str:
         words += ["--memory-limit", str(isolation.memory_limit // MIB)]
     if isolation is not None and isolation.load_timeout != default.load_timeout:
         words += ["--load-timeout", f"{isolation.load_timeout:g}"]
+    if max_bytes() != MAX_BUNDLE_MIB * MIB:
+        words += ["--max-bundle-mib", str(max_bytes() // MIB)]
     return " ".join(words)
 
 
@@ -197,6 +200,19 @@ def check_confinement(record, asked, allow_weaker: bool) -> None:
                 f"{record.path}: the run was recorded with {option} {_shown(then / unit)} "
                 f"and this resume asks {_shown(now / unit)}; give {option} "
                 f"{_shown(then / unit)} to finish the same tournament")
+    check_bundle_limit(record.path, record.max_bundle_mib)
+
+
+def check_bundle_limit(path, recorded: int | None, what: str = "tournament") -> None:
+    """HarnessError when bundles open under another --max-bundle-mib than the recorded
+    one: a bundle refused then would play now (or the reverse), and so it would not be the
+    same `what`. A record made before the limit was kept (None) is not checked."""
+    asked = max_bytes() // MIB
+    if recorded is not None and recorded != asked:
+        raise HarnessError(
+            f"{path}: the {'run' if what == 'tournament' else what} was recorded with "
+            f"--max-bundle-mib {recorded} and this resume asks {asked}; give "
+            f"--max-bundle-mib {recorded} to finish the same {what}")
 
 
 def check_isolation(path, recorded: str, asked: str, allow_weaker: bool) -> None:
@@ -316,7 +332,9 @@ def recorded_specs(record):
             spec = AgentSpec(row["name"], row["language"], source,
                              defines=_played_as(path, row["language"]))
             played = spec.sha256()
-            if played is None and spec.is_bundle:
+            # a bundle that could not be read when the run started (its digest none) is
+            # the same broken agent now; one read then says why it cannot be read now
+            if played is None and spec.is_bundle and row["sha256"] is not None:
                 _check_bundle_opens(record, row["name"], spec)
         if played != row["sha256"]:
             raise HarnessError(f"{record.path}: agent {row['name']}: {path} changed since the "

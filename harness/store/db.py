@@ -15,6 +15,8 @@ from pathlib import Path
 from urllib.parse import quote
 
 from harness.agents.agent_files import check_input_file
+from harness.agents.bundle_limits import MIB
+from harness.agents.bundles import max_bytes
 from harness.core.errors import HarnessError
 from harness.core.output_paths import make_parent
 from harness.core.package import __version__
@@ -29,6 +31,7 @@ SCHEMA_VERSION = 1
 # (and settings_of reads them as optional). Add a new column here too.
 ADDED_COLUMNS = {("run", "horizon"), ("run", "stop_prob"), ("run", "outputs"),
                  ("run", "runtimes"), ("run", "load_timeout"), ("run", "agent_packages"),
+                 ("run", "max_bundle_mib"),
                  ("llm_call", "structured"), ("llm_call", "prompt_tokens"),
                  ("llm_call", "completion_tokens"), ("llm_journal", "prompt_tokens"),
                  ("llm_journal", "completion_tokens")}
@@ -59,6 +62,7 @@ CREATE TABLE run (
     memory_limit      INTEGER NOT NULL,
     load_timeout      REAL NOT NULL DEFAULT 10.0,       -- seconds to load an agent's file
     agent_packages    TEXT,   -- JSON: the pip requirements agents may import (null: none)
+    max_bundle_mib    INTEGER,  -- MiB a bundle may hold, expanded (null: an older record)
     jobs              INTEGER,
     max_rounds        INTEGER,
     max_faults        INTEGER,
@@ -300,6 +304,7 @@ def run_row(seed: int, settings, replicates: int, command: str | None,
     return {
         "id": 1, "schema_version": SCHEMA_VERSION, "harness_version": __version__,
         "seed": seed_value(seed), **columns(settings), "replicates": replicates,
+        "max_bundle_mib": max_bytes() // MIB,   # applied as bundles open, not a Setting
         "command": command, "outputs": outputs,
         "runtimes": json.dumps(runtimes) if runtimes is not None else None,
         "started_at": now(), "finished_at": None,
@@ -310,8 +315,6 @@ def settings_of(row):
     """The Settings a run was started with, from its `run` row (a sqlite3.Row); columns an
     older record lacks (horizon, stop_prob) take their defaults."""
     return settings_from(row)
-
-
 
 
 def is_experiment_record(path) -> bool:

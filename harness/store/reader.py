@@ -14,6 +14,7 @@ from harness.core.fault_policy import FAULT_POLICY
 from harness.core.rules import Scorer
 from harness.core.verdicts import FAULT_KINDS, STATUSES, FaultKind, Status
 from harness.engine.game import GameRecord, Turn
+from harness.engine.parameters import BUNDLE_MIB
 from harness.engine.results import Entrant, RoundResult, TournamentResult, rank, settle_statuses
 from harness.isolation.handles.agent_handle import Fault
 
@@ -36,6 +37,9 @@ class Record:
             self.settings = _recorded_settings(self.run, path)
             self.runtimes = recorded_runtimes(
                 self.run["runtimes"] if "runtimes" in self.run.keys() else None, path)
+            self.max_bundle_mib = recorded_bundle_mib(
+                self.run["max_bundle_mib"] if "max_bundle_mib" in self.run.keys() else None,
+                path)
         except BaseException:
             self.connection.close()
             raise
@@ -196,6 +200,19 @@ def recorded_runtimes(text, path) -> dict[str, str | None] | None:
         return found
     raise HarnessError(f"{path}: not a record pdharness wrote: run.runtimes holds "
                        f"{_shown(repr(text))}, where pdharness writes a JSON object of versions")
+
+
+def recorded_bundle_mib(value, path) -> int | None:
+    """The run's `max_bundle_mib` column: the MiB a bundle could hold when it started
+    (None for a record made before it was kept); a one-line HarnessError for a value
+    --max-bundle-mib does not take."""
+    if value is None:
+        return None
+    if isinstance(value, int) and not isinstance(value, bool) and BUNDLE_MIB.holds(value):
+        return value
+    raise HarnessError(f"{path}: not a record pdharness wrote: run.max_bundle_mib holds "
+                       f"{_shown(repr(value))}, where pdharness writes a whole number of MiB "
+                       f"from {BUNDLE_MIB.low} to {BUNDLE_MIB.high}")
 
 
 # -- what a record may hold ---------------------------------------------------------------

@@ -49,14 +49,15 @@ def settings_from(row: Mapping[str, Any]) -> Settings:
         length=GameLength(given["length_min"], given["length_max"], given["horizon"],
                           given["stop_prob"]),
         isolation=Isolation(given["isolation"], given["timeout"], given["memory_limit"],
-                            given["load_timeout"], _agent_packages(given["agent_packages"])),
+                            given["load_timeout"], recorded_packages(given["agent_packages"])),
         jobs=given["jobs"], max_rounds=given["max_rounds"], max_faults=given["max_faults"],
         disqualify_broken=bool(given["disqualify_broken"]))
 
 
-def _agent_packages(text) -> tuple[str, ...]:
-    """The recorded declaration (JSON text, or null for none): a list of requirements,
-    each checked as --agent-package checks it; HarnessError for anything else."""
+def recorded_packages(text, column: str = "run.agent_packages") -> tuple[str, ...]:
+    """A recorded declaration (JSON text, or null for none) of what agents may import: a
+    list of requirements, each checked as --agent-package checks it; HarnessError naming
+    the record's `column` for anything else."""
     if text is None:
         return ()
     try:
@@ -64,8 +65,7 @@ def _agent_packages(text) -> tuple[str, ...]:
     except (ValueError, RecursionError):
         listed = None
     if not isinstance(listed, list) or not all(isinstance(item, str) for item in listed):
-        raise HarnessError("the record's run.agent_packages is not a JSON list of pip "
-                           "requirements")
+        raise HarnessError(f"the record's {column} is not a JSON list of pip requirements")
     return check_requirements(listed)
 
 

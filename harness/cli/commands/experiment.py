@@ -15,8 +15,10 @@ from harness.core.seeds import fresh_seed
 
 from .options import (
     PLAIN_FORMATS,
+    bundle_limit_option,
     cluster_option,
     file_limit_options,
+    file_packages_option,
     format_option,
     long_run_option,
     unless_given,
@@ -39,17 +41,20 @@ from .output_options import quiet_option
 @unless_given("jobs", "Tournaments played at once (default: every core; same results).")
 @unless_given("isolation", "How agents run (default: sandbox).")
 @file_limit_options
+@file_packages_option
+@bundle_limit_option
 @cluster_option
 @long_run_option
 @quiet_option
-def command(file, db, report, format, seed, jobs, isolation, timeout, memory_limit, cluster,
-            quiet):
+def command(file, db, report, format, seed, jobs, isolation, timeout, memory_limit,
+            agent_package, cluster, quiet):
     """Run the experiment in FILE (JSON or TOML): its agent types, in every condition, as
     many times as its replicates say, and compare the conditions."""
     from harness.present.outputs import command_line
     from harness.run.experiment import experiment_session as session, plan
 
-    experiment = plan.load(file, isolation, {"timeout": timeout, "memory_limit": memory_limit})
+    experiment = plan.load(file, isolation, {"timeout": timeout, "memory_limit": memory_limit},
+                           agent_package)
     _check_report_path(report)
     from harness.agents.agent_types import retrain_notes
 
@@ -69,6 +74,7 @@ def command(file, db, report, format, seed, jobs, isolation, timeout, memory_lim
 def deliver(experiment, seed, units, format, report) -> None:
     from harness.run.experiment.summary import as_json, as_table, summarize
 
+    _say_load_errors(experiment, units)
     summaries = summarize(experiment, units)
     if format == "json":
         echo(json.dumps(as_json(experiment, seed, summaries), indent=1))
@@ -78,6 +84,20 @@ def deliver(experiment, seed, units, format, report) -> None:
         from harness.present.experiment_report import write_report
 
         write_report(report, experiment, seed, summaries)
+
+
+def _say_load_errors(experiment, units) -> None:
+    """Each agent type that did not load in the tournaments played now, once, with why:
+    its copies rank last (or play the default answer, with keep-broken), and the table
+    alone would not say so."""
+    said: dict[tuple[str, str], str] = {}
+    for unit in units:
+        agents = {t.id: t.agent for t in experiment.conditions[unit.condition - 1].types}
+        for type_id, why in unit.load_errors.items():
+            said.setdefault((type_id, why), agents.get(type_id, type_id))
+    for (type_id, why), agent in said.items():
+        click.echo(f"pdharness: note: agent type {line(type_id)} ({line(agent)}) did not "
+                   f"load: {line(why)}", err=True)
 
 
 def resume(record, jobs, format, report, quiet, isolation="sandbox",

@@ -141,6 +141,11 @@ isolation_options = compose(options("timeout", "load_timeout", "isolation", "mem
                             bundle_limit_option, long_run_option)
 # what agents may import: not `resume`'s, which plays the recorded declaration
 agent_package_option = option("agent_package")
+# ... for commands whose conditions come from an experiment or population file (experiment,
+# train): the file's own "agent-package", where it gives one, replaces it
+file_packages_option = option("agent_package", help=(
+    f"{parameters.BY_NAME['agent_package'].help} An agent-package the file gives replaces "
+    "it where given (its parameters, or a condition's)."))
 
 game_options = compose(
     options("flip", "decay", "moves_per_turn", "payoffs", "on_fault"),

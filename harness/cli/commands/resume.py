@@ -38,9 +38,9 @@ def command(record, jobs, allow_weaker_isolation, cluster, **options):
 
     How agents are confined is never read from the record (a file anyone could edit):
     --isolation, --timeout, --load-timeout and --memory-limit are as given here, with the
-    defaults of `tournament`. A weaker isolation than recorded needs
-    --allow-weaker-isolation; limits other than the recorded ones are refused (they change
-    results). What agents may import (--agent-package) is the record's."""
+    defaults of `tournament`, and so is --max-bundle-mib. A weaker isolation than recorded
+    needs --allow-weaker-isolation; limits other than the recorded ones are refused (they
+    change results). What agents may import (--agent-package) is the record's."""
     from harness.run.experiment.record import is_experiment_record
 
     if is_experiment_record(record):

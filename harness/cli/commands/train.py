@@ -11,7 +11,7 @@ from harness.core.counts import counted
 from harness.core.errors import HarnessError
 from harness.core.safe_text import line
 
-from .options import file_limit_options, unless_given
+from .options import bundle_limit_option, file_limit_options, file_packages_option, unless_given
 from .output_options import quiet_option
 
 # imports inside functions here are deferred (`pdharness` starts light)
@@ -30,9 +30,11 @@ from .output_options import quiet_option
 @unless_given("seed", "Training seed (default: the file's training.seed, else 0).")
 @unless_given("isolation", "How the opponents run (default: sandbox).")
 @file_limit_options
+@file_packages_option
+@bundle_limit_option
 @quiet_option
 def command(file, out, condition, memory, games, seed, isolation, timeout, memory_limit,
-            quiet):
+            agent_package, quiet):
     """Train a Q-learning agent against one copy of each agent type in FILE (an experiment
     or population file), under its parameters (flips, moves per turn, horizon), and write it
     to MODEL.json: a Q-table and a model of the replies per type, and the fingerprint of
@@ -44,7 +46,8 @@ def command(file, out, condition, memory, games, seed, isolation, timeout, memor
     from harness.run.experiment import plan
     from harness.run.qlearning import train
 
-    experiment = plan.load(file, isolation, {"timeout": timeout, "memory_limit": memory_limit})
+    experiment = plan.load(file, isolation, {"timeout": timeout, "memory_limit": memory_limit},
+                           agent_package)
     chosen = plan.condition_of(experiment, condition)
     training = _training(experiment, file, memory=memory, games=games, seed=seed)
     make_parent(out, f"--out {out}")

@@ -8,7 +8,7 @@ from harness.core.errors import HarnessError
 from harness.core.seeds import replicate_seed
 from harness.store.replicate_summary import Placing, ReplicateRun
 
-from ..cells import UnitResult, unit_seed
+from ..cells import UnitResult, load_errors_by_type, unit_seed
 from . import wire
 from .connection import open_cluster, worker_name
 from .shipment import pack
@@ -56,7 +56,8 @@ def play_units(experiment, seed: int, units, address: str, finished) -> None:
             rows = _standings(answer, names, 3)
             placings = [(agent, type_of(agent), *rest) for agent, *rest in rows]
             rounds, games = _counts(answer)
-            finished(UnitResult(number, replicate, seeds[index], rounds, games, placings))
+            finished(UnitResult(number, replicate, seeds[index], rounds, games, placings,
+                                load_errors=load_errors_by_type(_not_loaded(answer, names))))
 
 
 def _strongest(modes) -> str:
@@ -66,6 +67,13 @@ def _strongest(modes) -> str:
 def _standings(answer, names, extra: int) -> list:
     try:
         return wire.standings_in(answer.get("standings"), names, extra)
+    except wire.BadAnswer as bad:
+        raise _bad(answer, bad) from None
+
+
+def _not_loaded(answer, names) -> dict[str, str]:
+    try:
+        return wire.texts_by_agent(answer.get("not_loaded"), names, "why an agent did not load")
     except wire.BadAnswer as bad:
         raise _bad(answer, bad) from None
 

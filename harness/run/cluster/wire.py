@@ -143,7 +143,11 @@ def standings_in(rows, names, extra: int = 0) -> list[list]:
 
 def outputs_in(data, names) -> dict[str, str]:
     """What the worker's processes of each agent of `names` printed (captured, capped)."""
+    return texts_by_agent(data, names, "captured output", 2 * OUTPUT_CAP)
+
+
+def texts_by_agent(data, names, what: str, cap: int = MAX_TEXT) -> dict[str, str]:
+    """{agent: text} of agents of `names` only, each text checked (`what`, at most `cap`)."""
     if not isinstance(data, dict) or not set(data) <= set(names):
-        raise BadAnswer("output of other agents")
-    return {name: text(output, "captured output", 2 * OUTPUT_CAP)
-            for name, output in data.items()}
+        raise BadAnswer(f"{what} of other agents")
+    return {name: text(said, what, cap) for name, said in data.items()}

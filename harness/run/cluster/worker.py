@@ -189,10 +189,21 @@ def play_tournament(shipment, seed: int, settings, needed: dict,
 
 
 def _tournament(shipment, seed, settings, with_counts) -> dict:
-    result = run_tournament(unpack(shipment), seed, replace(settings, jobs=1, cluster=None))
-    if with_counts:
-        rows = [[agent, rank, score, dropped_in, *counts]
-                for agent, _type, rank, score, dropped_in, *counts in placings(result)]
-    else:
+    specs = unpack(shipment)
+    result = run_tournament(specs, seed, replace(settings, jobs=1, cluster=None))
+    if not with_counts:
         rows = [[s.agent, s.rank, s.score, s.dropped_in] for s in result.standings]
-    return {"rounds": len(result.rounds), "games": len(result.games), "standings": rows}
+        return {"rounds": len(result.rounds), "games": len(result.games), "standings": rows}
+    rows = [[agent, rank, score, dropped_in, *counts]
+            for agent, _type, rank, score, dropped_in, *counts in placings(result)]
+    return {"rounds": len(result.rounds), "games": len(result.games), "standings": rows,
+            "not_loaded": _as_the_monitor_names(result.load_errors, specs, shipment)}
+
+
+def _as_the_monitor_names(load_errors: dict, specs, shipment) -> dict:
+    """Why agents did not load, naming their files as the monitor does, not as this
+    worker's copies: the same words a local run says."""
+    sources = {spec.name: (spec.source, parcel.source)
+               for spec, parcel in zip(specs, shipment.agents, strict=True)}
+    return {name: why.replace(*sources[name]) if name in sources else why
+            for name, why in load_errors.items()}

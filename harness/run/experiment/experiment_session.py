@@ -7,7 +7,7 @@ from harness.core.counts import counted
 from harness.core.errors import HarnessError
 from harness.engine.parameters import MIB
 from harness.run import progress
-from harness.run.tournament_session import check_isolation
+from harness.run.tournament_session import check_bundle_limit, check_isolation
 
 from . import plan
 from .run import play
@@ -45,11 +45,14 @@ def resume(path, *, jobs=None, quiet=False, isolation="sandbox", allow_weaker=Fa
     record = ExperimentRecord.reopen(path)
     try:
         header = record.header()
+        packages = record.agent_packages(header)   # what agents may import: the record's
+        check_bundle_limit(path, record.max_bundle_mib(header), "experiment")
         as_recorded = plan.from_record(header["content"], header["file"], header["isolation"],
-                                       limits)
+                                       limits, packages)
         for condition in as_recorded.conditions:
             check_isolation(path, condition.settings.isolation.mode, isolation, allow_weaker)
-        experiment = plan.from_record(header["content"], header["file"], isolation, limits)
+        experiment = plan.from_record(header["content"], header["file"], isolation, limits,
+                                      packages)
         _check_limits(path, experiment, record.limits())
         recorded = record.definitions()
         for number, condition in enumerate(experiment.conditions, 1):

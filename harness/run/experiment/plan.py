@@ -62,21 +62,26 @@ class Experiment:
     conditions: list[Condition]
     seed: int | None
     title: str | None
+    # what agents may import as the command line or course file declares it (--agent-package),
+    # where a condition's own "agent-package" does not replace it: the record keeps it
+    agent_packages: tuple[str, ...] = ()
 
 
-def load(path, isolation: str | None = None, limits: dict | None = None) -> Experiment:
-    """The experiment in the file at `path`; `isolation` and `limits` ({"timeout": s,
-    "memory_limit": MiB}, None for the default) as the command line gives them."""
+def load(path, isolation: str | None = None, limits: dict | None = None,
+         packages: tuple[str, ...] = ()) -> Experiment:
+    """The experiment in the file at `path`; `isolation`, `limits` ({"timeout": s,
+    "memory_limit": MiB}, None for the default) and `packages` (--agent-package) as the
+    command line gives them."""
     path = Path(path)
     return from_record(read_bounded(path, MAX_FILE_BYTES, "an experiment file"), path,
-                       isolation, limits)
+                       isolation, limits, packages)
 
 
 def from_record(content: bytes, path, isolation: str | None,
-                limits: dict | None = None) -> Experiment:
+                limits: dict | None = None, packages: tuple[str, ...] = ()) -> Experiment:
     """From the file's contents (as read, or as an experiment's record keeps them)."""
     path = Path(path)
-    return plan(parse_file(content, path), content, path, isolation, limits)
+    return plan(parse_file(content, path), content, path, isolation, limits, packages)
 
 
 def condition_of(experiment: Experiment, name: str | None = None) -> Condition:
@@ -137,7 +142,7 @@ def ceiling(limits: dict | None) -> dict:
 
 
 def plan(data: dict, content: bytes, path: Path, isolation: str | None,
-         limits: dict | None = None) -> Experiment:
+         limits: dict | None = None, packages: tuple[str, ...] = ()) -> Experiment:
     where = str(path)
     most = ceiling(limits)
     unknown = sorted(set(data) - set(TOP_LEVEL))
@@ -153,7 +158,9 @@ def plan(data: dict, content: bytes, path: Path, isolation: str | None,
         raise HarnessError(f"{where}: seed must be a whole number from {SEED.low} to "
                            f"{SEED.high}")
     title = data.get("title")
-    base = dict(most, **_overrides(data.get("parameters", {}), f"{where}: parameters", most))
+    given_packages = {"agent_package": tuple(packages)} if packages else {}
+    base = {**most, **given_packages,
+            **_overrides(data.get("parameters", {}), f"{where}: parameters", most)}
     if isolation:
         base["isolation"] = isolation
     entries = data.get("conditions", [{"name": "base"}])
@@ -170,7 +177,7 @@ def plan(data: dict, content: bytes, path: Path, isolation: str | None,
         seen.add(condition.name.lower())
         conditions.append(condition)
     return Experiment(path, content, replicates, conditions, seed,
-                      title if isinstance(title, str) else None)
+                      title if isinstance(title, str) else None, tuple(packages))
 
 
 def _condition(entry, data, base, path, where, models, most) -> Condition:

@@ -13,6 +13,7 @@ import sqlite3
 from pathlib import Path
 
 from harness.agents.agent_types import definition
+from harness.agents.bundles import max_bytes
 from harness.agents.llm.record_rows import CALL_COLUMNS, add_call_columns
 from harness.core.errors import HarnessError
 from harness.core.package import __version__
@@ -20,7 +21,8 @@ from harness.engine.parameters import MIB
 from harness.present.formats import params_dict
 from harness.store import db
 from harness.store.db import is_experiment_record
-from harness.store.reader import check_types
+from harness.store.reader import check_types, recorded_bundle_mib
+from harness.store.settings_columns import recorded_packages
 
 from ..cells import UnitResult
 
@@ -35,6 +37,8 @@ CREATE TABLE experiment (
     file             TEXT NOT NULL,      -- the experiment file (agent paths are relative to it)
     content          BLOB NOT NULL,      -- the file as it was read
     isolation        TEXT,               -- --isolation given on the command line, if any
+    agent_packages   TEXT,               -- JSON: --agent-package, given or the course file's
+    max_bundle_mib   INTEGER,            -- MiB a bundle may hold, expanded (null: older)
     replicates       INTEGER NOT NULL,
     command          TEXT,
     started_at       TEXT NOT NULL,
@@ -112,7 +116,8 @@ CREATE TABLE llm_turn (
 """
 ADDED_TABLES = frozenset({"llm_call", "llm_turn"})   # older experiment records lack them
 ADDED_COLUMNS = frozenset({("llm_call", "structured"), ("llm_call", "prompt_tokens"),
-                           ("llm_call", "completion_tokens")})
+                           ("llm_call", "completion_tokens"), ("experiment", "agent_packages"),
+                           ("experiment", "max_bundle_mib")})
 
 
 class ExperimentRecord:
@@ -126,10 +131,14 @@ class ExperimentRecord:
         connection.row_factory = sqlite3.Row
         with connection:
             connection.execute(
-                "INSERT INTO experiment VALUES (1, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL)",
+                "INSERT INTO experiment (id, schema_version, harness_version, seed, file, "
+                "content, isolation, agent_packages, max_bundle_mib, replicates, command, "
+                "started_at) VALUES (1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (SCHEMA_VERSION, _version(), db.seed_value(seed),
                  str(experiment.path.resolve()), experiment.content, isolation,
-                 experiment.replicates, command, db.now()))
+                 json.dumps(list(experiment.agent_packages))
+                 if experiment.agent_packages else None,
+                 max_bytes() // MIB, experiment.replicates, command, db.now()))
             for number, condition in enumerate(experiment.conditions, 1):
                 connection.execute("INSERT INTO condition VALUES (?, ?, ?)",
                                    (number, condition.name, json.dumps(recorded_params(condition))))
@@ -183,6 +192,20 @@ class ExperimentRecord:
     # -- reading -------------------------------------------------------------------------
     def header(self) -> sqlite3.Row:
         return self.connection.execute("SELECT * FROM experiment").fetchone()
+
+    def max_bundle_mib(self, header) -> int | None:
+        """The MiB a bundle could hold when the experiment started (None: an older record)."""
+        return recorded_bundle_mib(
+            header["max_bundle_mib"] if "max_bundle_mib" in header.keys() else None, self.path)
+
+    def agent_packages(self, header) -> tuple[str, ...]:
+        """What agents could import as the experiment's command line declared it (none in
+        a record made before it was kept); one line for anything pdharness does not write."""
+        text = header["agent_packages"] if "agent_packages" in header.keys() else None
+        try:
+            return recorded_packages(text, "experiment.agent_packages")
+        except HarnessError as error:
+            raise HarnessError(f"{self.path}: not a record pdharness wrote: {error}") from None
 
     def done(self) -> set[tuple[int, int]]:
         return {(row[0], row[1]) for row in

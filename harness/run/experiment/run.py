@@ -14,7 +14,7 @@ from harness.engine.forked import Workers
 from harness.engine.tournament import run_tournament
 from harness.run.round_runner import round_runner
 
-from ..cells import UnitResult, placings, unit_seed
+from ..cells import UnitResult, load_errors_by_type, placings, unit_seed
 from ..cluster.spread import play_units
 
 _WORK: dict = {}
@@ -32,7 +32,7 @@ def play_unit(unit: tuple[int, int]) -> UnitResult:
             calls += call_rows(number_played, game)
             turns += turn_rows(number_played, game)
     return UnitResult(number, replicate, seed, len(result.rounds), len(result.games),
-                      placings(result), calls, turns)
+                      placings(result), calls, turns, load_errors_by_type(result.load_errors))
 
 
 def play(experiment, seed: int, record=None, jobs: int | None = None, on_done=None,
