@@ -204,3 +204,25 @@ def test_any_condition_is_planned_or_refused_in_one_line(condition):
         plan(data, b"", MINIMAL, None, {"timeout": 30})
     except HarnessError as error:
         assert "\n" not in str(error)
+
+
+def test_a_stopped_experiment_says_the_resume_command_with_the_limits_resume_wants(tmp_path):
+    """resume refuses other limits than the run's: the command it is told to run gives
+    them, as a stopped tournament's does."""
+    from harness.agents import bundles
+    from harness.run.experiment import plan
+    from harness.run.experiment.experiment_session import ExperimentInterrupted
+
+    record, file = tmp_path / "x.sqlite", tmp_path / "two.json"
+    file.write_text('{"types": [{"id": "tft", "agent": "titfortat", "count": 2}]}')
+    assert str(ExperimentInterrupted(record, 2, plan.load(file, "process"))).endswith(
+        f"to finish the experiment: pdharness resume {record}")
+    experiment = plan.load(file, "process", {"timeout": 30, "memory_limit": 512})
+    bundles.use_max_mib(3)
+    try:
+        said = str(ExperimentInterrupted(record, 2, experiment))
+    finally:
+        bundles.use_max_mib(None)
+    assert said.startswith(f"interrupted; 2 finished tournaments kept in {record}\n")
+    assert said.endswith(f"pdharness resume {record} --timeout 30 --memory-limit 512 "
+                         "--max-bundle-mib 3")

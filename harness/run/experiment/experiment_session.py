@@ -6,18 +6,27 @@ from harness.agents.agent_types import definition
 from harness.core.counts import counted
 from harness.core.errors import HarnessError
 from harness.engine.parameters import MIB
+from harness.isolation.handles.isolation_settings import Isolation
 from harness.run import progress
-from harness.run.tournament_session import check_bundle_limit, check_isolation
+from harness.run.tournament_session import check_bundle_limit, check_isolation, resume_command
 
 from . import plan
 from .run import play
 
 
 class ExperimentInterrupted(Exception):
-    def __init__(self, path, kept: int):
+    def __init__(self, path, kept: int, experiment=None):
         super().__init__(f"interrupted; {kept} finished tournament{'s' * (kept != 1)} kept "
-                         f"in {path}\npdharness: to finish the experiment: pdharness resume "
-                         f"{path}")
+                         f"in {path}\npdharness: to finish the experiment: "
+                         f"{resume_command(path, _limits_of(experiment))}")
+
+
+def _limits_of(experiment) -> Isolation | None:
+    """The limits the experiment's command line gave, which its resume is given again."""
+    if experiment is None or not experiment.limits:
+        return None
+    return Isolation(timeout=experiment.limits["timeout"],
+                     memory_limit=experiment.limits["memory_limit"] * MIB)
 
 
 def run(experiment, seed: int, *, db=None, jobs=None, quiet=False, isolation=None,
@@ -96,7 +105,7 @@ def _play(experiment, seed, record, jobs, quiet, cluster=None) -> list:
     except KeyboardInterrupt:
         if record is None:
             raise
-        raise ExperimentInterrupted(record.path, len(record.done())) from None
+        raise ExperimentInterrupted(record.path, len(record.done()), experiment) from None
     finally:
         if bar:
             bar.close()

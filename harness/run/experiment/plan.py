@@ -14,7 +14,7 @@ keep the defaults of `pdharness tournament`.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -65,6 +65,8 @@ class Experiment:
     # what agents may import as the command line or course file declares it (--agent-package),
     # where a condition's own "agent-package" does not replace it: the record keeps it
     agent_packages: tuple[str, ...] = ()
+    # the limits the command line gave the whole run (`ceiling`): resume is given them again
+    limits: dict = field(default_factory=dict)
 
 
 def load(path, isolation: str | None = None, limits: dict | None = None,
@@ -177,7 +179,7 @@ def plan(data: dict, content: bytes, path: Path, isolation: str | None,
         seen.add(condition.name.lower())
         conditions.append(condition)
     return Experiment(path, content, replicates, conditions, seed,
-                      title if isinstance(title, str) else None, tuple(packages))
+                      title if isinstance(title, str) else None, tuple(packages), most)
 
 
 def _condition(entry, data, base, path, where, models, most) -> Condition:
