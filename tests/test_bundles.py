@@ -297,6 +297,18 @@ def test_an_experiment_keeps_its_bundle_limit_and_resume_holds_to_it(tmp_path):
                                    "--max-bundle-mib", "1", "--format", "json", "--quiet")
     assert status == 0, err
     assert json.loads(resumed) == json.loads(out)
+    for column, tampered in (("max_bundle_mib", "0"), ("agent_packages", "'[\"a b\"]'"),
+                             ("agent_packages", "'{}'")):
+        with sqlite3.connect(record) as connection:
+            connection.execute(f"UPDATE experiment SET {column} = {tampered}")
+        status, _, err = run_cli("resume", record, "--isolation", "process",
+                                 "--max-bundle-mib", "1")
+        assert status == 2 and len(err.strip().splitlines()) == 1, err
+        assert f"not a record pdharness wrote: experiment.{column}" in err
+        assert "--agent-package" not in err and "Traceback" not in err
+        with sqlite3.connect(record) as connection:   # as it was
+            connection.execute("UPDATE experiment SET max_bundle_mib = 1, "
+                               "agent_packages = NULL")
 
 
 def test_a_record_holding_a_bundle_limit_no_run_has_is_refused_in_one_line(tmp_path):

@@ -128,22 +128,34 @@ def test_an_experiment_is_the_local_experiment(cluster):
 
 
 def test_an_experiment_tells_which_types_did_not_load_and_why_as_locally(cluster, tmp_path):
+    from harness.agents import bundles
     from harness.run.experiment import plan
     from harness.run.experiment.run import play
 
     (tmp_path / "BrokenAgent.py").write_text("def BrokenAgent(hist, score)\n")
+    big = tmp_path / "BigAgent"   # a bundle the monitor refuses: it never travels
+    big.mkdir()
+    (big / "BigAgent.py").write_text("def BigAgent(hist, score):\n    return 'CCC'\n")
+    (big / "weights.bin").write_bytes(b"\0" * (2 << 20))
     (tmp_path / "exp.json").write_text(json.dumps({
         "types": [{"id": "broken", "agent": "BrokenAgent.py", "count": 2},
+                  {"id": "big", "agent": "BigAgent"},
                   {"id": "tft", "agent": "titfortat"}, {"id": "alld", "agent": "defect"}],
         "replicates": 2, "parameters": {"length": [3, 3]}}))
-    experiment = plan.load(tmp_path / "exp.json", "process", {"timeout": 30})
-    local = play(experiment, 5, jobs=1)
-    remote = play(experiment, 5, cluster=cluster.scheduler_address)
+    bundles.use_max_mib(1)
+    try:
+        experiment = plan.load(tmp_path / "exp.json", "process", {"timeout": 30})
+        local = play(experiment, 5, jobs=1)
+        remote = play(experiment, 5, cluster=cluster.scheduler_address)
+    finally:
+        bundles.use_max_mib(None)
     assert remote == local
-    for unit in remote:
-        assert list(unit.load_errors) == ["broken"]
+    for here, there in zip(local, remote, strict=True):
+        assert there.load_errors == here.load_errors
+        assert list(there.load_errors) == ["broken", "big"]
         # the file as the monitor names it, not the worker's copy of it
-        assert unit.load_errors["broken"].startswith(f"{tmp_path / 'BrokenAgent.py'}:1: ")
+        assert there.load_errors["broken"].startswith(f"{tmp_path / 'BrokenAgent.py'}:1: ")
+        assert "more than 1 MiB" in there.load_errors["big"]
 
 
 def test_the_command_line_records_prints_and_resumes_as_a_local_run_does(cluster, tmp_path):

@@ -218,6 +218,7 @@ def test_no_course_file_chooses_a_weaker_isolation(tmp_path, mode, named):
 
 @pytest.mark.parametrize("text, key", [
     ('timeout = 30\n', "timeout"), ('memory-limit = 4096\n', "memory-limit"),
+    ('max-bundle-mib = 4096\n', "max-bundle-mib"),
     ('db = "/tmp/planted.sqlite"\n', "db"), ('report = "../index.html"\n', "report"),
     ('agents = ["../other-uploads"]\n', "agents"), ('cluster = "tcp://10.0.0.1:8786"\n',
                                                      "cluster"),

@@ -226,3 +226,33 @@ def test_a_stopped_experiment_says_the_resume_command_with_the_limits_resume_wan
     assert said.startswith(f"interrupted; 2 finished tournaments kept in {record}\n")
     assert said.endswith(f"pdharness resume {record} --timeout 30 --memory-limit 512 "
                          "--max-bundle-mib 3")
+
+
+def test_a_files_agent_package_list_replaces_the_command_lines_where_it_is_given(tmp_path):
+    from harness.run.experiment import plan
+
+    file = tmp_path / "packages.json"
+    file.write_text(json.dumps({
+        "types": [{"id": "tft", "agent": "titfortat", "count": 2}],
+        "conditions": [{"name": "declared"},
+                       {"name": "own", "agent-package": ["click>=8", "jinja2"]}]}))
+    declared, own = plan.load(file, "process", packages=("hyrule",)).conditions
+    assert declared.settings.isolation.agent_packages == ("hyrule",)
+    assert own.settings.isolation.agent_packages == ("click>=8", "jinja2")
+    assert plan.load(file, "process").conditions[0].settings.isolation.agent_packages == ()
+
+
+@pytest.mark.parametrize("given, says", [
+    ('"agent-package": "numpy"', "expected a list"),
+    ('"agent-package": ["not a requirement!"]', "agent-package"),
+    ('"max-bundle-mib": 1', "unknown parameter"),   # the command line's, for the whole run
+])
+def test_a_files_packages_or_bundle_limit_it_cannot_set_are_one_line(tmp_path, given, says):
+    from harness.run.experiment import plan
+
+    file = tmp_path / "bad.json"
+    file.write_text('{"types": [{"id": "tft", "agent": "titfortat"}], '
+                    f'"conditions": [{{"name": "c", {given}}}]}}')
+    with pytest.raises(HarnessError) as refused:
+        plan.load(file, "process")
+    assert says in str(refused.value) and "\n" not in str(refused.value)

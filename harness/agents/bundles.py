@@ -168,6 +168,11 @@ def max_bytes() -> int:
     return _limit[0]
 
 
+def max_mib() -> int:
+    """The limit as --max-bundle-mib says it (what a record keeps, and resume is given)."""
+    return _limit[0] // MIB
+
+
 def bundle_files(bundle: Bundle) -> list[tuple[str, str]]:
     """(path in the bundle, '/'-separated; path in its snapshot) of each file a bundle
     holds, in path order: what its digest covers."""

@@ -18,9 +18,9 @@ runs.
 What a run may touch is chosen by the person at the command line, never by a file
 (`guard`): no course file may ask for an isolation weaker than the sandbox, and one read
 from the current folder (which may be a folder of uploads) may not name a file outside its
-own folder, a cluster, a time or memory limit above the default, nor more jobs (games or
-tournaments in flight) than the machine has cores: those come from a course file the
-instructor names with `--config FILE`. Such a key is refused with one line
+own folder, a cluster, a time, memory or bundle size limit above the default, nor more
+jobs (games or tournaments in flight) than the machine has cores: those come from a
+course file the instructor names with `--config FILE`. Such a key is refused with one line
 naming the file and the key.
 """
 from __future__ import annotations
@@ -148,7 +148,8 @@ def guard(path: Path, key: str, param: click.Parameter, value, named: bool) -> N
             why = f"a file outside its own folder ({outside})"
     elif param.name == "cluster":
         why = "where agents are sent"
-    elif param.name in ("timeout", "memory_limit", "load_timeout") and param.name in BY_NAME and \
+    elif param.name in ("timeout", "memory_limit", "load_timeout", "max_bundle_mib") and \
+            param.name in BY_NAME and \
             value is not None and value > BY_NAME[param.name].default:
         why = f"a {key} above the default ({BY_NAME[param.name].default:g})"
     elif param.name == "jobs" and value is not None and value > (os.cpu_count() or 1):

@@ -61,14 +61,16 @@ class Observer:
 def run_tournament(specs, seed: int, settings: Settings = Settings(),
                    observer: Observer | None = None,
                    state: TournamentState | None = None,
-                   runner_for=None) -> TournamentResult:
+                   runner_for=None, known_broken: dict | None = None) -> TournamentResult:
     """`runner_for(pool, settings)` makes what plays a round's games; the default plays them
     here. The cluster's runner lives above the engine (harness.run.round_runner passes it in),
-    so that the engine imports nothing of how runs are spread."""
+    so that the engine imports nothing of how runs are spread. `known_broken`: {agent: why
+    it does not load} found before (a worker's copy of what its monitor could not read)."""
     from .runners import HandlePool  # `pdharness` starts light
 
     observer = observer or Observer()
     pool = HandlePool(specs, settings.isolation)
+    pool.broken.update(known_broken or {})   # never opened
     load_errors = pool.open_all()
     entrants = [Entrant(spec, Status.LOAD_ERROR, load_errors[spec.name])
                 if spec.name in load_errors

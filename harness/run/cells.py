@@ -22,8 +22,9 @@ class UnitResult:
     # language models' requests and turns: llm_call / llm_turn rows from the game column on
     llm_calls: list = field(default_factory=list)
     llm_turns: list = field(default_factory=list)
-    # {type: why a copy of it did not load}, for the experiment to say (not recorded)
-    load_errors: dict = field(default_factory=dict)
+    # {type: why a copy of it did not load}, for the experiment to say: not recorded, and
+    # so no part of what makes two results the same
+    load_errors: dict = field(default_factory=dict, compare=False)
 
 
 def unit_seed(experiment_seed: int, condition_name: str, replicate: int) -> int:

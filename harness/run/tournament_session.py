@@ -8,7 +8,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from harness.agents.agent_files import file_hash
-from harness.agents.bundles import MAX_BUNDLE_MIB, max_bytes
+from harness.agents.bundles import MAX_BUNDLE_MIB, max_mib
 from harness.agents.lang import LANGUAGES
 from harness.agents.llm import journal
 from harness.agents.llm.config import course_declares_key
@@ -56,8 +56,8 @@ def resume_command(path, isolation=None) -> str:
         words += ["--memory-limit", str(isolation.memory_limit // MIB)]
     if isolation is not None and isolation.load_timeout != default.load_timeout:
         words += ["--load-timeout", f"{isolation.load_timeout:g}"]
-    if max_bytes() != MAX_BUNDLE_MIB * MIB:
-        words += ["--max-bundle-mib", str(max_bytes() // MIB)]
+    if max_mib() != MAX_BUNDLE_MIB:
+        words += ["--max-bundle-mib", str(max_mib())]
     return " ".join(words)
 
 
@@ -207,7 +207,7 @@ def check_bundle_limit(path, recorded: int | None, what: str = "tournament") -> 
     """HarnessError when bundles open under another --max-bundle-mib than the recorded
     one: a bundle refused then would play now (or the reverse), and so it would not be the
     same `what`. A record made before the limit was kept (None) is not checked."""
-    asked = max_bytes() // MIB
+    asked = max_mib()
     if recorded is not None and recorded != asked:
         raise HarnessError(
             f"{path}: the {'run' if what == 'tournament' else what} was recorded with "

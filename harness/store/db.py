@@ -15,8 +15,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 from harness.agents.agent_files import check_input_file
-from harness.agents.bundle_limits import MIB
-from harness.agents.bundles import max_bytes
+from harness.agents.bundles import max_mib
 from harness.core.errors import HarnessError
 from harness.core.output_paths import make_parent
 from harness.core.package import __version__
@@ -304,7 +303,7 @@ def run_row(seed: int, settings, replicates: int, command: str | None,
     return {
         "id": 1, "schema_version": SCHEMA_VERSION, "harness_version": __version__,
         "seed": seed_value(seed), **columns(settings), "replicates": replicates,
-        "max_bundle_mib": max_bytes() // MIB,   # applied as bundles open, not a Setting
+        "max_bundle_mib": max_mib(),   # applied as bundles open, not a Setting
         "command": command, "outputs": outputs,
         "runtimes": json.dumps(runtimes) if runtimes is not None else None,
         "started_at": now(), "finished_at": None,

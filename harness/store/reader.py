@@ -202,15 +202,15 @@ def recorded_runtimes(text, path) -> dict[str, str | None] | None:
                        f"{_shown(repr(text))}, where pdharness writes a JSON object of versions")
 
 
-def recorded_bundle_mib(value, path) -> int | None:
-    """The run's `max_bundle_mib` column: the MiB a bundle could hold when it started
-    (None for a record made before it was kept); a one-line HarnessError for a value
-    --max-bundle-mib does not take."""
+def recorded_bundle_mib(value, path, column: str = "run.max_bundle_mib") -> int | None:
+    """A record's `max_bundle_mib` column: the MiB a bundle could hold when the run
+    started (None for a record made before it was kept); a one-line HarnessError naming
+    the column for a value --max-bundle-mib does not take."""
     if value is None:
         return None
     if isinstance(value, int) and not isinstance(value, bool) and BUNDLE_MIB.holds(value):
         return value
-    raise HarnessError(f"{path}: not a record pdharness wrote: run.max_bundle_mib holds "
+    raise HarnessError(f"{path}: not a record pdharness wrote: {column} holds "
                        f"{_shown(repr(value))}, where pdharness writes a whole number of MiB "
                        f"from {BUNDLE_MIB.low} to {BUNDLE_MIB.high}")
 

@@ -9,6 +9,7 @@ from typing import Any, Mapping
 from harness.agents.agent_environment import check_requirements
 from harness.core.errors import HarnessError
 from harness.core.rules import FlipParams, GameLength, GameParams, Payoffs
+from harness.core.safe_text import line
 from harness.engine.tournament import Settings
 from harness.isolation.handles.isolation_settings import Isolation
 
@@ -65,8 +66,12 @@ def recorded_packages(text, column: str = "run.agent_packages") -> tuple[str, ..
     except (ValueError, RecursionError):
         listed = None
     if not isinstance(listed, list) or not all(isinstance(item, str) for item in listed):
-        raise HarnessError(f"the record's {column} is not a JSON list of pip requirements")
-    return check_requirements(listed)
+        raise HarnessError(f"{column} is not a JSON list of pip requirements")
+    try:
+        return check_requirements(listed)
+    except HarnessError:   # its words name --agent-package, which the user did not give
+        raise HarnessError(f"{column} holds {line(repr(listed))[:200]}, not a list of pip "
+                           "requirements") from None
 
 
 _DEFAULTS = columns(Settings())

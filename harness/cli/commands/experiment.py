@@ -90,12 +90,12 @@ def _say_load_errors(experiment, units) -> None:
     """Each agent type that did not load in the tournaments played now, once, with why:
     its copies rank last (or play the default answer, with keep-broken), and the table
     alone would not say so."""
-    said: dict[tuple[str, str], str] = {}
+    said: dict[str, tuple[str, str]] = {}   # type -> (its agent, why: the first said)
     for unit in units:
         agents = {t.id: t.agent for t in experiment.conditions[unit.condition - 1].types}
         for type_id, why in unit.load_errors.items():
-            said.setdefault((type_id, why), agents.get(type_id, type_id))
-    for (type_id, why), agent in said.items():
+            said.setdefault(type_id, (agents.get(type_id, type_id), why))
+    for type_id, (agent, why) in said.items():
         click.echo(f"pdharness: note: agent type {line(type_id)} ({line(agent)}) did not "
                    f"load: {line(why)}", err=True)
 

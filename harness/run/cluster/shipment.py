@@ -23,7 +23,7 @@ from harness.agents.agent_files import read_agent_file
 from harness.agents.bundles import bundle_files, digest_of, max_bytes, use_max_bytes
 from harness.agents.specs import AgentSpec, Kind
 from harness.agents.strategy_specs import QTABLE_PREFIX
-from harness.core.errors import HarnessError
+from harness.core.errors import HarnessError, LoadError
 
 
 @dataclass(frozen=True)
@@ -36,6 +36,7 @@ class Parcel:
     file_name: str | None     # the file's own name (kept: it is the agent's entry name)
     sha256: str | None        # its content, in the shipment's files (a bundle's digest)
     bundle: tuple[tuple[str, str], ...] = ()   # a bundle's files: (path in it, SHA-256)
+    refused: str | None = None  # why the monitor could not read it: it does not load there
 
 
 @dataclass(frozen=True)
@@ -70,19 +71,32 @@ def pack(specs) -> Shipment:
         if spec.kind is Kind.LLM:
             raise HarnessError(f"agent {spec.name} is a language model: it plays in the "
                                "monitor, not on a cluster (leave out --cluster)")
-        if spec.is_bundle:
-            parcels.append(_bundle_parcel(spec, files))
-            continue
-        path = spec.path
-        if path is None:
-            parcels.append(Parcel(spec.name, spec.language, spec.source, None, None))
-            continue
-        content = read_agent_file(path)   # the same checks as a local run's loading
-        digest = hashlib.sha256(content).hexdigest()
-        files[digest] = content
-        parcels.append(Parcel(spec.name, spec.language, spec.source, path.name, digest))
+        try:
+            parcels.append(_parcel(spec, files))
+        except LoadError as refused:   # the words a local run's loading says
+            parcels.append(Parcel(spec.name, spec.language, spec.source, None, None,
+                                  refused=str(refused)))
 
     return Shipment(tuple(parcels), files, max_bytes())
+
+
+def _parcel(spec, files: dict[str, bytes]) -> Parcel:
+    """SPEC's parcel, its files added to FILES by their SHA-256; LoadError if it cannot be
+    read (a bundle refused, a file too large)."""
+    if spec.is_bundle:
+        return _bundle_parcel(spec, files)
+    path = spec.path
+    if path is None:
+        return Parcel(spec.name, spec.language, spec.source, None, None)
+    content = read_agent_file(path)   # the same checks as a local run's loading
+    digest = hashlib.sha256(content).hexdigest()
+    files[digest] = content
+    return Parcel(spec.name, spec.language, spec.source, path.name, digest)
+
+
+def not_loaded(shipment: Shipment) -> dict[str, str]:
+    """{agent: why the monitor could not read it} of the shipment's refused parcels."""
+    return {parcel.name: parcel.refused for parcel in shipment.agents if parcel.refused}
 
 
 def _bundle_parcel(spec, files: dict[str, bytes]) -> Parcel:
@@ -128,7 +142,7 @@ def unpack(shipment: Shipment) -> list:
 def _spec(parcel: Parcel, files):
     if parcel.bundle:
         return AgentSpec(parcel.name, parcel.language, _bundle_copy(parcel, files))
-    if parcel.sha256 is None:
+    if parcel.sha256 is None:   # a built-in, or refused (never opened: `not_loaded`)
         return AgentSpec(parcel.name, parcel.language, parcel.source)
     content = files.get(parcel.sha256)
     if content is None or hashlib.sha256(content).hexdigest() != parcel.sha256:

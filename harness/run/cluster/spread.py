@@ -73,7 +73,7 @@ def _standings(answer, names, extra: int) -> list:
 
 def _not_loaded(answer, names) -> dict[str, str]:
     try:
-        return wire.texts_by_agent(answer.get("not_loaded"), names, "why an agent did not load")
+        return wire.texts_by_agent(answer.get("not_loaded"), names, "load errors")
     except wire.BadAnswer as bad:
         raise _bad(answer, bad) from None
 

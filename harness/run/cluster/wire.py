@@ -147,7 +147,10 @@ def outputs_in(data, names) -> dict[str, str]:
 
 
 def texts_by_agent(data, names, what: str, cap: int = MAX_TEXT) -> dict[str, str]:
-    """{agent: text} of agents of `names` only, each text checked (`what`, at most `cap`)."""
-    if not isinstance(data, dict) or not set(data) <= set(names):
-        raise BadAnswer(f"{what} of other agents")
+    """{agent: text} of agents of `names` only, each text checked (`what`: what the texts
+    are, e.g. "captured output"; at most `cap` characters)."""
+    if not isinstance(data, dict):
+        raise BadAnswer(f"{what}, not given by agent")
+    if not set(data) <= set(names):
+        raise BadAnswer(f"{what} of agents not in the tournament")
     return {name: text(said, what, cap) for name, said in data.items()}

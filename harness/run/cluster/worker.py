@@ -26,7 +26,7 @@ from harness.engine.tournament import run_tournament
 
 from ..cells import placings
 from . import wire
-from .shipment import unpack
+from .shipment import not_loaded, unpack
 
 if TYPE_CHECKING:
     from harness.engine.runners import HandlePool
@@ -190,7 +190,8 @@ def play_tournament(shipment, seed: int, settings, needed: dict,
 
 def _tournament(shipment, seed, settings, with_counts) -> dict:
     specs = unpack(shipment)
-    result = run_tournament(specs, seed, replace(settings, jobs=1, cluster=None))
+    result = run_tournament(specs, seed, replace(settings, jobs=1, cluster=None),
+                            known_broken=not_loaded(shipment))
     if not with_counts:
         rows = [[s.agent, s.rank, s.score, s.dropped_in] for s in result.standings]
         return {"rounds": len(result.rounds), "games": len(result.games), "standings": rows}

@@ -32,7 +32,7 @@ TOP_LEVEL = ("types", "replicates", "conditions", "parameters", "seed", "trainin
 # tournament options a condition may set (by their command-line names, - or _ alike): all
 # declared parameters but those the command line gives the whole experiment
 PARAMETERS = tuple(p.name for p in TABLE
-                   if p.name not in ("isolation", "seed", "jobs", "cluster"))
+                   if p.name not in ("isolation", "seed", "jobs", "cluster", "max_bundle_mib"))
 # the limits that say what an agent may use (seconds per call, MiB per process): the person
 # at the command line sets them for the whole run (--timeout, --memory-limit, or a course
 # file named with --config); an experiment or population file may lower them for its
@@ -265,6 +265,10 @@ def _converted(parameter, value):
     if parameter.nargs > 1:
         if not isinstance(value, list) or len(value) != parameter.nargs:
             raise ValueError(f"expected a list of {parameter.nargs} values")
+        return tuple(parameter.type.convert(v) for v in value)
+    if parameter.multiple:   # agent-package = ["numpy", "scipy>=1"], as the course file
+        if not isinstance(value, list):
+            raise ValueError("expected a list of values")
         return tuple(parameter.type.convert(v) for v in value)
     if parameter.flag and not isinstance(value, bool):
         raise ValueError("expected true or false")

@@ -13,7 +13,7 @@ import sqlite3
 from pathlib import Path
 
 from harness.agents.agent_types import definition
-from harness.agents.bundles import max_bytes
+from harness.agents.bundles import max_mib
 from harness.agents.llm.record_rows import CALL_COLUMNS, add_call_columns
 from harness.core.errors import HarnessError
 from harness.core.package import __version__
@@ -138,7 +138,7 @@ class ExperimentRecord:
                  str(experiment.path.resolve()), experiment.content, isolation,
                  json.dumps(list(experiment.agent_packages))
                  if experiment.agent_packages else None,
-                 max_bytes() // MIB, experiment.replicates, command, db.now()))
+                 max_mib(), experiment.replicates, command, db.now()))
             for number, condition in enumerate(experiment.conditions, 1):
                 connection.execute("INSERT INTO condition VALUES (?, ?, ?)",
                                    (number, condition.name, json.dumps(recorded_params(condition))))
@@ -196,7 +196,8 @@ class ExperimentRecord:
     def max_bundle_mib(self, header) -> int | None:
         """The MiB a bundle could hold when the experiment started (None: an older record)."""
         return recorded_bundle_mib(
-            header["max_bundle_mib"] if "max_bundle_mib" in header.keys() else None, self.path)
+            header["max_bundle_mib"] if "max_bundle_mib" in header.keys() else None, self.path,
+            "experiment.max_bundle_mib")
 
     def agent_packages(self, header) -> tuple[str, ...]:
         """What agents could import as the experiment's command line declared it (none in
