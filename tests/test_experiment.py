@@ -244,6 +244,7 @@ def test_a_files_agent_package_list_replaces_the_command_lines_where_it_is_given
 
 @pytest.mark.parametrize("given, says", [
     ('"agent-package": "numpy"', "expected a list"),
+    ('"agent-package": [null, 1]', "expected a list of quoted values"),   # not "None", "1"
     ('"agent-package": ["not a requirement!"]', "agent-package"),
     ('"max-bundle-mib": 1', "unknown parameter"),   # the command line's, for the whole run
 ])

@@ -267,8 +267,8 @@ def _converted(parameter, value):
             raise ValueError(f"expected a list of {parameter.nargs} values")
         return tuple(parameter.type.convert(v) for v in value)
     if parameter.multiple:   # agent-package = ["numpy", "scipy>=1"], as the course file
-        if not isinstance(value, list):
-            raise ValueError("expected a list of values")
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise ValueError('expected a list of quoted values (e.g. ["numpy"])')
         return tuple(parameter.type.convert(v) for v in value)
     if parameter.flag and not isinstance(value, bool):
         raise ValueError("expected true or false")
