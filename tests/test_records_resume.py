@@ -55,7 +55,9 @@ def start_and_stop(tmp_path, stop, *extra, isolation="process", console=False,
         [*start, "tournament", *FIELD, *GAME, "--isolation",
          isolation, "--db", str(path), "--format", "json", "--quiet", *extra],
         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-        env=dict(os.environ, PYTHONPATH=str(ROOT)), start_new_session=to_group,
+        # a bug of ours shows its traceback in the failure, not just exit status 70
+        env=dict(os.environ, PYTHONPATH=str(ROOT), PDHARNESS_DEBUG="1"),
+        start_new_session=to_group,
         preexec_fn=default_stop_signals)
     try:
         give_up = time.monotonic() + 300   # not a measurement: only a guard against hanging
@@ -104,7 +106,7 @@ def test_ctrl_c_keeps_the_completed_rounds_says_how_to_resume_and_resume_finishe
     uninterrupted = uninterrupted_run(isolation)
     status, err, path = start_and_stop(tmp_path, signal.SIGINT, "--jobs", jobs,
                                        isolation=isolation)
-    assert status == 130
+    assert status == 130, err
     lines = said_of_the_stop(err)
     kept = rounds_in(path)
     assert lines == [f"pdharness: interrupted; {kept} completed round{'s' * (kept != 1)} "
@@ -156,8 +158,8 @@ def test_sigterm_ends_a_run_as_ctrl_c_does(tmp_path, isolation, jobs, to_group):
 
 
 def test_the_resumed_report_keeps_the_runs_start_date(tmp_path, uninterrupted):
-    status, _err, path = start_and_stop(tmp_path, signal.SIGINT, "--jobs", "2")
-    assert status == 130
+    status, err, path = start_and_stop(tmp_path, signal.SIGINT, "--jobs", "2")
+    assert status == 130, err
     report = tmp_path / "report.html"
     resumed, _note = resume_json(path, "--isolation", "process", "--timeout", "30",
                                  "--report", report)
@@ -173,9 +175,10 @@ def test_the_outputs_a_run_asked_for_are_written_when_resume_finishes_it(tmp_pat
     record keeps them, and resume writes them, without being asked again; a second resume
     does not replace them (nor any file of that name another run wrote)."""
     report, grades = tmp_path / "out" / "report.html", tmp_path / "out" / "grades.csv"
-    status, _err, path = start_and_stop(tmp_path, signal.SIGINT, "--report", report,
-                                        "--grades", grades)
-    assert status == 130 and not report.exists() and not grades.exists()
+    status, err, path = start_and_stop(tmp_path, signal.SIGINT, "--report", report,
+                                       "--grades", grades)
+    assert status == 130, err
+    assert not report.exists() and not grades.exists()
     resumed, err = resume_json(path, "--isolation", "process", "--timeout", "30")
     assert resumed == uninterrupted
     assert f"the run asked for --report {report}: written when it finishes" in err
