@@ -35,8 +35,10 @@ class Launch:
         return options
 
     def close(self) -> None:
-        """The process started (or could not): close the parent's copies of its fds."""
-        for fd in self.pass_fds:
+        """The process started (or could not): close the parent's copies of its fds
+        (forgotten first: harness/isolation/descriptors.py)."""
+        fds, self.pass_fds = self.pass_fds, ()
+        for fd in fds:
             try:
                 os.close(fd)
             except OSError:

@@ -48,6 +48,8 @@ import math
 import os
 import time
 
+from .descriptors import close_held
+
 # A call's wall time never exceeds this many times the limit. It bounds what an agent that
 # computes forever costs a loaded machine (the limit's worth of its own CPU can take many
 # times that in wall time there), and leaves an honest call room at a load of ~10 a core.
@@ -125,9 +127,7 @@ class CallClock:
 
     def close(self) -> None:
         self._forget_game()
-        if self._counter >= 0:
-            os.close(self._counter)
-            self._counter = -1
+        close_held(self, "_counter")
 
     # -- what is read ----------------------------------------------------------------------
     def _read_cpu(self, game: _GameProcess | None) -> bytes | float | None:
@@ -172,9 +172,9 @@ class CallClock:
         return self._game
 
     def _forget_game(self) -> None:
-        if self._game is not None:
-            self._game.close()
-            self._game = None
+        game, self._game = self._game, None   # forgotten first (harness/isolation/descriptors.py)
+        if game is not None:
+            game.close()
 
 
 _NOTHING_YET = b"0 0 0"   # the schedstat of a process not born yet
@@ -223,7 +223,7 @@ class _GameProcess:
             return None
 
     def close(self) -> None:
-        os.close(self.schedstat)
+        close_held(self, "schedstat")
 
 
 def _open(path: str) -> int:

@@ -68,14 +68,17 @@ class GameChannel:
     def __init__(self):
         game_requests, request_fd = os.pipe()
         reply_fd, game_replies = os.pipe()
-        self.ours = (request_fd, reply_fd)
-        self.theirs = (game_requests, game_replies)
+        self.ours: tuple[int, ...] = (request_fd, reply_fd)
+        self.theirs: tuple[int, ...] = (game_requests, game_replies)
         self.env = {"PDH_GAME_FDS": f"{game_requests},{game_replies}"}
 
+    # each pair forgotten before it is closed (harness/isolation/descriptors.py)
     def close_theirs(self) -> None:
-        for fd in self.theirs:
+        fds, self.theirs = self.theirs, ()
+        for fd in fds:
             os.close(fd)
 
     def close_ours(self) -> None:
-        for fd in self.ours:
+        fds, self.ours = self.ours, ()
+        for fd in fds:
             os.close(fd)

@@ -13,6 +13,7 @@ from collections import deque
 
 from harness.core import protocol
 
+from ..descriptors import CLOSED, close_held
 from ..own_time import CallClock
 from ..spawner import popen
 from .captured_output import CapturedOutput
@@ -458,17 +459,15 @@ class HostProcess:
 
     def close_pipes(self) -> None:
         self.clock.close()
+        # its numbers forgotten before the streams close them (harness/isolation/descriptors.py)
+        self.control_fd = self.answers_fd = self.stderr_fd = CLOSED
         for stream in (self.process.stdin, self.process.stdout, self.process.stderr):
             try:
                 if stream is not None:
                     stream.close()
             except OSError:
                 pass
-        for fd in (self.request_fd, self.reply_fd):
-            try:
-                os.close(fd)
-            except OSError:
-                pass
+        close_held(self, "request_fd", "reply_fd")
 
     def drain_output(self) -> None:
         """What is waiting on its stderr now, a bounded amount (a dead game's last words)."""

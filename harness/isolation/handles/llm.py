@@ -38,6 +38,7 @@ from harness.agents.llm.parse import MAX_CHAT, chat_problem, read_answer
 from harness.agents.llm.server_answers import Usage
 from harness.core.fault_policy import FAULT_POLICY, Event
 from harness.core.rules import Scorer
+from harness.isolation.descriptors import close_held
 from harness.isolation.handles.agent_handle import Chatter, Fault, GameStart, Last, Reply
 
 PARSE_RETRIES = 2            # corrective prompts after an answer that cannot be read
@@ -129,8 +130,7 @@ class LlmHandle(Chatter):
 
     def fork_child(self) -> bool:
         """A forked worker gets a pipe of its own (the client makes its own connections)."""
-        for fd in (self._read_fd, self._write_fd):
-            os.close(fd)
+        close_held(self, "_read_fd", "_write_fd")
         self._read_fd, self._write_fd = os.pipe()
         self._turn, self._asking = None, 0    # a parent's threads are not in the child
         return True
@@ -147,11 +147,7 @@ class LlmHandle(Chatter):
             self._close_pipe()
 
     def _close_pipe(self) -> None:
-        for fd in (self._read_fd, self._write_fd):
-            try:
-                os.close(fd)
-            except OSError:
-                pass
+        close_held(self, "_read_fd", "_write_fd")
 
     # -- AgentHandle -----------------------------------------------------------------------
     def start_game(self, start: GameStart) -> None:

@@ -255,9 +255,9 @@ class ProcessHandle:
 
     def _lose_host(self) -> None:
         self.loading, self.held_turn = False, None
-        if self.host is not None:
-            self.host.kill()
-            self.host = None
+        host, self.host = self.host, None
+        if host is not None:
+            host.kill()
 
     # -- the handle -------------------------------------------------------------------------
     def start_game(self, start: GameStart) -> None:
@@ -267,8 +267,8 @@ class ProcessHandle:
         self.asked = False
         self.stale = False
         if self.host is not None and self.host.worn_out():
-            self.host.quit()
-            self.host = None
+            host, self.host = self.host, None
+            host.quit()
         if self.host is not None:
             self._send_game()
         elif not self._replace([]):  # the last game killed it; a fresh one starts this game
@@ -432,16 +432,16 @@ class ProcessHandle:
             self.host.end_game()
 
     def close(self) -> None:
-        if self.host is not None:
-            self.host.quit()
-            self.host = None
+        host, self.host = self.host, None   # forgotten first: a Ctrl-C in quit() ends it once
+        if host is not None:
+            host.quit()
 
     def fork_child(self) -> bool:
         """Forget the host without touching its process, which belongs to the process that
         forked this one: a forked worker (harness/engine/runners.py) must open hosts of its own."""
-        if self.host is not None:
-            self.host.close_pipes()
-            self.host = None
+        host, self.host = self.host, None
+        if host is not None:
+            host.close_pipes()
         return False
 
     def captured_output(self) -> str:

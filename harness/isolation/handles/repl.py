@@ -27,6 +27,7 @@ from harness.core.errors import HarnessError, LoadError
 from harness.core.fault_policy import FAULT_POLICY, Event
 from harness.core.verdicts import FaultKind
 
+from ..descriptors import close_held
 from .agent_handle import Fault, Reply
 from .captured_output import CapturedOutput
 from .host_process import HostProcess
@@ -121,11 +122,8 @@ class ReplHost(HostProcess):
         and it stops serving that agent."""
         if self.channels.replies.get(self.name) is not None:
             self.channels.closed.setdefault(self.name, "given up on")
-            try:
-                os.close(self.reply_fd)
-            except OSError:
-                pass
-            self.channels.replies[self.name] = None
+            self.channels.replies[self.name] = None   # forgotten first: closed once
+            close_held(self, "reply_fd")
 
     def quit(self) -> None:
         self.kill()
