@@ -10,6 +10,7 @@ nothing and leave every descriptor opened since alone.
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -18,14 +19,17 @@ from functools import partial
 import pytest
 
 from harness.agents.specs import file_spec
+from harness.engine.forked import Workers
 from harness.isolation.handles.opening import Isolation, open_handle
 from harness.isolation.own_time import CallClock
 from harness.isolation.process_tree import children
+from harness.isolation.spawner import popen
 
 
-def interrupted_at(opcode: int, call, modules: tuple[str, ...]) -> bool:
-    """Run `call` with KeyboardInterrupt raised at its `opcode`-th bytecode run in files
-    ending with one of `modules`; whether it was interrupted (else it ran to its end)."""
+def interrupted_at(opcode: int, call, where: tuple[str, ...]) -> bool:
+    """Run `call` with KeyboardInterrupt raised at its `opcode`-th bytecode run in code
+    `where` names ("file.py:" for a file's, "file.py:Class.method" for one function's);
+    whether it was interrupted (else it ran to its end)."""
     counted = 0
 
     def each_opcode(frame, event, arg):
@@ -37,7 +41,8 @@ def interrupted_at(opcode: int, call, modules: tuple[str, ...]) -> bool:
         return each_opcode
 
     def each_call(frame, event, arg):
-        if frame.f_code.co_filename.endswith(modules):
+        code = frame.f_code
+        if any(part in f"{code.co_filename}:{code.co_qualname}" for part in where):
             frame.f_trace_opcodes = True
             return each_opcode
         return None
@@ -78,7 +83,7 @@ def next_games_call(clock) -> None:
 
 def test_a_ctrl_c_anywhere_in_a_call_clocks_new_game_closes_nothing_twice():
     # a host with a game's process below it: the clock opens that process's counters
-    host = subprocess.Popen(["sh", "-c", "sleep 600 & wait"])
+    host = subprocess.Popen(["sh", "-c", "sleep 600 & wait"], start_new_session=True)
     try:
         give_up = time.monotonic() + 60   # not a measurement: a guard against hanging
         while not children(host.pid):
@@ -90,13 +95,13 @@ def test_a_ctrl_c_anywhere_in_a_call_clocks_new_game_closes_nothing_twice():
             clock = CallClock(host.pid, f"/proc/{host.pid}/stat")
             clock.start(1)   # holds the game's schedstat open
             stopped = interrupted_at(opcode, partial(next_games_call, clock),
-                                     ("own_time.py", "descriptors.py"))
+                                     ("/own_time.py:", "/descriptors.py:"))
             closes_no_other_descriptor(clock.close)   # what the stop's cleanup does
             if not stopped:
                 break
         assert opcode > 50   # the sweep went through the clock's code
     finally:
-        host.kill()
+        os.killpg(host.pid, signal.SIGKILL)   # the game's process too
         host.wait()
 
 
@@ -111,3 +116,52 @@ def test_a_hosts_pipes_closed_again_close_nothing_else(tmp_path):
     closes_no_other_descriptor(host.close_pipes)
     closes_no_other_descriptor(host.kill)
     closes_no_other_descriptor(handle.close)
+
+
+def test_a_ctrl_c_anywhere_in_closing_forked_workers_kills_and_waits_for_nothing_twice():
+    opcode = 0
+    while True:
+        opcode += 1
+        workers = Workers(2)
+        pids = list(workers.pids)
+        stopped = interrupted_at(opcode, workers.close, ("/forked.py:",))
+        workers.close()   # the runner's own close after the stop: raises nothing
+        for pid in pids:   # the ones the interrupted close let go of: ended here
+            try:
+                if os.waitpid(pid, os.WNOHANG) == (0, 0):   # not reaped: still ours
+                    os.kill(pid, signal.SIGKILL)
+                    os.waitpid(pid, 0)
+            except ChildProcessError:
+                pass   # reaped by the close
+        if not stopped:
+            break
+    assert opcode > 10   # the sweep went through the close
+
+
+def test_a_ctrl_c_while_a_host_starts_ends_the_process_it_started():
+    """The start is let finish (its descriptors are closed by the cleanup that follows,
+    so not while they are being handed down), and the process it made is ended."""
+    before = children_of_every_thread()
+    read_end, write_end = os.pipe()
+    try:
+        stopped = interrupted_at(1, partial(popen, ["sleep", "600"], pass_fds=(write_end,)),
+                                 ("futures/_base.py:Future.result",))
+    finally:
+        os.close(read_end)
+        os.close(write_end)
+    assert stopped
+    popen(["true"]).wait()   # the spawner starts in order: the interrupted start is over
+    assert children_of_every_thread() - before == set()   # killed and reaped
+
+
+def children_of_every_thread() -> set[int]:
+    """This process's children, whichever thread started them (the kernel lists each
+    thread's own: the spawner's are not the main thread's)."""
+    found: set[int] = set()
+    for thread in os.listdir("/proc/self/task"):
+        try:
+            with open(f"/proc/self/task/{thread}/children", encoding="ascii") as listed:
+                found.update(int(pid) for pid in listed.read().split())
+        except FileNotFoundError:
+            pass   # the thread ended meanwhile
+    return found

@@ -135,15 +135,17 @@ class Workers:
         return f"killed by signal {-code}" if code < 0 else f"exit status {code}"
 
     def close(self) -> None:
-        """Kill the workers and reap them: SIGKILL cannot be ignored or delayed."""
+        """Kill the workers and reap them: SIGKILL cannot be ignored or delayed. They are
+        forgotten first: a Ctrl-C in the middle leaves the rest to die with the monitor,
+        and no pid, reaped and perhaps reused, is killed or waited for again."""
         living = [pid for pid in self.pids if pid]   # 0: reaped already (_status)
+        connections, self.pids, self.connections = self.connections, [], []
         for pid in living:
             os.kill(pid, signal.SIGKILL)   # not reaped: a zombie at worst, never another's
         for pid in living:
             os.waitpid(pid, 0)
-        for connection in self.connections:
+        for connection in connections:
             connection.close()
-        self.pids, self.connections = [], []
 
     def __enter__(self):
         return self

@@ -381,9 +381,9 @@ class ForkRunner(SerialRunner):
         return records
 
     def close(self):
-        if self.workers is not None:
-            self.workers.close()
-            self.workers = None
+        workers, self.workers = self.workers, None
+        if workers is not None:
+            workers.close()
         super().close()
 
 

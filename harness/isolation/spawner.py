@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import threading
 from concurrent.futures import ThreadPoolExecutor
@@ -26,4 +27,30 @@ def popen(*args, **kwargs) -> subprocess.Popen:
             _spawner = ThreadPoolExecutor(1, thread_name_prefix="pdharness-spawner")
             _spawner_pid = os.getpid()
         spawner = _spawner
-    return spawner.submit(subprocess.Popen, *args, **kwargs).result()
+    started = spawner.submit(subprocess.Popen, *args, **kwargs)
+    try:
+        return started.result()
+    except BaseException:
+        if not started.done():   # a Ctrl-C while the spawner starts it
+            _end_when_started(started)
+        raise
+
+
+def _end_when_started(started) -> None:
+    """Let an interrupted start finish (a few milliseconds) before the stop goes on: the
+    caller's cleanup closes the descriptors it passes down, which the spawner may still be
+    handing to the child; then end the process it started, which nobody else knows of."""
+    while True:
+        try:
+            process = started.result()
+            break
+        except KeyboardInterrupt:   # a second Ctrl-C: the start is still short
+            continue
+        except Exception:   # noqa: BLE001 - it did not start: nothing to end
+            return
+    try:
+        os.killpg(process.pid, signal.SIGKILL)   # a host leads a session: its group too
+    except OSError:
+        pass
+    process.kill()
+    process.wait()
