@@ -165,3 +165,8 @@ def children_of_every_thread() -> set[int]:
         except FileNotFoundError:
             pass   # the thread ended meanwhile
     return found
+
+
+def test_a_start_that_fails_is_its_own_error_not_a_stop(tmp_path):
+    with pytest.raises(FileNotFoundError):
+        popen([str(tmp_path / "no-such-program")])

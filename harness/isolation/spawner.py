@@ -30,9 +30,9 @@ def popen(*args, **kwargs) -> subprocess.Popen:
     started = spawner.submit(subprocess.Popen, *args, **kwargs)
     try:
         return started.result()
-    except BaseException:
-        if not started.done():   # a Ctrl-C while the spawner starts it
-            _end_when_started(started)
+    except BaseException as error:
+        if not (started.done() and started.exception() is error):   # not Popen's own
+            _end_when_started(started)   # a Ctrl-C while the spawner starts it
         raise
 
 
