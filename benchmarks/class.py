@@ -54,7 +54,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "benchmarks"))   # floor.py and throughput.py, beside this one
 
-from floor import game_process_ms, idle_policy, round_trip_us  # noqa: E402 - beside this script
+from floor import HOST_IMPORTS, game_process_ms, idle_policy, round_trip_us  # noqa: E402 - beside this script
 
 STUDENTS = ROOT / "student_agents"
 KINDS = (".py", ".hy", ".lisp")
@@ -317,6 +317,7 @@ def run_once(options, repo: Path, python: str, folder: Path) -> dict:
         lengths = {r["round"]: r["game_length"] for r in result["rounds"]}
         figures["games"] = len(result["games"])
         figures["turns"] = sum(lengths[g["round"]] for g in result["games"])
+        figures["host_games"], figures["host_calls"] = python_host_work(result, folder)
         figures["rounds"] = len(result["rounds"])
         figures["faults"] = {kind: sum(s["faults"][kind] for s in result["standings"])
                              for kind in ("invalid", "exception", "timeout", "crash")}
@@ -324,6 +325,23 @@ def run_once(options, repo: Path, python: str, folder: Path) -> dict:
         figures["not_ok"] = [(a["name"], a["status"], a["message"]) for a in result["agents"]
                              if a["status"] != "ok"]
     return figures
+
+
+def python_host_work(result: dict, folder: Path) -> tuple[dict[str, int], int]:
+    """What the run's Python and Hy agents asked of their hosts: agent-games by kind
+    (.py, .hy), and calls (one a turn). A Lisp agent plays in an SBCL process under
+    `--isolation none` too, so its processes and calls are in that run's figure already."""
+    kind_of = {path.stem: path.suffix for path in folder.iterdir()}
+    lengths = {r["round"]: r["game_length"] for r in result["rounds"]}
+    games = dict.fromkeys((".py", ".hy"), 0)
+    calls = 0
+    for game in result["games"]:
+        for name in (game["a"], game["b"]):
+            kind = kind_of.get(name)
+            if kind in games:
+                games[kind] += 1
+                calls += lengths[game["round"]]
+    return games, calls
 
 
 def report(label: str, figures: dict) -> None:
@@ -367,9 +385,12 @@ class References:
     run as it: Axelrod's `Tournament.play` on its own workload (throughput.py's reference,
     serial, in a process of its own, before the first run and after the last) and the floor
     of a game: the same tournament's CPU a game under `--isolation none` (the agents' own
-    code and the monitor's game, no process; its Lisp agents keep theirs), plus what the
-    least isolation adds (floor.py): two empty game processes of a Python host, and the
-    turns' calls at a one-CPU pipe round trip each."""
+    code and the monitor's game, no process; its Lisp agents keep theirs, so their
+    processes and calls are in it), plus what the least isolation adds to it (floor.py):
+    an empty game process of a Python host for each Python agent-game (of a Hy host, Hy
+    imported, for each Hy one), and their calls at a one-CPU pipe round trip each."""
+
+    ROUND_TARGET_SECONDS = 210   # the 360-agent round in at most 3.5 minutes
 
     def __init__(self):
         from throughput import Axelrod  # Axelrod's harness only with --references
@@ -377,10 +398,13 @@ class References:
         self.axelrod = Axelrod()
         self.axelrod_seconds = [self.axelrod.seconds("tournament", 200)]
         self.none_ms: dict[Path, float] = {}   # per checkout: its own code's floor
-        self.process_ms = game_process_ms()
+        self.process_ms = {".py": game_process_ms(),
+                           ".hy": game_process_ms(imports=HOST_IMPORTS + "import hy\n",
+                                                  site=True)}
         self.round_trip_us = round_trip_us()
         print(f"references: Axelrod's Tournament {self.axelrod_seconds[0]:.2f} s; an empty game "
-              f"process {self.process_ms:.2f} ms, a one-CPU pipe round trip "
+              f"process {self.process_ms['.py']:.2f} ms (a Hy host's "
+              f"{self.process_ms['.hy']:.2f}), a one-CPU pipe round trip "
               f"{self.round_trip_us:.2f} us; {load()}", flush=True)
 
     def finish(self) -> None:
@@ -399,12 +423,14 @@ class References:
               f"({figures['games']} games, wall {figures['wall']:.1f} s); {load()}", flush=True)
 
     def game_floor_ms(self, figures: dict, repo: Path) -> float:
-        calls = 2 * figures["turns"] / figures["games"]
-        return self.none_ms[repo] + 2 * self.process_ms + calls * self.round_trip_us / 1000
+        processes = sum(count * self.process_ms[kind]
+                        for kind, count in figures["host_games"].items())
+        calls = figures["host_calls"] * self.round_trip_us / 1000
+        return self.none_ms[repo] + (processes + calls) / figures["games"]
 
-    def beside(self, figures: dict, repo: Path) -> str:
-        """The run's wall beside Axelrod's, its CPU a game beside its floor; "" for a run
-        stopped before its end."""
+    def beside(self, figures: dict, repo: Path, round360: bool = False) -> str:
+        """The run's wall beside Axelrod's (the round's: beside its target), its CPU a game
+        beside its floor; "" for a run stopped before its end."""
         if figures["timed_out"] or not figures["games"]:
             return ""
         cpu = (figures["cgroup_cpu"] or (figures["wait4_cpu"],))[0]
@@ -415,13 +441,19 @@ class References:
         # the least wall the floor allows: every game at its floor, every core busy all along
         cores = os.cpu_count() or 1
         floor_wall = figures["games"] * floor / 1000 / cores
-        return (f"  {figures['wall'] / axelrod:.1f}x Axelrod's Tournament ({axelrod:.2f} s, "
-                f"median of the runs before and after: target 25x); a game's floor "
-                f"{floor:.2f} ms (none {unisolated:.2f} + processes and calls "
-                f"{floor - unisolated:.2f}), CPU per game {per_game / floor:.1f}x it "
-                f"(target 2x)\n  at its floor on {cores} cores, fully busy, the run would "
-                f"take at least {floor_wall:.1f} s: {floor_wall / axelrod:.1f}x Axelrod's "
-                "Tournament")
+        against = (f"{figures['wall'] / axelrod:.1f}x Axelrod's Tournament ({axelrod:.2f} s, "
+                   "median of the runs before and after: target 25x)")
+        at_floor = f"{floor_wall / axelrod:.1f}x Axelrod's Tournament"
+        if round360:
+            target = self.ROUND_TARGET_SECONDS
+            against = (f"wall {figures['wall']:.1f} s, {figures['wall'] / target:.2f}x the "
+                       f"round's target ({target} s)")
+            at_floor = f"{floor_wall / target:.2f}x the round's target"
+        return (f"  {against}; a game's floor {floor:.2f} ms (none {unisolated:.2f} + "
+                f"processes and calls {floor - unisolated:.2f}), CPU per game "
+                f"{per_game / floor:.1f}x it{'' if round360 else ' (target 2x)'}\n  at its "
+                f"floor on {cores} cores, "
+                f"fully busy, the run would take at least {floor_wall:.1f} s: {at_floor}")
 
 
 def main() -> None:
@@ -470,7 +502,7 @@ def main() -> None:
         references.finish()
         for repo, runs in results.items():
             for figures in runs:
-                if line := references.beside(figures, repo):
+                if line := references.beside(figures, repo, options.round360):
                     print(f"{repo}:" + line.removeprefix(" "))
     if len(order) > 1:
         print("medians:")
