@@ -126,12 +126,17 @@ class CpuGroup:
             (self.path / "cgroup.procs").write_text(str(os.getpid()))
 
     def pids(self) -> list[int]:
+        """Every process in the group and in the groups below it: the monitor puts each
+        host in a group of its own under its own (harness/isolation/cgroups.py)."""
         if self.path is None:
             return []
-        try:
-            return [int(x) for x in (self.path / "cgroup.procs").read_text().split()]
-        except OSError:
-            return []
+        found = []
+        for folder, _, _ in os.walk(self.path):
+            try:
+                found += [int(x) for x in Path(folder, "cgroup.procs").read_text().split()]
+            except OSError:   # a host's group removed meanwhile
+                continue
+        return found
 
     def cpu(self) -> tuple[float, float, float] | None:
         """(total, user, system) seconds, or None without a group."""
