@@ -29,6 +29,10 @@ weighs on both alike, and the medians per checkout are printed at the end. The d
 repo is the one whose `harness` is imported, so `compare_commits.py --script
 benchmarks/class.py` also works.
 
+The agents' cache is $PDHARNESS_CACHE, else a folder every user may read, kept between
+runs (`readable_cache`): under a root monitor, as on our machines, hosts that cannot read
+root's own cache play their games without worlds.
+
 `--round360`: one round of 360 agents (40 copies of each
 student), 64,620 one-turn games, `--isolation process` unless given, `ulimit -n 20000`.
 With `--max-seconds S` (for any run) the tournament is stopped after S seconds and the
@@ -209,6 +213,20 @@ class MemorySampler(threading.Thread):
 PROGRESS = re.compile(rb"games (\d+)/")
 
 
+def readable_cache() -> str:
+    """The agents' cache the runs share ($PDHARNESS_CACHE if set): a folder every user may
+    read, kept between runs (its compiled Hy and Lisp are not part of a run's figures).
+    A root monitor's hosts run as users of their own, and where they cannot read the
+    cache (root's own, under /root) they keep root's right to read, and their games are
+    then plain forks, not worlds (harness/isolation/process_launch.py): not what an
+    instructor is told to run (docs/security.md), so not what is measured."""
+    if "PDHARNESS_CACHE" in os.environ:
+        return os.environ["PDHARNESS_CACHE"]
+    cache = Path(tempfile.gettempdir()) / "pdharness-bench-cache"
+    cache.mkdir(mode=0o755, exist_ok=True)
+    return str(cache)
+
+
 def tournament_command(options, python: str, folder: Path) -> list[str]:
     length = ["1", "1"] if options.round360 else ["10", "50"]
     command = [python, "-m", "harness", "tournament", str(folder),
@@ -229,7 +247,7 @@ def _kill_group(pid: int) -> None:
 
 def run_once(options, repo: Path, python: str, folder: Path) -> dict:
     command = tournament_command(options, python, folder)
-    environment = dict(os.environ, PYTHONPATH=str(repo))
+    environment = dict(os.environ, PYTHONPATH=str(repo), PDHARNESS_CACHE=readable_cache())
     group = CpuGroup()
     files = 20000 if options.round360 else None
 

@@ -261,7 +261,8 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="pdbench-split-") as folder:
         write_copies(Path(folder), options.agents)
         command = tournament_command(options, sys.executable, Path(folder))
-        environment = dict(os.environ, PYTHONPATH=str(options.repo.resolve()))
+        environment = dict(os.environ, PYTHONPATH=str(options.repo.resolve()),
+                           PDHARNESS_CACHE=class_py["readable_cache"]())   # as class.py's runs
         subprocess.run(command, cwd=options.repo, env=environment, check=True,
                        capture_output=True)  # warm-up: caches
         recording = options.keep or Path(folder) / "run.perf"
