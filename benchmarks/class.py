@@ -58,7 +58,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "benchmarks"))   # floor.py and throughput.py, beside this one
 
-from floor import HOST_IMPORTS, game_process_ms, idle_policy, round_trip_us  # noqa: E402 - beside this script
+from floor import game_process_ms, hy_game_process_ms, idle_policy, round_trip_us  # noqa: E402 - beside this script
 
 STUDENTS = ROOT / "student_agents"
 KINDS = (".py", ".hy", ".lisp")
@@ -340,7 +340,8 @@ def run_once(options, repo: Path, python: str, folder: Path) -> dict:
         lengths = {r["round"]: r["game_length"] for r in result["rounds"]}
         figures["games"] = len(result["games"])
         figures["turns"] = sum(lengths[g["round"]] for g in result["games"])
-        figures["host_games"], figures["host_calls"] = python_host_work(result, folder)
+        figures["host_games"], figures["host_calls"] = python_host_work(
+            result["games"], lengths, folder)
         figures["rounds"] = len(result["rounds"])
         figures["faults"] = {kind: sum(s["faults"][kind] for s in result["standings"])
                              for kind in ("invalid", "exception", "timeout", "crash")}
@@ -350,15 +351,16 @@ def run_once(options, repo: Path, python: str, folder: Path) -> dict:
     return figures
 
 
-def python_host_work(result: dict, folder: Path) -> tuple[dict[str, int], int]:
-    """What the run's Python and Hy agents asked of their hosts: agent-games by kind
-    (.py, .hy), and calls (one a turn). A Lisp agent plays in an SBCL process under
-    `--isolation none` too, so its processes and calls are in that run's figure already."""
+def python_host_work(played: list[dict], lengths: dict[int, int],
+                     folder: Path) -> tuple[dict[str, int], int]:
+    """What the run's Python and Hy agents asked of their hosts in the games `played`
+    (`lengths`: turns a game, by round): agent-games by kind (.py, .hy), and calls (one a
+    turn). A Lisp agent plays in an SBCL process under `--isolation none` too, so its
+    processes and calls are in that run's figure already."""
     kind_of = {path.stem: path.suffix for path in folder.iterdir()}
-    lengths = {r["round"]: r["game_length"] for r in result["rounds"]}
     games = dict.fromkeys((".py", ".hy"), 0)
     calls = 0
-    for game in result["games"]:
+    for game in played:
         for name in (game["a"], game["b"]):
             kind = kind_of.get(name)
             if kind in games:
@@ -421,9 +423,7 @@ class References:
         self.axelrod = Axelrod()
         self.axelrod_seconds = [self.axelrod.seconds("tournament", 200)]
         self.none_ms: dict[Path, float] = {}   # per checkout: its own code's floor
-        self.process_ms = {".py": game_process_ms(),
-                           ".hy": game_process_ms(imports=HOST_IMPORTS + "import hy\n",
-                                                  site=True)}
+        self.process_ms = {".py": game_process_ms(), ".hy": hy_game_process_ms()}
         self.round_trip_us = round_trip_us()
         print(f"references: Axelrod's Tournament {self.axelrod_seconds[0]:.2f} s; an empty game "
               f"process {self.process_ms['.py']:.2f} ms (a Hy host's "
@@ -472,10 +472,10 @@ class References:
             against = (f"wall {figures['wall']:.1f} s, {figures['wall'] / target:.2f}x the "
                        f"round's target ({target} s)")
             at_floor = f"{floor_wall / target:.2f}x the round's target"
+        cpu_target = "" if round360 else " (target 2x)"
         return (f"  {against}; a game's floor {floor:.2f} ms (none {unisolated:.2f} + "
                 f"processes and calls {floor - unisolated:.2f}), CPU per game "
-                f"{per_game / floor:.1f}x it{'' if round360 else ' (target 2x)'}\n  at its "
-                f"floor on {cores} cores, "
+                f"{per_game / floor:.1f}x it{cpu_target}\n  at its floor on {cores} cores, "
                 f"fully busy, the run would take at least {floor_wall:.1f} s: {at_floor}")
 
 

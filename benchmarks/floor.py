@@ -129,6 +129,11 @@ def game_process_ms(forks: int = 500, imports: str = HOST_IMPORTS, site: bool = 
     return run(WORLD_FORKS, forks, preamble=_with_checkout(imports), flags=flags) * 1e3
 
 
+def hy_game_process_ms(forks: int = 500) -> float:
+    """The same for a Hy host, whose image holds Hy (found in the site folders)."""
+    return game_process_ms(forks, imports=HOST_IMPORTS + "import hy\n", site=True)
+
+
 def round_trip_us(count: int = 10000, one_cpu: bool = True) -> float:
     """CPU of a one-line request and its reply over two pipes between two bare CPythons,
     us: the floor under a call (both on one CPU: the cheaper placement)."""
