@@ -18,9 +18,9 @@ misses the processes bubblewrap's PID namespace reaps itself); games, turns, gam
 per game; the faults the agents were charged (a loaded machine makes honest agents miss
 their 1 s deadline: a result with faults is not the workload's), and any agent that did
 not load (a host that misses its 30 s start limit on a very loaded machine); the summed
-PSS of the
-monitor and its agents' processes, sampled every `--sample` seconds from
-/proc/PID/smaps_rollup (peak and median); and the load average before and after.
+PSS of the monitor and its agents' processes, sampled every `--sample` seconds from
+/proc/PID/smaps_rollup (peak and median; less often when a sample would take more than 2%
+of a core: it reads every process's page tables); and the load average before and after.
 
 `--repo PATH` runs another checkout's code (its `harness`, first on PYTHONPATH) with this
 script's interpreter, or `--python PATH` (e.g. that checkout's venv); give `--repo` twice
@@ -191,6 +191,9 @@ def pss_kib(pid: int) -> int:
     return 0
 
 
+SAMPLER_SHARE = 50   # the sampler waits at least this many times what a sample took
+
+
 class MemorySampler(threading.Thread):
     """Sums the PSS of the run's processes every `every` seconds until stopped."""
 
@@ -202,10 +205,16 @@ class MemorySampler(threading.Thread):
         self.done = threading.Event()
 
     def run(self) -> None:
-        while not self.done.wait(self.every):
+        pause = self.every
+        while not self.done.wait(pause):
+            began = time.thread_time()
             pids = self.group.pids() or descendants(self.root)
             self.sums.append(sum(pss_kib(pid) for pid in pids))
             self.counts.append(len(pids))
+            # a sample reads every process's page tables (a 360-agent round: over 1,000
+            # processes, a third of a core at every 0.5 s): at most 2% of a core, so the
+            # sampler does not take the CPU the run is measured on
+            pause = max(self.every, (time.thread_time() - began) * SAMPLER_SHARE)
 
 
 # -- one run ----------------------------------------------------------------------------------
