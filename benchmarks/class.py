@@ -47,6 +47,7 @@ import os
 import re
 import resource
 import signal
+import stat
 import statistics
 import subprocess
 import sys
@@ -233,6 +234,12 @@ def readable_cache() -> str:
         return os.environ["PDHARNESS_CACHE"]
     cache = Path(tempfile.gettempdir()) / "pdharness-bench-cache"
     cache.mkdir(mode=0o755, exist_ok=True)
+    # in a shared temporary folder: compiled code another user left there would run here
+    found = cache.lstat()
+    if (not stat.S_ISDIR(found.st_mode) or found.st_uid != os.geteuid()
+            or found.st_mode & 0o022):
+        sys.exit(f"class.py: {cache} is not a folder of this user's that only it may write: "
+                 "remove it, or set PDHARNESS_CACHE")
     return str(cache)
 
 
