@@ -33,7 +33,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(1, str(ROOT / "benchmarks"))   # floor.py, when run by compare_commits.py
 
-from floor import HOST_IMPORTS, game_process_ms, hy_game_process_ms, ratio  # noqa: E402 - beside this script
+from floor import game_process_ms, hy_game_process_ms, ratio  # noqa: E402 - beside this script
 
 from harness.agents.specs import builtin_spec, file_spec  # noqa: E402
 from harness.core.rules import GameParams  # noqa: E402
@@ -122,7 +122,7 @@ def main() -> None:
         os.environ.setdefault("PDHARNESS_CACHE", os.path.join(folder, "cache"))
         # the floor: the host's image forked into its world, filter installed, exit (a Hy
         # host's image holds Hy too); a Lisp host's is SBCL's, not measured here
-        floors = {"python": game_process_ms(imports=HOST_IMPORTS),
+        floors = {"python": game_process_ms(),
                   "hy": hy_game_process_ms()}
         print(f"the floor, an empty game's process (floor.py): Python host "
               f"{floors['python']:.2f} ms, Hy host {floors['hy']:.2f} ms; load average "
