@@ -234,8 +234,8 @@ def program(no_fork: bool = False, machine: str | None = None, unix_sockets: boo
     `host`: the host process's own, which may build game worlds (see the module's text)."""
     machine = machine or architecture()
     column = list(ARCHITECTURES).index(machine)
-    numbers = {name: pair[column] for name, pair in _NUMBERS.items()
-               if pair[column] is not None}
+    numbers = {name: number for name, pair in _NUMBERS.items()
+               if (number := pair[column]) is not None}
     denied = (SHARED_BETWEEN_SANDBOXES + UNCOUNTED_MEMORY + OTHER_PROCESSES_AND_KERNEL
               + PAGE_CACHE_QUESTIONS)
     if host:
