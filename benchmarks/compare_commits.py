@@ -116,6 +116,10 @@ def main() -> None:
         script = str(Path(options.script).resolve())
     outputs = {"A": [], "B": []}
     folders = {"A": options.a.resolve(), "B": options.b.resolve()}
+    for side, folder in folders.items():
+        if not (folder / script).is_file() and not options.script:
+            parser.error(f"{side}: {folder} holds no {script} (a folder is a checkout, "
+                         "e.g. `git worktree add --detach /tmp/before REV`, not a commit)")
     order = [side for pair in range(options.runs)
              for side in (("A", "B") if pair % 2 == 0 else ("B", "A"))]
     for number, side in enumerate(order, 1):
