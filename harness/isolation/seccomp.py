@@ -198,7 +198,7 @@ def _dispatch(p: _Program, table: dict[int, str], numbers: list[int]) -> None:
     so that an allowed call passes about ten instructions, not one for every number named.
     The kernel runs the program once for every system call number as it installs it (to
     learn which calls it may allow without running it), and a game's process installs
-    one: a straight list of comparisons cost a game's process about 90 us more."""
+    one: a straight list of comparisons cost a game's process about 60 us more."""
     if len(numbers) <= _LEAF:
         for number in numbers:
             p.emit(_JEQ, number, table[number], 0)
