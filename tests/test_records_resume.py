@@ -305,3 +305,31 @@ def test_resume_finishes_replicates_a_stopped_run_did_not_get_to(tmp_path):
     assert "its replicates are not" in out
     resumed, _ = resume_json(path, "--isolation", "none")
     assert resumed == whole
+
+
+STOPS_ITSELF = '''import os, pathlib, signal
+_mark = pathlib.Path({mark!r})
+if {in_game} and not _mark.exists():   # the load's own run: pass, stop in a game's run
+    _mark.touch()
+else:
+    os.kill(os.getpid(), signal.SIGTERM)   # a SIGTERM landing in the module's own run
+
+
+def StopsItself(hist, score):
+    return ["C", "C", "C"]
+'''
+
+
+@pytest.mark.parametrize("in_game", [False, True], ids=["at-load", "in-a-game"])
+def test_a_stop_landing_while_an_agent_module_runs_stops_the_run(tmp_path, in_game):
+    """Under none, a game runs the agent's module anew in the monitor: a SIGTERM landing
+    there (or in the load's run) stops the run, as in a call; it was the agent's load
+    error once, and the run went on to exit 0."""
+    folder = tmp_path / "agents"
+    folder.mkdir()
+    (folder / "StopsItself.py").write_text(
+        STOPS_ITSELF.format(mark=str(tmp_path / "loaded"), in_game=in_game))
+    status, _, err = run_cli("tournament", folder, "titfortat", "grudger", "--seed", "3",
+                             "--isolation", "none", "--jobs", "1", "--format", "json")
+    assert status == 128 + signal.SIGTERM, err
+    assert "while loading" not in err and "did not load" not in err

@@ -143,11 +143,9 @@ def _in_lisp_syntax(source: str | None) -> bool:
 
 
 def _pass_on_users_ctrl_c(error: BaseException) -> None:
-    """Re-raise the user's Ctrl-C at the monitor (isolation none): it is not the agent's."""
-    from harness.core.interrupts import pressed
+    from harness.core.interrupts import pass_on_a_stop  # signal's enum: not in a host's image
 
-    if isinstance(error, KeyboardInterrupt) and pressed():
-        raise error
+    pass_on_a_stop(error)
 
 
 class StrategyRuntime:

@@ -38,6 +38,14 @@ def pressed() -> bool:
     return bool(_stopped_by)
 
 
+def pass_on_a_stop(error: BaseException) -> None:
+    """Re-raise the user's Ctrl-C or SIGTERM where agent code was running in the monitor
+    (isolation none): wherever it lands, in a call or in the module run anew for a game,
+    it stops the run and is no agent's error."""
+    if isinstance(error, KeyboardInterrupt) and pressed():
+        raise error
+
+
 def exit_status() -> int:
     """An interrupted run's exit status: 130 after Ctrl-C, 143 after SIGTERM."""
     return 128 + (_stopped_by or signal.SIGINT)
