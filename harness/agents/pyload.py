@@ -6,6 +6,7 @@ import sys
 import types
 
 from harness.core.errors import LoadError
+from harness.core.interrupts import pass_on_a_stop
 
 from .private_random import fresh_namespace
 
@@ -80,7 +81,7 @@ def code_factory(code, path: Path | str, name: str, check: bool = True,
         try:
             exec(factory.code, namespace)  # type: ignore[attr-defined]
         except BaseException as error:  # agent code may raise SystemExit and the like
-            _pass_on_a_stop(error)
+            pass_on_a_stop(error)
             detail = str(error).splitlines()[0] if str(error) else ""
             raise LoadError(f"{path}{line_in(path, sys.exc_info()[2])}: "
                             f"{type(error).__name__}{': ' + detail if detail else ''} "
@@ -102,12 +103,6 @@ def code_factory(code, path: Path | str, name: str, check: bool = True,
     return factory
 
 
-def _pass_on_a_stop(error: BaseException) -> None:
-    from harness.core.interrupts import pass_on_a_stop  # signal's enum: not in a host's image
-
-    pass_on_a_stop(error)
-
-
 def agent_instance_move(cls, path: Path | str, name: str):
     """An agent written as a class: a fresh instance for this game (its __init__ is the
     game's start), whose `move(hist, score)` is called every turn."""
@@ -118,7 +113,7 @@ def agent_instance_move(cls, path: Path | str, name: str):
     try:
         instance = cls()
     except BaseException as error:  # agent code: anything it raises is its load error
-        _pass_on_a_stop(error)
+        pass_on_a_stop(error)
         detail = str(error).splitlines()[0] if str(error) else ""
         raise LoadError(f"{path}{line_in(path, sys.exc_info()[2])}: {name}() failed: "
                         f"{type(error).__name__}{': ' + detail if detail else ''}") from error

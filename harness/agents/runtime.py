@@ -12,6 +12,7 @@ import random
 
 from harness.core import protocol
 from harness.core.errors import LoadError
+from harness.core.interrupts import pass_on_a_stop
 from harness.core.rules import Payoffs, Scorer
 
 from .answers import InvalidAnswer, normalize
@@ -119,14 +120,14 @@ class AgentRuntime:
         try:
             answer = function(list(self.hist), [self.mine, self.theirs])
         except BaseException as error:  # SystemExit and KeyboardInterrupt are agent errors too
-            _pass_on_users_ctrl_c(error)
+            pass_on_a_stop(error)
             return ERROR_REPLY, describe_exception(error, self.source), None
         try:
             moves, warning = normalize(answer, self.moves_per_turn, self.lisp)
         except InvalidAnswer as error:
             return INVALID_REPLY, one_line(str(error)), None
         except BaseException as error:  # a hostile answer object raising from __eq__ etc.
-            _pass_on_users_ctrl_c(error)
+            pass_on_a_stop(error)
             return INVALID_REPLY, f"answer failed when read: {describe_exception(error)}", None
         return MOVES_REPLY, moves, warning
 
@@ -140,12 +141,6 @@ def _in_lisp_syntax(source: str | None) -> bool:
 
     language = BY_SUFFIX.get(os.path.splitext(source)[1].lower())
     return bool(language and language.lisp_syntax)
-
-
-def _pass_on_users_ctrl_c(error: BaseException) -> None:
-    from harness.core.interrupts import pass_on_a_stop  # signal's enum: not in a host's image
-
-    pass_on_a_stop(error)
 
 
 class StrategyRuntime:

@@ -15,7 +15,7 @@ die with the monitor, since a Python handler in a worker is what once hung a poo
 """
 from __future__ import annotations
 
-import signal
+# signal is imported where used: a host's lean image imports pass_on_a_stop, not signal's enum
 
 _stopped_by = 0   # the signal that stopped the run (SIGINT or SIGTERM), 0 before one
 
@@ -28,6 +28,8 @@ def _on_stop(signum, frame):
 
 def install() -> None:
     """Call from the main thread; leaves a handler someone else installed alone."""
+    import signal
+
     if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
         signal.signal(signal.SIGINT, _on_stop)
     if signal.getsignal(signal.SIGTERM) == signal.SIG_DFL:
@@ -48,4 +50,6 @@ def pass_on_a_stop(error: BaseException) -> None:
 
 def exit_status() -> int:
     """An interrupted run's exit status: 130 after Ctrl-C, 143 after SIGTERM."""
+    import signal
+
     return 128 + (_stopped_by or signal.SIGINT)
